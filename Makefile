@@ -1,0 +1,40 @@
+# ember: the two commands (see README.md).
+#   make demo  - install dependencies, build, run the demo
+#   make test  - install dependencies, build, run every test (plus the sanitizer build's fast tests)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: deps configure build demo test test-release test-asan bench clean
+
+deps:
+	./scripts/install-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/ember-demo
+
+test-release: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Address and UB sanitizers over the fast tests (one kernel instruction set to halve the build).
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_SANITIZE=ON \
+	  -DEMBER_CPU_CAPABILITIES=avx512 $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -L fast
+
+test: test-release test-asan
+
+bench:
+	./bench/compare.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,3 @@
+// LibTorch compatibility: <ATen/ATen.h> is covered by <torch/torch.h>.
+#pragma once
+#include <torch/torch.h>

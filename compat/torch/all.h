@@ -1,0 +1,3 @@
+// LibTorch compatibility: <torch/all.h> is covered by <torch/torch.h>.
+#pragma once
+#include <torch/torch.h>

@@ -1,0 +1,199 @@
+// ArrayRef<T>: a non-owning view of a contiguous list (LibTorch's c10::ArrayRef), and
+// SmallVector<T, N>: a vector with N elements stored inline. Shapes and strides use them
+// so that no heap allocation happens on the per-op path for tensors of up to 6 dims.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <iosfwd>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+template <class T>
+class ArrayRef {
+ public:
+  using value_type = T;
+  using iterator = const T*;
+  using const_iterator = const T*;
+  using size_type = size_t;
+
+  constexpr ArrayRef() = default;
+  constexpr ArrayRef(const T& one) : data_(&one), size_(1) {}  // NOLINT: implicit like c10
+  constexpr ArrayRef(const T* data, size_t n) : data_(data), size_(n) {}
+  constexpr ArrayRef(const T* begin, const T* end) : data_(begin), size_(end - begin) {}
+  template <class A>
+  ArrayRef(const std::vector<T, A>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  constexpr ArrayRef(std::initializer_list<T> l)  // NOLINT
+      : data_(l.begin() == l.end() ? nullptr : l.begin()), size_(l.size()) {}
+  template <class C, class = decltype(std::declval<const C&>().data()),
+            class = std::enable_if_t<!std::is_same_v<C, std::vector<T>> &&
+                                     std::is_same_v<std::remove_cv_t<std::remove_pointer_t<
+                                                        decltype(std::declval<const C&>().data())>>,
+                                                    T>>>
+  ArrayRef(const C& c) : data_(c.data()), size_(c.size()) {}  // NOLINT
+
+  constexpr const T* data() const { return data_; }
+  constexpr size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr const T* begin() const { return data_; }
+  constexpr const T* end() const { return data_ + size_; }
+  constexpr const T& front() const { return data_[0]; }
+  constexpr const T& back() const { return data_[size_ - 1]; }
+  constexpr const T& operator[](size_t i) const { return data_[i]; }
+  const T& at(size_t i) const {
+    EMBER_CHECK_INDEX(i < size_, "ArrayRef: index ", i, " out of range for size ", size_);
+    return data_[i];
+  }
+  constexpr ArrayRef slice(size_t start, size_t n) const { return {data_ + start, n}; }
+  constexpr ArrayRef slice(size_t start) const { return {data_ + start, size_ - start}; }
+  std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
+  bool equals(ArrayRef o) const { return size_ == o.size_ && std::equal(begin(), end(), o.begin()); }
+  operator std::vector<T>() const { return vec(); }  // NOLINT
+
+ private:
+  const T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+template <class T>
+bool operator==(ArrayRef<T> a, ArrayRef<T> b) { return a.equals(b); }
+template <class T>
+bool operator!=(ArrayRef<T> a, ArrayRef<T> b) { return !a.equals(b); }
+template <class T>
+bool operator==(ArrayRef<T> a, const std::vector<T>& b) { return a.equals(b); }
+template <class T>
+bool operator==(const std::vector<T>& a, ArrayRef<T> b) { return b.equals(a); }
+
+using IntArrayRef = ArrayRef<int64_t>;
+using OptionalIntArrayRef = std::optional<IntArrayRef>;
+
+std::ostream& operator<<(std::ostream& os, IntArrayRef a);
+
+// A trivially-copyable vector with N inline elements (only used for trivial T).
+template <class T, size_t N>
+class SmallVector {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  using value_type = T;
+  using iterator = T*;
+  using const_iterator = const T*;
+
+  SmallVector() = default;
+  explicit SmallVector(size_t n, T v = T()) { resize(n, v); }
+  SmallVector(std::initializer_list<T> l) { assign(l.begin(), l.end()); }
+  SmallVector(ArrayRef<T> a) { assign(a.begin(), a.end()); }  // NOLINT
+  template <class It>
+  SmallVector(It b, It e) { assign(b, e); }
+  SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
+  SmallVector(SmallVector&& o) noexcept { steal(o); }
+  SmallVector& operator=(const SmallVector& o) {
+    if (this != &o) assign(o.begin(), o.end());
+    return *this;
+  }
+  SmallVector& operator=(SmallVector&& o) noexcept {
+    if (this != &o) { release(); steal(o); }
+    return *this;
+  }
+  ~SmallVector() { release(); }
+
+  template <class It>
+  void assign(It b, It e) {
+    size_t n = std::distance(b, e);
+    size_ = 0;
+    reserve(n);
+    std::copy(b, e, data_);
+    size_ = n;
+  }
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    size_t cap = std::max(n, cap_ * 2);
+    T* p = static_cast<T*>(::operator new(cap * sizeof(T)));
+    if (size_) std::memcpy(static_cast<void*>(p), data_, size_ * sizeof(T));
+    if (data_ != inline_) ::operator delete(data_);
+    data_ = p;
+    cap_ = cap;
+  }
+  void resize(size_t n, T v = T()) {
+    reserve(n);
+    for (size_t i = size_; i < n; ++i) data_[i] = v;
+    size_ = n;
+  }
+  void push_back(T v) {
+    if (size_ == cap_) reserve(size_ + 1);
+    data_[size_++] = v;
+  }
+  template <class... A>
+  T& emplace_back(A&&... a) {
+    push_back(T(std::forward<A>(a)...));
+    return back();
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  void insert(T* pos, T v) {
+    size_t i = pos - data_;
+    push_back(v);
+    for (size_t j = size_ - 1; j > i; --j) data_[j] = data_[j - 1];
+    data_[i] = v;
+  }
+  void erase(T* pos) {
+    for (T* p = pos; p + 1 < end(); ++p) *p = p[1];
+    --size_;
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T& back() { return data_[size_ - 1]; }
+  const T& back() const { return data_[size_ - 1]; }
+  T& front() { return data_[0]; }
+  operator ArrayRef<T>() const { return {data_, size_}; }  // NOLINT
+  std::vector<T> vec() const { return {begin(), end()}; }
+  bool operator==(const SmallVector& o) const {
+    return size_ == o.size_ && std::equal(begin(), end(), o.begin());
+  }
+
+ private:
+  void release() {
+    if (data_ != inline_) ::operator delete(data_);
+    data_ = inline_;
+    cap_ = N;
+    size_ = 0;
+  }
+  void steal(SmallVector& o) {
+    if (o.data_ == o.inline_) {
+      data_ = inline_;
+      cap_ = N;
+      std::memcpy(static_cast<void*>(inline_), o.inline_, o.size_ * sizeof(T));
+    } else {
+      data_ = o.data_;
+      cap_ = o.cap_;
+      o.data_ = o.inline_;
+      o.cap_ = N;
+    }
+    size_ = o.size_;
+    o.size_ = 0;
+  }
+  T* data_ = inline_;
+  size_t size_ = 0;
+  size_t cap_ = N;
+  T inline_[N];
+};
+
+constexpr size_t kDimVectorInline = 6;
+using DimVector = SmallVector<int64_t, kDimVectorInline>;
+
+}  // namespace ember

@@ -1,0 +1,76 @@
+// OpenMP-backed thread pool settings and the parallel_for driver.
+#include "ember/core/parallel.h"
+
+#include <omp.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+namespace {
+std::atomic<int> g_num_threads{0};
+thread_local bool t_in_parallel = false;
+}  // namespace
+
+int num_available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return 1;
+}
+
+int get_num_threads() {
+  int n = g_num_threads.load(std::memory_order_relaxed);
+  if (n > 0) return n;
+  n = num_available_cpus();
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    int v = std::atoi(env);
+    if (v > 0) n = v;
+  }
+  g_num_threads.store(n, std::memory_order_relaxed);
+  return n;
+}
+
+void set_num_threads(int n) {
+  EMBER_CHECK(n > 0, "set_num_threads: expected a positive number of threads, got ", n);
+  g_num_threads.store(n, std::memory_order_relaxed);
+}
+
+int get_thread_num() { return t_in_parallel ? omp_get_thread_num() : 0; }
+bool in_parallel_region() { return t_in_parallel || omp_in_parallel(); }
+
+namespace detail {
+void parallel_run(int64_t begin, int64_t end, int64_t grain,
+                  void (*fn)(const void*, int64_t, int64_t), const void* ctx) {
+  int64_t range = end - begin;
+  int64_t nthreads = std::min<int64_t>(get_num_threads(), (range + grain - 1) / std::max<int64_t>(grain, 1));
+  std::exception_ptr err;
+  std::mutex err_mu;
+#pragma omp parallel num_threads(nthreads)
+  {
+    int64_t tid = omp_get_thread_num(), nt = omp_get_num_threads();
+    int64_t chunk = (range + nt - 1) / nt;
+    int64_t b = begin + tid * chunk, e = std::min(end, b + chunk);
+    if (b < e) {
+      t_in_parallel = true;
+      try {
+        fn(ctx, b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(err_mu);
+        if (!err) err = std::current_exception();
+      }
+      t_in_parallel = false;
+    }
+  }
+  if (err) std::rethrow_exception(err);
+}
+}  // namespace detail
+
+}  // namespace ember

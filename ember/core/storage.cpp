@@ -1,0 +1,46 @@
+// Storage allocation, wrapping of foreign memory, and growth.
+#include "ember/core/storage.h"
+
+#include <cstring>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+Storage Storage::allocate(size_t nbytes, Device device) {
+  if (device.is_meta())
+    return Storage(make_intrusive<StorageImpl>(DataPtr(nullptr, nullptr, nullptr, device), nbytes, true));
+  DataPtr d = get_allocator(device.type())->allocate(nbytes);
+  return Storage(make_intrusive<StorageImpl>(std::move(d), nbytes, true));
+}
+
+Storage Storage::from_blob(void* data, size_t nbytes, Device device,
+                           std::function<void(void*)> deleter) {
+  DataPtr d;
+  if (deleter) {
+    auto* fn = new std::function<void(void*)>(std::move(deleter));
+    d = DataPtr(data, fn, [](void* ctx, void* p) {
+      auto* f = static_cast<std::function<void(void*)>*>(ctx);
+      (*f)(p);
+      delete f;
+    }, device);
+  } else {
+    d = DataPtr(data, nullptr, nullptr, device);
+  }
+  return Storage(make_intrusive<StorageImpl>(std::move(d), nbytes, false));
+}
+
+void Storage::resize_bytes(size_t nbytes) {
+  if (nbytes <= impl_->nbytes) return;
+  EMBER_CHECK(impl_->resizable, "resize_: trying to resize storage that is not resizable "
+              "(memory from from_blob); it holds ", impl_->nbytes, " bytes, ", nbytes, " needed");
+  Device dev = device();
+  if (dev.is_meta()) { impl_->nbytes = nbytes; return; }
+  EMBER_CHECK(dev.is_cpu(), "resize_: only CPU and meta storages can be resized here, got ", dev);
+  DataPtr d = get_allocator(dev.type())->allocate(nbytes);
+  if (impl_->nbytes) std::memcpy(d.get(), impl_->data_ptr.get(), impl_->nbytes);
+  impl_->data_ptr = std::move(d);
+  impl_->nbytes = nbytes;
+}
+
+}  // namespace ember

@@ -1,0 +1,43 @@
+// Storage: a refcounted block of memory on one device, shared by a tensor and its views.
+#pragma once
+#include <functional>
+
+#include "ember/core/allocator.h"
+#include "ember/core/intrusive_ptr.h"
+
+namespace ember {
+
+struct StorageImpl : intrusive_target {
+  StorageImpl(DataPtr d, size_t nbytes, bool resizable)
+      : data_ptr(std::move(d)), nbytes(nbytes), resizable(resizable) {}
+  DataPtr data_ptr;  // null on the meta device
+  size_t nbytes;
+  bool resizable;  // false for from_blob memory we do not own
+};
+
+class Storage {
+ public:
+  Storage() = default;
+  explicit Storage(intrusive_ptr<StorageImpl> impl) : impl_(std::move(impl)) {}
+  // Allocates nbytes on `device` (no memory on meta).
+  static Storage allocate(size_t nbytes, Device device);
+  // Wraps memory owned elsewhere; `deleter` (if any) runs when the last user lets go.
+  static Storage from_blob(void* data, size_t nbytes, Device device,
+                           std::function<void(void*)> deleter = nullptr);
+
+  void* data() const { return impl_->data_ptr.get(); }
+  size_t nbytes() const { return impl_->nbytes; }
+  Device device() const { return impl_->data_ptr.device(); }
+  bool defined() const { return impl_.defined(); }
+  bool resizable() const { return impl_->resizable; }
+  bool is_alias_of(const Storage& o) const { return impl_ == o.impl_; }
+  uint32_t use_count() const { return impl_.use_count(); }
+  StorageImpl* unsafeGetStorageImpl() const { return impl_.get(); }
+  // Grows the storage to at least nbytes (for resize_ / out= results); keeps contents.
+  void resize_bytes(size_t nbytes);
+
+ private:
+  intrusive_ptr<StorageImpl> impl_;
+};
+
+}  // namespace ember

@@ -1,0 +1,501 @@
+// Tensor: a cheap refcounted handle to a TensorImpl, with LibTorch's method API.
+// Methods are declared here and defined in ember/ops/ (the op table), so this header
+// stays light; free functions with the same names live in ember/ops/functions.h.
+#pragma once
+#include <initializer_list>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "ember/core/scalar.h"
+#include "ember/core/tensor_impl.h"
+#include "ember/core/tensor_options.h"
+
+namespace ember {
+
+class Tensor;
+namespace indexing { class TensorIndex; }
+template <class T, size_t N> class TensorAccessor;
+using TensorList = ArrayRef<Tensor>;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  // Assigning to a tensor rebinds the handle, as in LibTorch (`t = t + 1`).
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  // Assigning to a temporary (`t[0] = 5`, `t.index({...}) = x`) writes into its data.
+  Tensor& operator=(const Tensor& src) &&;
+  Tensor& operator=(const Scalar& v) &&;
+
+  // ---- metadata -------------------------------------------------------------
+  bool defined() const { return impl_.defined(); }
+  void reset() { impl_.reset(); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const intrusive_ptr<TensorImpl>& getIntrusivePtr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  uint32_t use_count() const { return impl_.use_count(); }
+
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  size_t element_size() const { return impl_->itemsize(); }
+  size_t itemsize() const { return impl_->itemsize(); }
+  size_t nbytes() const { return size_t(numel()) * itemsize(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  Layout layout() const { return kStrided; }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  const Storage& storage() const { return impl_->storage(); }
+  bool is_alias_of(const Tensor& o) const { return storage().is_alias_of(o.storage()); }
+  bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return impl_->is_contiguous(f); }
+  bool is_non_overlapping_and_dense() const { return impl_->is_non_overlapping_and_dense(); }
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_meta() const { return device().is_meta(); }
+  bool is_complex() const { return isComplexType(dtype()); }
+  bool is_floating_point() const { return isFloatingType(dtype()); }
+  bool is_signed() const { return isSignedType(dtype()); }
+  bool is_sparse() const { return false; }
+  bool is_quantized() const { return false; }
+  bool is_mkldnn() const { return false; }
+  bool has_names() const { return false; }
+  bool is_conj() const { return false; }
+  bool is_neg() const { return false; }
+  uint32_t _version() const { return impl_->version(); }
+  void bump_version() const { impl_->bump_version(); }
+  std::string toString() const;
+  void print() const;
+
+  // ---- data access ----------------------------------------------------------
+  void* data_ptr() const;
+  template <class T> T* data_ptr() const;
+  template <class T> T* mutable_data_ptr() const { return data_ptr<T>(); }
+  template <class T> const T* const_data_ptr() const { return data_ptr<T>(); }
+  Scalar item() const;
+  template <class T> T item() const { return item().to<T>(); }
+  template <class T, size_t N> TensorAccessor<T, N> accessor() const&;
+  template <class T, size_t N> TensorAccessor<T, N> accessor() && = delete;
+
+  // ---- autograd (filled in by ember/autograd) -------------------------------
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool r = true);
+  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  bool is_leaf() const;
+  Tensor detach() const;
+  Tensor& detach_();
+
+  // ---- conversion, copies ---------------------------------------------------
+  Tensor to(ScalarType t, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor to(Device d, ScalarType t, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor to(Device d, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor to(TensorOptions o, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor toType(ScalarType t) const { return to(t); }
+  Tensor cpu() const { return to(Device(kCPU)); }
+  Tensor cuda() const { return to(Device(kCUDA, 0)); }
+  Tensor contiguous(MemoryFormat f = MemoryFormat::Contiguous) const;
+  Tensor clone(std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& fill_(const Scalar& v);
+  Tensor& fill_(const Tensor& v);
+  Tensor& zero_();
+  const Tensor& resize_(IntArrayRef size, std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor& set_(const Tensor& source);
+
+  // ---- views ----------------------------------------------------------------
+  Tensor view(IntArrayRef size) const;
+  Tensor view(ScalarType dtype) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape(IntArrayRef size) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t dim);
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor& unsqueeze_(int64_t dim);
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  Tensor swapaxes(int64_t a, int64_t b) const { return transpose(a, b); }
+  Tensor swapdims(int64_t a, int64_t b) const { return transpose(a, b); }
+  Tensor t() const;
+  Tensor& t_();
+  Tensor mT() const;
+  Tensor mH() const;
+  Tensor adjoint() const { return mH(); }
+  Tensor expand(IntArrayRef size, bool implicit = false) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor as_strided(IntArrayRef size, IntArrayRef stride,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor moveaxis(int64_t source, int64_t destination) const { return movedim(source, destination); }
+  Tensor real() const;
+  Tensor imag() const;
+  Tensor conj() const;
+  Tensor resolve_conj() const { return *this; }
+  Tensor resolve_neg() const { return *this; }
+
+  // ---- indexing -------------------------------------------------------------
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& rhs);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor operator[](int64_t index) const;
+  Tensor operator[](const Tensor& index) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        std::string_view reduce, bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self = true);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor take(const Tensor& index) const;
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor nonzero() const;
+  std::vector<Tensor> nonzero_numpy() const;
+
+  // ---- pointwise ------------------------------------------------------------
+#define EMBER_UNARY_METHOD(name) Tensor name() const; Tensor& name##_();
+  EMBER_UNARY_METHOD(neg) EMBER_UNARY_METHOD(negative) EMBER_UNARY_METHOD(abs)
+  EMBER_UNARY_METHOD(absolute) EMBER_UNARY_METHOD(sign) EMBER_UNARY_METHOD(sgn)
+  EMBER_UNARY_METHOD(exp) EMBER_UNARY_METHOD(exp2) EMBER_UNARY_METHOD(expm1)
+  EMBER_UNARY_METHOD(log) EMBER_UNARY_METHOD(log2) EMBER_UNARY_METHOD(log10)
+  EMBER_UNARY_METHOD(log1p) EMBER_UNARY_METHOD(sqrt) EMBER_UNARY_METHOD(rsqrt)
+  EMBER_UNARY_METHOD(sin) EMBER_UNARY_METHOD(cos) EMBER_UNARY_METHOD(tan)
+  EMBER_UNARY_METHOD(asin) EMBER_UNARY_METHOD(acos) EMBER_UNARY_METHOD(atan)
+  EMBER_UNARY_METHOD(arcsin) EMBER_UNARY_METHOD(arccos) EMBER_UNARY_METHOD(arctan)
+  EMBER_UNARY_METHOD(sinh) EMBER_UNARY_METHOD(cosh) EMBER_UNARY_METHOD(tanh)
+  EMBER_UNARY_METHOD(asinh) EMBER_UNARY_METHOD(acosh) EMBER_UNARY_METHOD(atanh)
+  EMBER_UNARY_METHOD(sigmoid) EMBER_UNARY_METHOD(erf) EMBER_UNARY_METHOD(erfc)
+  EMBER_UNARY_METHOD(erfinv) EMBER_UNARY_METHOD(lgamma) EMBER_UNARY_METHOD(digamma)
+  EMBER_UNARY_METHOD(reciprocal) EMBER_UNARY_METHOD(floor) EMBER_UNARY_METHOD(ceil)
+  EMBER_UNARY_METHOD(trunc) EMBER_UNARY_METHOD(fix) EMBER_UNARY_METHOD(frac)
+  EMBER_UNARY_METHOD(relu) EMBER_UNARY_METHOD(square) EMBER_UNARY_METHOD(logical_not)
+  EMBER_UNARY_METHOD(bitwise_not) EMBER_UNARY_METHOD(i0) EMBER_UNARY_METHOD(sinc)
+  EMBER_UNARY_METHOD(deg2rad) EMBER_UNARY_METHOD(rad2deg)
+#undef EMBER_UNARY_METHOD
+  Tensor positive() const;
+  Tensor round(int64_t decimals = 0) const;
+  Tensor& round_(int64_t decimals = 0);
+  Tensor angle() const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  Tensor isfinite() const;
+  Tensor isreal() const;
+  Tensor signbit() const;
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {}) const;
+  Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {});
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor& clamp_min_(const Scalar& min);
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor& clamp_max_(const Scalar& max);
+  Tensor clip(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor& clip_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+
+#define EMBER_BINARY_METHOD(name)                                   \
+  Tensor name(const Tensor& other) const;                           \
+  Tensor name(const Scalar& other) const;                           \
+  Tensor& name##_(const Tensor& other);                             \
+  Tensor& name##_(const Scalar& other);
+  EMBER_BINARY_METHOD(mul) EMBER_BINARY_METHOD(multiply) EMBER_BINARY_METHOD(remainder)
+  EMBER_BINARY_METHOD(fmod) EMBER_BINARY_METHOD(floor_divide) EMBER_BINARY_METHOD(pow)
+  EMBER_BINARY_METHOD(float_power) EMBER_BINARY_METHOD(true_divide)
+  EMBER_BINARY_METHOD(eq) EMBER_BINARY_METHOD(ne) EMBER_BINARY_METHOD(lt) EMBER_BINARY_METHOD(le)
+  EMBER_BINARY_METHOD(gt) EMBER_BINARY_METHOD(ge) EMBER_BINARY_METHOD(less) EMBER_BINARY_METHOD(greater)
+  EMBER_BINARY_METHOD(less_equal) EMBER_BINARY_METHOD(greater_equal) EMBER_BINARY_METHOD(not_equal)
+  EMBER_BINARY_METHOD(logical_and) EMBER_BINARY_METHOD(logical_or) EMBER_BINARY_METHOD(logical_xor)
+  EMBER_BINARY_METHOD(bitwise_and) EMBER_BINARY_METHOD(bitwise_or) EMBER_BINARY_METHOD(bitwise_xor)
+  EMBER_BINARY_METHOD(bitwise_left_shift) EMBER_BINARY_METHOD(bitwise_right_shift)
+  EMBER_BINARY_METHOD(xlogy)
+#undef EMBER_BINARY_METHOD
+#define EMBER_BINARY_TENSOR_METHOD(name) Tensor name(const Tensor& other) const; Tensor& name##_(const Tensor& other);
+  EMBER_BINARY_TENSOR_METHOD(atan2) EMBER_BINARY_TENSOR_METHOD(arctan2) EMBER_BINARY_TENSOR_METHOD(hypot)
+  EMBER_BINARY_TENSOR_METHOD(copysign) EMBER_BINARY_TENSOR_METHOD(nextafter)
+#undef EMBER_BINARY_TENSOR_METHOD
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
+  Tensor div(const Tensor& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(const Scalar& other);
+  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode);
+  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode);
+  Tensor divide(const Tensor& other) const { return div(other); }
+  Tensor divide(const Tensor& other, std::optional<std::string_view> m) const { return div(other, m); }
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor max(const Tensor& other) const;
+  Tensor min(const Tensor& other) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor& lerp_(const Tensor& end, const Scalar& weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor where(const Tensor& condition, const Scalar& other) const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+  bool equal(const Tensor& other) const;
+
+  // ---- reductions -----------------------------------------------------------
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(OptionalIntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nansum(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(OptionalIntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false) const;
+  Tensor norm(const std::optional<Scalar>& p = 2) const;
+  Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
+  Tensor count_nonzero(IntArrayRef dim) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+
+  // ---- linear algebra -------------------------------------------------------
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor vdot(const Tensor& other) const;
+  Tensor outer(const Tensor& other) const;
+  Tensor ger(const Tensor& other) const { return outer(other); }
+  Tensor addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addr(const Tensor& v1, const Tensor& v2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor inverse() const;
+  Tensor det() const;
+  Tensor cholesky(bool upper = false) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor trace() const;
+
+  // ---- shape and ordering ---------------------------------------------------
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(bool stable, int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& triu_(int64_t diagonal = 0);
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = {},
+              const std::optional<Tensor>& append = {}) const;
+  Tensor bincount(const std::optional<Tensor>& weights = {}, int64_t minlength = 0) const;
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+
+ private:
+  intrusive_ptr<TensorImpl> impl_;
+};
+
+// ---- operators ---------------------------------------------------------------
+Tensor operator-(const Tensor& a);
+Tensor operator~(const Tensor& a);
+#define EMBER_DECLARE_OPERATOR(op)                                  \
+  Tensor operator op(const Tensor& a, const Tensor& b);             \
+  Tensor operator op(const Tensor& a, const Scalar& b);             \
+  Tensor operator op(const Scalar& a, const Tensor& b);
+EMBER_DECLARE_OPERATOR(+) EMBER_DECLARE_OPERATOR(-) EMBER_DECLARE_OPERATOR(*)
+EMBER_DECLARE_OPERATOR(/) EMBER_DECLARE_OPERATOR(%) EMBER_DECLARE_OPERATOR(&)
+EMBER_DECLARE_OPERATOR(|) EMBER_DECLARE_OPERATOR(^) EMBER_DECLARE_OPERATOR(<<)
+EMBER_DECLARE_OPERATOR(>>) EMBER_DECLARE_OPERATOR(==) EMBER_DECLARE_OPERATOR(!=)
+EMBER_DECLARE_OPERATOR(<) EMBER_DECLARE_OPERATOR(<=) EMBER_DECLARE_OPERATOR(>)
+EMBER_DECLARE_OPERATOR(>=)
+#undef EMBER_DECLARE_OPERATOR
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// ---- typed data access --------------------------------------------------------
+void check_data_ptr_type(const Tensor& t, ScalarType requested);
+template <class T>
+T* Tensor::data_ptr() const {
+  check_data_ptr_type(*this, scalar_type_of<std::remove_cv_t<T>>);
+  return static_cast<T*>(impl_->data());
+}
+
+// TensorAccessor<T, N>: `a[i][j]` element access with strides, as in LibTorch.
+template <class T, size_t N>
+class TensorAccessor {
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  TensorAccessor<T, N - 1> operator[](int64_t i) const {
+    return TensorAccessor<T, N - 1>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+  }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+  IntArrayRef sizes() const { return {sizes_, N}; }
+  IntArrayRef strides() const { return {strides_, N}; }
+  T* data() const { return data_; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+template <class T>
+class TensorAccessor<T, 1> {
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  T& operator[](int64_t i) const { return data_[strides_[0] * i]; }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+  T* data() const { return data_; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+
+template <class T, size_t N>
+TensorAccessor<T, N> Tensor::accessor() const& {
+  EMBER_CHECK(size_t(dim()) == N, "accessor: expected a ", N, "-dim tensor, got ", dim(), " dims");
+  return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+}
+
+}  // namespace ember

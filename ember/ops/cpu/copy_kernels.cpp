@@ -1,0 +1,145 @@
+// CPU kernels for copy_ (every dtype pair, with a parallel memcpy and a blocked 2-d
+// transpose for the common layouts) and fill_.
+#include <cstring>
+
+#include "ember/core/parallel.h"
+#include "ember/ops/cpu/loops.h"
+#include "ember/ops/op_def.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_NS {
+namespace {
+
+constexpr CpuCapability kCap = CpuCapability(EMBER_CPU_CAP_INDEX);
+
+template <class T>
+void transpose_block(const char* src, char* dst, int64_t rows, int64_t cols, int64_t src_row_stride,
+                     int64_t src_col_stride, int64_t dst_row_stride, int64_t dst_col_stride) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      *reinterpret_cast<T*>(dst + i * dst_row_stride + j * dst_col_stride) =
+          *reinterpret_cast<const T*>(src + i * src_row_stride + j * src_col_stride);
+}
+
+// A 2-d iteration where the destination is contiguous along dim 0 and the source along
+// dim 1 (a transpose): copy in cache-sized tiles.
+template <class T>
+bool try_transpose_copy(TensorIterator& it) {
+  if (it.ndim() != 2) return false;
+  IntArrayRef ds = it.strides(0), ss = it.strides(1);
+  int64_t isz = sizeof(T);
+  if (!(ds[0] == isz && ss[1] == isz && ss[0] != isz)) return false;
+  int64_t n0 = it.shape()[0], n1 = it.shape()[1];
+  if (n0 < 16 || n1 < 16) return false;
+  constexpr int64_t kTile = 32;
+  char* dst = it.data_ptr(0);
+  const char* src = it.data_ptr(1);
+  int64_t tiles1 = (n1 + kTile - 1) / kTile;
+  int64_t tiles0 = (n0 + kTile - 1) / kTile;
+  parallel_for(0, tiles0 * tiles1, std::max<int64_t>(1, 16384 / (kTile * kTile)), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t t0 = t % tiles0, t1 = t / tiles0;
+      int64_t i0 = t0 * kTile, i1 = t1 * kTile;
+      int64_t r0 = std::min(kTile, n0 - i0), r1 = std::min(kTile, n1 - i1);
+      // loop over dim1 (outer) then dim0 (inner, contiguous in dst)
+      for (int64_t j = 0; j < r1; ++j) {
+        T* d = reinterpret_cast<T*>(dst + (i1 + j) * ds[1] + i0 * isz);
+        const char* s = src + (i1 + j) * ss[1] + i0 * ss[0];
+        for (int64_t i = 0; i < r0; ++i) d[i] = *reinterpret_cast<const T*>(s + i * ss[0]);
+      }
+    }
+  });
+  return true;
+}
+
+void copy_kernel(TensorIterator& it) {
+  ScalarType dst_t = it.dtype(0), src_t = it.dtype(1);
+  if (dst_t == src_t) {
+    size_t isz = element_size(dst_t);
+    if (it.is_contiguous()) {
+      char* d = it.data_ptr(0);
+      const char* s = it.data_ptr(1);
+      int64_t nbytes = it.numel() * isz;
+      parallel_for(0, nbytes, 1 << 20, [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, e - b); });
+      return;
+    }
+    bool done = false;
+    switch (isz) {
+      case 1: done = try_transpose_copy<uint8_t>(it); break;
+      case 2: done = try_transpose_copy<uint16_t>(it); break;
+      case 4: done = try_transpose_copy<uint32_t>(it); break;
+      case 8: done = try_transpose_copy<uint64_t>(it); break;
+      case 16: done = try_transpose_copy<Complex<double>>(it); break;
+    }
+    if (done) return;
+    auto same = [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      it.for_each([](char** data, const int64_t* st, int64_t n) {
+        if (st[0] == sizeof(T) && st[1] == 0) {
+          T v = *reinterpret_cast<const T*>(data[1]);
+          T* o = reinterpret_cast<T*>(data[0]);
+          for (int64_t i = 0; i < n; ++i) o[i] = v;
+          return;
+        }
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<T*>(data[0] + i * st[0]) = *reinterpret_cast<const T*>(data[1] + i * st[1]);
+      });
+    };
+    switch (isz) {
+      case 1: same(TypeTag<uint8_t>{}); return;
+      case 2: same(TypeTag<uint16_t>{}); return;
+      case 4: same(TypeTag<uint32_t>{}); return;
+      case 8: same(TypeTag<uint64_t>{}); return;
+      case 16: same(TypeTag<Complex<double>>{}); return;
+    }
+  }
+  visit_dtype<kAllTypes>(dst_t, "copy_", [&](auto dtag) {
+    using D = typename decltype(dtag)::type;
+    visit_dtype<kAllTypes>(src_t, "copy_", [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      it.for_each([](char** data, const int64_t* st, int64_t n) {
+        if (st[0] == sizeof(D) && st[1] == sizeof(S)) {
+          D* o = reinterpret_cast<D*>(data[0]);
+          const S* s = reinterpret_cast<const S*>(data[1]);
+          for (int64_t i = 0; i < n; ++i) o[i] = convert<D>(s[i]);
+          return;
+        }
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<D*>(data[0] + i * st[0]) = convert<D>(*reinterpret_cast<const S*>(data[1] + i * st[1]));
+      });
+    });
+  });
+}
+
+// fill_: the value arrives as a 0-dim tensor of the output dtype (operand 1).
+void fill_kernel(TensorIterator& it) {
+  size_t isz = element_size(it.dtype(0));
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v;
+    std::memcpy(&v, it.data_ptr(1), sizeof(T));
+    it.for_each([v](char** data, const int64_t* st, int64_t n) {
+      if (st[0] == sizeof(T)) {
+        T* o = reinterpret_cast<T*>(data[0]);
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(data[0] + i * st[0]) = v;
+      }
+    });
+  };
+  switch (isz) {
+    case 1: run(TypeTag<uint8_t>{}); break;
+    case 2: run(TypeTag<uint16_t>{}); break;
+    case 4: run(TypeTag<uint32_t>{}); break;
+    case 8: run(TypeTag<uint64_t>{}); break;
+    case 16: run(TypeTag<Complex<double>>{}); break;
+  }
+}
+
+using IterFn = void (*)(TensorIterator&);
+const KernelRegistrar<IterFn> copy_reg("copy_", kCPU, kCap, &copy_kernel);
+const KernelRegistrar<IterFn> fill_reg("fill_", kCPU, kCap, &fill_kernel);
+
+}  // namespace
+}  // namespace EMBER_CPU_NS
+}  // namespace ember::cpu

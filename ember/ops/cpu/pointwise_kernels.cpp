@@ -1,0 +1,61 @@
+// CPU kernels of every op in the pointwise table (compiled once per instruction set).
+#include "ember/ops/cpu/loops.h"
+#include "ember/ops/pointwise.h"
+#include "ember/ops/pointwise_ops.h"
+
+namespace ember::cpu {
+inline namespace EMBER_CPU_NS {
+namespace {
+
+// Output storage type of functor F applied to storage type T.
+template <template <class> class F, class... T>
+struct PwTypes {
+  using First = std::tuple_element_t<0, std::tuple<T...>>;
+  using R = decltype(std::declval<F<compute_t<First>>>()(std::declval<compute_t<T>>()...));
+  using Out = std::conditional_t<std::is_same_v<R, bool>, bool,
+              std::conditional_t<is_complex_v<First> && !is_complex_v<R>, real_t<First>, First>>;
+};
+
+template <template <class> class F, DtypeSet Set>
+void unary_kernel(TensorIterator& it, const PointwiseArgs& args) {
+  visit_dtype<Set>(it.input_dtype(0), it.op_name(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Out = typename PwTypes<F, T>::Out;
+    EMBER_INTERNAL_ASSERT(it.dtype(0) == scalar_type_of<Out>, it.op_name(), " output ", it.dtype(0));
+    cpu_kernel<Out, T>(it, F<compute_t<T>>(args));
+  });
+}
+
+template <template <class> class F, DtypeSet Set>
+void binary_kernel(TensorIterator& it, const PointwiseArgs& args) {
+  visit_dtype<Set>(it.input_dtype(0), it.op_name(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Out = typename PwTypes<F, T, T>::Out;
+    EMBER_INTERNAL_ASSERT(it.dtype(0) == scalar_type_of<Out>, it.op_name(), " output ", it.dtype(0));
+    cpu_kernel<Out, T, T>(it, F<compute_t<T>>(args));
+  });
+}
+
+template <template <class> class F, DtypeSet Set>
+void ternary_kernel(TensorIterator& it, const PointwiseArgs& args) {
+  visit_dtype<Set>(it.input_dtype(0), it.op_name(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Out = typename PwTypes<F, T, T, T>::Out;
+    cpu_kernel<Out, T, T, T>(it, F<compute_t<T>>(args));
+  });
+}
+
+constexpr CpuCapability kCap = CpuCapability(EMBER_CPU_CAP_INDEX);
+
+#define EMBER_REGISTER_PW(kernel, name, F, dtypes, kind)                                  \
+  const KernelRegistrar<PointwiseFn> name##_reg(#name, kCPU, kCap, &kernel<fn::F, dtypes>);
+#define EMBER_REGISTER_UNARY(name, F, dtypes, kind) EMBER_REGISTER_PW(unary_kernel, name, F, dtypes, kind)
+#define EMBER_REGISTER_BINARY(name, F, dtypes, kind) EMBER_REGISTER_PW(binary_kernel, name, F, dtypes, kind)
+#define EMBER_REGISTER_TERNARY(name, F, dtypes, kind) EMBER_REGISTER_PW(ternary_kernel, name, F, dtypes, kind)
+EMBER_UNARY_OPS(EMBER_REGISTER_UNARY)
+EMBER_BINARY_OPS(EMBER_REGISTER_BINARY)
+EMBER_TERNARY_OPS(EMBER_REGISTER_TERNARY)
+
+}  // namespace
+}  // namespace EMBER_CPU_NS
+}  // namespace ember::cpu

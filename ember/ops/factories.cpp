@@ -1,0 +1,224 @@
+// Tensor factories: empty, zeros, ones, full, arange, linspace, logspace, eye, *_like,
+// from_blob. Random factories live in ops/random.cpp.
+#include <cmath>
+
+#include "ember/ops/functions.h"
+#include "ember/ops/type_promotion.h"
+
+namespace ember {
+
+namespace {
+void check_factory_options(const TensorOptions& o, const char* op) {
+  EMBER_CHECK(!o.requires_grad() || isFloatingType(o.dtype()) || isComplexType(o.dtype()), op,
+              ": only Tensors of floating point and complex dtype can require gradients (got ", o.dtype(), ")");
+}
+Tensor finish(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+}  // namespace
+
+Tensor empty(IntArrayRef size, const TensorOptions& options, std::optional<MemoryFormat> memory_format) {
+  check_factory_options(options, "empty");
+  int64_t n = checked_numel(size, "empty");
+  ScalarType dt = options.dtype();
+  Device dev = options.device();
+  MemoryFormat f = memory_format.value_or(options.memory_format_opt().value_or(MemoryFormat::Contiguous));
+  EMBER_CHECK(f != MemoryFormat::Preserve, "empty: memory format Preserve is not supported here");
+  size_t nbytes = 0;
+  EMBER_CHECK(!__builtin_mul_overflow(size_t(n), element_size(dt), &nbytes), "empty: size ", size,
+              " of dtype ", dt, " overflows the addressable byte count");
+  auto impl = make_intrusive<TensorImpl>(Storage::allocate(nbytes, dev), dt, dev);
+  impl->set_sizes_contiguous(size, f);
+  return finish(Tensor(std::move(impl)), options);
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options) {
+  EMBER_CHECK(size.size() == stride.size(), "empty_strided: got ", size.size(), " sizes but ",
+              stride.size(), " strides");
+  checked_numel(size, "empty_strided");
+  int64_t extent = 1;  // 1 + max offset
+  bool empty_tensor = false;
+  for (size_t d = 0; d < size.size(); ++d) {
+    EMBER_CHECK(stride[d] >= 0, "empty_strided: negative stride ", stride[d], " in ", stride);
+    if (size[d] == 0) empty_tensor = true;
+    extent += (size[d] - 1) * stride[d];
+  }
+  if (empty_tensor) extent = 0;
+  ScalarType dt = options.dtype();
+  Device dev = options.device();
+  auto impl = make_intrusive<TensorImpl>(Storage::allocate(size_t(extent) * element_size(dt), dev), dt, dev);
+  impl->set_sizes_and_strides(size, stride);
+  return finish(Tensor(std::move(impl)), options);
+}
+
+Tensor zeros(IntArrayRef size, const TensorOptions& options) {
+  Tensor t = empty(size, options.requires_grad(false));
+  if (!t.is_meta()) t.zero_();
+  return finish(t, options);
+}
+Tensor ones(IntArrayRef size, const TensorOptions& options) { return full(size, 1, options); }
+
+Tensor full(IntArrayRef size, const Scalar& v, const TensorOptions& options) {
+  TensorOptions o = options;
+  if (!o.has_dtype()) {
+    ScalarType t = v.isBoolean() ? kBool : v.isIntegral(false) ? kLong
+                 : v.isComplex() ? get_default_complex_dtype() : get_default_dtype();
+    o = o.dtype(t);
+  }
+  Tensor t = empty(size, o.requires_grad(false));
+  if (!t.is_meta()) t.fill_(v);
+  return finish(t, options);
+}
+
+namespace {
+// arange's element count, with PyTorch's checks.
+int64_t arange_size(double start, double end, double step, bool integral) {
+  EMBER_CHECK(step != 0, "arange: step must be nonzero");
+  EMBER_CHECK(std::isfinite(start) && std::isfinite(end), "arange: unsupported range: ", start, " -> ", end);
+  EMBER_CHECK((step > 0 && end >= start) || (step < 0 && end <= start),
+              "arange: upper bound and larger bound inconsistent with step sign (start=", start,
+              ", end=", end, ", step=", step, ")");
+  double n = integral ? std::ceil((end - start) / step) : std::ceil((end - start) / step);
+  EMBER_CHECK(n >= 0 && n <= double(std::numeric_limits<int64_t>::max()),
+              "arange: invalid size, possible overflow? (start=", start, ", end=", end, ", step=", step, ")");
+  return int64_t(n);
+}
+}  // namespace
+
+Tensor arange(const Scalar& end, const TensorOptions& options) { return arange(0, end, 1, options); }
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options) {
+  return arange(start, end, 1, options);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
+  bool all_int = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
+  TensorOptions o = options.has_dtype() ? options : options.dtype(all_int ? kLong : get_default_dtype());
+  ScalarType dt = o.dtype();
+  int64_t n;
+  if (all_int) {
+    int64_t s = start.toLong(), e = end.toLong(), st = step.toLong();
+    EMBER_CHECK(st != 0, "arange: step must be nonzero");
+    EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+                "arange: upper bound and larger bound inconsistent with step sign (start=", s, ", end=", e,
+                ", step=", st, ")");
+    n = (e - s + st + (st > 0 ? -1 : 1)) / st;
+  } else {
+    n = arange_size(start.toDouble(), end.toDouble(), step.toDouble(), false);
+  }
+  Tensor r = empty({n}, o.requires_grad(false));
+  if (r.is_meta() || n == 0) return finish(r, options);
+  // Values are start + i * step, computed in double (or int64 for integer types).
+  if (isIntegralType(dt, true) && all_int) {
+    Tensor tmp = empty({n}, dtype(kLong));
+    int64_t* p = tmp.data_ptr<int64_t>();
+    int64_t s = start.toLong(), st = step.toLong();
+    for (int64_t i = 0; i < n; ++i) p[i] = s + i * st;
+    r.copy_(tmp);
+  } else {
+    Tensor tmp = empty({n}, dtype(kDouble));
+    double* p = tmp.data_ptr<double>();
+    double s = start.toDouble(), st = step.toDouble();
+    for (int64_t i = 0; i < n; ++i) p[i] = s + double(i) * st;
+    r.copy_(tmp);
+  }
+  return finish(r, options);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
+  EMBER_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  TensorOptions o = options.has_dtype() ? options : options.dtype(get_default_dtype());
+  Tensor r = empty({steps}, o.requires_grad(false));
+  if (steps == 0 || r.is_meta()) return finish(r, options);
+  bool cplx = isComplexType(o.dtype());
+  if (cplx) {
+    Complex<double> s = start.toComplexDouble(), e = end.toComplexDouble();
+    Tensor tmp = empty({steps}, dtype(kComplexDouble));
+    auto* p = tmp.data_ptr<Complex<double>>();
+    Complex<double> step = steps > 1 ? (e - s) / Complex<double>(double(steps - 1)) : Complex<double>(0);
+    int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = i < half ? s + step * Complex<double>(double(i)) : e - step * Complex<double>(double(steps - 1 - i));
+    r.copy_(tmp);
+  } else {
+    double s = start.toDouble(), e = end.toDouble();
+    double step = steps > 1 ? (e - s) / double(steps - 1) : 0;
+    Tensor tmp = empty({steps}, dtype(kDouble));
+    double* p = tmp.data_ptr<double>();
+    // symmetric evaluation from both ends, as PyTorch
+    int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i) p[i] = i < half ? s + step * double(i) : e - step * double(steps - 1 - i);
+    if (isIntegralType(o.dtype(), false)) tmp = tmp.trunc();
+    r.copy_(tmp);
+  }
+  return finish(r, options);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, const TensorOptions& options) {
+  TensorOptions o = options.has_dtype() ? options : options.dtype(get_default_dtype());
+  ScalarType compute = isComplexType(o.dtype()) ? kComplexDouble : kDouble;
+  Tensor e = linspace(start, end, steps, dtype(compute));
+  Tensor r = pow(scalar_tensor(base, dtype(compute)), e);
+  return finish(r.to(o.dtype()), options);
+}
+
+Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
+  EMBER_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n=", n, ", m=", m);
+  Tensor r = zeros({n, m}, options.requires_grad(false));
+  if (!r.is_meta() && n > 0 && m > 0) r.diagonal().fill_(1);
+  return finish(r, options);
+}
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options, std::optional<MemoryFormat> memory_format) {
+  TensorOptions o = options.merge_in(t.options());
+  MemoryFormat f = memory_format.value_or(options.memory_format_opt().value_or(MemoryFormat::Preserve));
+  if (f == MemoryFormat::Preserve) {
+    if (t.is_non_overlapping_and_dense()) {
+      // keep the exact strides of a dense input (channels-last, transposed...)
+      return empty_strided(t.sizes(), t.strides(), o.memory_format(std::nullopt));
+    }
+    f = t.suggest_memory_format();
+  }
+  return empty(t.sizes(), o.memory_format(std::nullopt), f);
+}
+Tensor zeros_like(const Tensor& t, const TensorOptions& options, std::optional<MemoryFormat> f) {
+  Tensor r = empty_like(t, options.requires_grad(false), f);
+  if (!r.is_meta()) r.zero_();
+  return finish(r, options);
+}
+Tensor ones_like(const Tensor& t, const TensorOptions& options, std::optional<MemoryFormat> f) {
+  return full_like(t, 1, options, f);
+}
+Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& options, std::optional<MemoryFormat> f) {
+  Tensor r = empty_like(t, options.requires_grad(false), f);
+  if (!r.is_meta()) r.fill_(v);
+  return finish(r, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), Deleter(), options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  return from_blob(data, sizes, strides, Deleter(), options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, const Deleter& deleter, const TensorOptions& options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), deleter, options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Deleter& deleter,
+                 const TensorOptions& options) {
+  EMBER_CHECK(sizes.size() == strides.size(), "from_blob: got ", sizes.size(), " sizes but ", strides.size(), " strides");
+  checked_numel(sizes, "from_blob");
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) { extent = 0; break; }
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  ScalarType dt = options.dtype();
+  Device dev = options.device();
+  EMBER_CHECK(data != nullptr || extent == 0, "from_blob: data pointer is null for a non-empty tensor");
+  auto impl = make_intrusive<TensorImpl>(Storage::from_blob(data, size_t(extent) * element_size(dt), dev, deleter), dt, dev);
+  impl->set_sizes_and_strides(sizes, strides);
+  return finish(Tensor(std::move(impl)), options);
+}
+
+}  // namespace ember

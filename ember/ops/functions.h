@@ -1,0 +1,408 @@
+// The free-function API of the tensor ops (LibTorch's torch::/at:: functions). Each op is
+// defined once in the op table; Tensor's methods forward here.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "ember/core/generator.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+using OptGen = std::optional<Generator>;
+
+// ---- factories ---------------------------------------------------------------
+Tensor empty(IntArrayRef size, const TensorOptions& options = {},
+             std::optional<MemoryFormat> memory_format = std::nullopt);
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {});
+Tensor zeros(IntArrayRef size, const TensorOptions& options = {});
+Tensor ones(IntArrayRef size, const TensorOptions& options = {});
+Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {});
+Tensor arange(const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options = {});
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options = {});
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
+                const TensorOptions& options = {});
+Tensor eye(int64_t n, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+Tensor empty_like(const Tensor& t, const TensorOptions& options = {},
+                  std::optional<MemoryFormat> memory_format = std::nullopt);
+Tensor zeros_like(const Tensor& t, const TensorOptions& options = {},
+                  std::optional<MemoryFormat> memory_format = std::nullopt);
+Tensor ones_like(const Tensor& t, const TensorOptions& options = {},
+                 std::optional<MemoryFormat> memory_format = std::nullopt);
+Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options = {},
+                 std::optional<MemoryFormat> memory_format = std::nullopt);
+Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {});
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
+using Deleter = std::function<void(void*)>;
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, const Deleter& deleter, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Deleter& deleter,
+                 const TensorOptions& options = {});
+Tensor rand(IntArrayRef size, const TensorOptions& options = {});
+Tensor rand(IntArrayRef size, OptGen generator, const TensorOptions& options = {});
+Tensor randn(IntArrayRef size, const TensorOptions& options = {});
+Tensor randn(IntArrayRef size, OptGen generator, const TensorOptions& options = {});
+Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, OptGen generator, const TensorOptions& options = {});
+Tensor randperm(int64_t n, const TensorOptions& options = {});
+Tensor randperm(int64_t n, OptGen generator, const TensorOptions& options = {});
+Tensor normal(double mean, double std, IntArrayRef size, OptGen generator = std::nullopt,
+              const TensorOptions& options = {});
+Tensor normal(const Tensor& mean, const Tensor& std, OptGen generator = std::nullopt);
+Tensor normal(const Tensor& mean, double std = 1, OptGen generator = std::nullopt);
+Tensor normal(double mean, const Tensor& std, OptGen generator = std::nullopt);
+Tensor bernoulli(const Tensor& p, OptGen generator = std::nullopt);
+Tensor bernoulli(const Tensor& self, double p, OptGen generator = std::nullopt);
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
+                   OptGen generator = std::nullopt);
+// In-place random fills (Tensor methods uniform_ / normal_ / bernoulli_ / random_).
+Tensor& uniform_(Tensor& self, double from = 0, double to = 1, OptGen generator = std::nullopt);
+Tensor& normal_(Tensor& self, double mean = 0, double std = 1, OptGen generator = std::nullopt);
+Tensor& bernoulli_(Tensor& self, double p = 0.5, OptGen generator = std::nullopt);
+Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, OptGen generator = std::nullopt);
+Tensor& exponential_(Tensor& self, double lambd = 1, OptGen generator = std::nullopt);
+
+// ---- conversion and copies ---------------------------------------------------
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format = std::nullopt);
+Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking = false);
+Tensor& fill_(Tensor& self, const Scalar& v);
+Tensor& zero_(Tensor& self);
+Tensor contiguous(const Tensor& self, MemoryFormat f = MemoryFormat::Contiguous);
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                std::optional<MemoryFormat> memory_format);
+const Tensor& resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> f = std::nullopt);
+Tensor detach(const Tensor& self);
+Tensor alias(const Tensor& self);
+
+// ---- views -------------------------------------------------------------------
+Tensor view(const Tensor& self, IntArrayRef size);
+Tensor reshape(const Tensor& self, IntArrayRef size);
+Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes);
+Tensor squeeze(const Tensor& self);
+Tensor squeeze(const Tensor& self, int64_t dim);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor permute(const Tensor& self, IntArrayRef dims);
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor t(const Tensor& self);
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit = false);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& self, int64_t dim, int64_t index);
+Tensor slice(const Tensor& self, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+             std::optional<int64_t> end = std::nullopt, int64_t step = 1);
+Tensor unfold(const Tensor& self, int64_t dim, int64_t size, int64_t step);
+Tensor diagonal(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                  std::optional<int64_t> storage_offset = std::nullopt);
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim = 0);
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim = 0);
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination);
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination);
+Tensor view_as_real(const Tensor& self);
+Tensor view_as_complex(const Tensor& self);
+Tensor real(const Tensor& self);
+Tensor imag(const Tensor& self);
+std::vector<Tensor> broadcast_tensors(TensorList tensors);
+Tensor broadcast_to(const Tensor& self, IntArrayRef size);
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
+
+// ---- pointwise ---------------------------------------------------------------
+#define EMBER_UNARY_FN(name)                                \
+  Tensor name(const Tensor& self);                          \
+  Tensor& name##_(Tensor& self);                            \
+  Tensor& name##_out(Tensor& out, const Tensor& self);
+EMBER_UNARY_FN(neg) EMBER_UNARY_FN(negative) EMBER_UNARY_FN(abs) EMBER_UNARY_FN(absolute)
+EMBER_UNARY_FN(sign) EMBER_UNARY_FN(sgn) EMBER_UNARY_FN(exp) EMBER_UNARY_FN(exp2)
+EMBER_UNARY_FN(expm1) EMBER_UNARY_FN(log) EMBER_UNARY_FN(log2) EMBER_UNARY_FN(log10)
+EMBER_UNARY_FN(log1p) EMBER_UNARY_FN(sqrt) EMBER_UNARY_FN(rsqrt) EMBER_UNARY_FN(sin)
+EMBER_UNARY_FN(cos) EMBER_UNARY_FN(tan) EMBER_UNARY_FN(asin) EMBER_UNARY_FN(acos)
+EMBER_UNARY_FN(atan) EMBER_UNARY_FN(arcsin) EMBER_UNARY_FN(arccos) EMBER_UNARY_FN(arctan)
+EMBER_UNARY_FN(sinh) EMBER_UNARY_FN(cosh) EMBER_UNARY_FN(tanh) EMBER_UNARY_FN(asinh)
+EMBER_UNARY_FN(acosh) EMBER_UNARY_FN(atanh) EMBER_UNARY_FN(sigmoid) EMBER_UNARY_FN(erf)
+EMBER_UNARY_FN(erfc) EMBER_UNARY_FN(erfinv) EMBER_UNARY_FN(lgamma) EMBER_UNARY_FN(digamma)
+EMBER_UNARY_FN(reciprocal) EMBER_UNARY_FN(floor) EMBER_UNARY_FN(ceil) EMBER_UNARY_FN(trunc)
+EMBER_UNARY_FN(fix) EMBER_UNARY_FN(frac) EMBER_UNARY_FN(relu) EMBER_UNARY_FN(square)
+EMBER_UNARY_FN(logical_not) EMBER_UNARY_FN(bitwise_not) EMBER_UNARY_FN(i0) EMBER_UNARY_FN(sinc)
+EMBER_UNARY_FN(deg2rad) EMBER_UNARY_FN(rad2deg) EMBER_UNARY_FN(silu) EMBER_UNARY_FN(mish)
+EMBER_UNARY_FN(hardsigmoid) EMBER_UNARY_FN(hardswish) EMBER_UNARY_FN(relu6) EMBER_UNARY_FN(selu)
+#undef EMBER_UNARY_FN
+Tensor positive(const Tensor& self);
+Tensor round(const Tensor& self, int64_t decimals = 0);
+Tensor& round_(Tensor& self, int64_t decimals = 0);
+Tensor angle(const Tensor& self);
+Tensor isnan(const Tensor& self);
+Tensor isinf(const Tensor& self);
+Tensor isposinf(const Tensor& self);
+Tensor isneginf(const Tensor& self);
+Tensor isfinite(const Tensor& self);
+Tensor isreal(const Tensor& self);
+Tensor signbit(const Tensor& self);
+Tensor conj(const Tensor& self);
+Tensor conj_physical(const Tensor& self);
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan = std::nullopt,
+                  std::optional<double> posinf = std::nullopt, std::optional<double> neginf = std::nullopt);
+Tensor& nan_to_num_(Tensor& self, std::optional<double> nan = std::nullopt,
+                    std::optional<double> posinf = std::nullopt, std::optional<double> neginf = std::nullopt);
+Tensor logit(const Tensor& self, std::optional<double> eps = std::nullopt);
+Tensor& logit_(Tensor& self, std::optional<double> eps = std::nullopt);
+Tensor gelu(const Tensor& self, std::string_view approximate = "none");
+Tensor& gelu_(Tensor& self, std::string_view approximate = "none");
+Tensor softplus(const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20);
+Tensor hardtanh(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+Tensor& hardtanh_(Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01);
+Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope = 0.01);
+Tensor elu(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
+Tensor& elu_(Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
+Tensor celu(const Tensor& self, const Scalar& alpha = 1);
+Tensor softshrink(const Tensor& self, const Scalar& lambd = 0.5);
+Tensor hardshrink(const Tensor& self, const Scalar& lambd = 0.5);
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max = {});
+Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max = {});
+Tensor clamp_min(const Tensor& self, const Scalar& min);
+Tensor clamp_max(const Tensor& self, const Scalar& max);
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+Tensor polar(const Tensor& abs, const Tensor& angle);
+Tensor complex(const Tensor& real, const Tensor& imag);
+
+#define EMBER_BINARY_FN(name)                                                  \
+  Tensor name(const Tensor& self, const Tensor& other);                        \
+  Tensor name(const Tensor& self, const Scalar& other);                        \
+  Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other);
+EMBER_BINARY_FN(mul) EMBER_BINARY_FN(multiply) EMBER_BINARY_FN(remainder) EMBER_BINARY_FN(fmod)
+EMBER_BINARY_FN(floor_divide) EMBER_BINARY_FN(pow) EMBER_BINARY_FN(float_power)
+EMBER_BINARY_FN(true_divide) EMBER_BINARY_FN(eq) EMBER_BINARY_FN(ne) EMBER_BINARY_FN(lt)
+EMBER_BINARY_FN(le) EMBER_BINARY_FN(gt) EMBER_BINARY_FN(ge) EMBER_BINARY_FN(less)
+EMBER_BINARY_FN(greater) EMBER_BINARY_FN(less_equal) EMBER_BINARY_FN(greater_equal)
+EMBER_BINARY_FN(not_equal) EMBER_BINARY_FN(logical_and) EMBER_BINARY_FN(logical_or)
+EMBER_BINARY_FN(logical_xor) EMBER_BINARY_FN(bitwise_and) EMBER_BINARY_FN(bitwise_or)
+EMBER_BINARY_FN(bitwise_xor) EMBER_BINARY_FN(bitwise_left_shift) EMBER_BINARY_FN(bitwise_right_shift)
+EMBER_BINARY_FN(xlogy)
+#undef EMBER_BINARY_FN
+Tensor remainder(const Scalar& self, const Tensor& other);
+Tensor pow(const Scalar& self, const Tensor& exponent);
+Tensor float_power(const Scalar& self, const Tensor& exponent);
+#define EMBER_BINARY_TENSOR_FN(name)                          \
+  Tensor name(const Tensor& self, const Tensor& other);       \
+  Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other);
+EMBER_BINARY_TENSOR_FN(atan2) EMBER_BINARY_TENSOR_FN(arctan2) EMBER_BINARY_TENSOR_FN(hypot)
+EMBER_BINARY_TENSOR_FN(maximum) EMBER_BINARY_TENSOR_FN(minimum) EMBER_BINARY_TENSOR_FN(fmax)
+EMBER_BINARY_TENSOR_FN(fmin) EMBER_BINARY_TENSOR_FN(copysign) EMBER_BINARY_TENSOR_FN(nextafter)
+#undef EMBER_BINARY_TENSOR_FN
+Tensor max(const Tensor& self, const Tensor& other);
+Tensor min(const Tensor& self, const Tensor& other);
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt);
+Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode = std::nullopt);
+Tensor& div_out(Tensor& out, const Tensor& self, const Tensor& other,
+                std::optional<std::string_view> rounding_mode = std::nullopt);
+Tensor divide(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt);
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other);
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other);
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other);
+std::vector<Tensor> where(const Tensor& condition);
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+               bool equal_nan = false);
+bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+              bool equal_nan = false);
+bool equal(const Tensor& self, const Tensor& other);
+
+// ---- reductions ----------------------------------------------------------------
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+               std::optional<ScalarType> dtype = std::nullopt);
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor amax(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
+Tensor amin(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
+Tensor max(const Tensor& self);
+Tensor min(const Tensor& self);
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& self, bool unbiased = true);
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false);
+Tensor std(const Tensor& self, bool unbiased = true);
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased = true);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased = true);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false);
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p = 2);
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false);
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false);
+Tensor all(const Tensor& self);
+Tensor all(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& self);
+Tensor any(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim = std::nullopt);
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim);
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim);
+Tensor logcumsumexp(const Tensor& self, int64_t dim);
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor median(const Tensor& self);
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor nanmedian(const Tensor& self);
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim = -1, bool keepdim = false);
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                std::string_view interpolation = "linear");
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                bool keepdim = false, std::string_view interpolation = "linear");
+
+// ---- linear algebra ------------------------------------------------------------
+Tensor matmul(const Tensor& self, const Tensor& other);
+Tensor mm(const Tensor& self, const Tensor& mat2);
+Tensor bmm(const Tensor& self, const Tensor& mat2);
+Tensor mv(const Tensor& self, const Tensor& vec);
+Tensor dot(const Tensor& self, const Tensor& other);
+Tensor vdot(const Tensor& self, const Tensor& other);
+Tensor outer(const Tensor& self, const Tensor& vec2);
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor addr(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
+Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor einsum(std::string_view equation, TensorList tensors);
+Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
+Tensor kron(const Tensor& self, const Tensor& other);
+Tensor inverse(const Tensor& self);
+Tensor det(const Tensor& self);
+Tensor trace(const Tensor& self);
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim = std::nullopt);
+Tensor cholesky(const Tensor& self, bool upper = false);
+namespace linalg {
+Tensor inv(const Tensor& A);
+Tensor solve(const Tensor& A, const Tensor& B, bool left = true);
+Tensor det(const Tensor& A);
+std::tuple<Tensor, Tensor> slogdet(const Tensor& A);
+Tensor cholesky(const Tensor& A, bool upper = false);
+std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode = "reduced");
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices = true);
+Tensor svdvals(const Tensor& A);
+std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view uplo = "L");
+Tensor eigvalsh(const Tensor& A, std::string_view uplo = "L");
+Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, OptionalIntArrayRef dim = std::nullopt,
+                   bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim = {-2, -1}, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor matrix_norm(const Tensor& A, std::string_view ord = "fro", IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt);
+Tensor norm(const Tensor& A, const std::optional<Scalar>& ord = std::nullopt, OptionalIntArrayRef dim = std::nullopt,
+            bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
+}  // namespace linalg
+
+// ---- indexing, sorting, shape ----------------------------------------------------
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad = false);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self = true);
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+Tensor take(const Tensor& self, const Tensor& index);
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+Tensor nonzero(const Tensor& self);
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& self, bool stable, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1, bool keepdim = false);
+// unique: returns (values, inverse, counts); inverse/counts are empty unless requested.
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted = true, bool return_inverse = false,
+                                            bool return_counts = false);
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted = true,
+                                              bool return_inverse = false, bool return_counts = false);
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      std::optional<int64_t> dim = std::nullopt);
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt, const std::optional<Tensor>& sorter = {});
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt, const std::optional<Tensor>& sorter = {});
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+Tensor tril(const Tensor& self, int64_t diagonal = 0);
+Tensor triu(const Tensor& self, int64_t diagonal = 0);
+Tensor cat(TensorList tensors, int64_t dim = 0);
+Tensor concat(TensorList tensors, int64_t dim = 0);
+Tensor stack(TensorList tensors, int64_t dim = 0);
+Tensor hstack(TensorList tensors);
+Tensor vstack(TensorList tensors);
+Tensor dstack(TensorList tensors);
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt);
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim = std::nullopt);
+Tensor repeat_interleave(const Tensor& repeats);
+Tensor tile(const Tensor& self, IntArrayRef dims);
+Tensor flip(const Tensor& self, IntArrayRef dims);
+Tensor fliplr(const Tensor& self);
+Tensor flipud(const Tensor& self);
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {});
+Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = {0, 1});
+std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing = "ij");
+Tensor cartesian_prod(TensorList tensors);
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = {}, int64_t minlength = 0);
+Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
+Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = {},
+            const std::optional<Tensor>& append = {});
+Tensor diag(const Tensor& self, int64_t diagonal = 0);
+Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+Tensor diagflat(const Tensor& self, int64_t offset = 0);
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value = 0);
+
+}  // namespace ember

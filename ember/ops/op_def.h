@@ -1,0 +1,93 @@
+// The op table: one OpDef per op is the single source of truth for its name, accepted
+// dtypes, kernels per device (CPU kernels per instruction set), derivative slots, autocast
+// policy and fusion class. See DESIGN.md "The op table" and Note [Op definitions].
+#pragma once
+#include <array>
+#include <atomic>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+#include "ember/core/macros.h"
+
+namespace ember {
+class Tensor;
+namespace autograd { struct VjpCtx; struct JvpCtx; }
+
+enum class FusionClass : uint8_t { Pointwise, Reduction, View, Opaque };
+enum class AutocastPolicy : uint8_t {
+  None,            // not affected by autocast
+  LowerPrecision,  // runs in the autocast dtype (matmul, conv)
+  Float32,         // runs in float32 (exp, softmax, losses)
+  Promote,         // runs in the widest input dtype (cat, add of mixed inputs)
+};
+
+// How a pointwise op's result dtype follows from its (promoted) input dtype.
+enum class ResultKind : uint8_t {
+  Same,        // result dtype = common input dtype (add, neg, floor)
+  IntToFloat,  // bool/integer inputs compute in the default float dtype (exp, div, sqrt)
+  Bool,        // result is bool (isnan, eq, logical_and)
+  ToReal,      // complex inputs give their real dtype (abs)
+  IntToFloatToReal,  // both: angle
+};
+
+// The CPU kernel variants: one per instruction set the kernels were compiled for.
+enum class CpuCapability : uint8_t { Default = 0, AVX512 = 1, NumCapabilities = 2 };
+CpuCapability best_cpu_capability();
+
+// Derivative slots, filled by the autograd layer (Note [Derivative slots]).
+using VjpFn = std::vector<Tensor> (*)(const autograd::VjpCtx&);
+using JvpFn = Tensor (*)(const autograd::JvpCtx&);
+
+struct OpInfo {
+  std::string_view name;
+  FusionClass fusion = FusionClass::Opaque;
+  AutocastPolicy autocast = AutocastPolicy::None;
+  DtypeSet dtypes = kAllTypes;
+  ResultKind result_kind = ResultKind::Same;
+  VjpFn vjp = nullptr;
+  JvpFn jvp = nullptr;
+
+  // Every OpInfo registers itself; the generic op tests and the JIT walk this list.
+  static const std::vector<OpInfo*>& all();
+  static OpInfo* find(std::string_view name);
+
+ protected:
+  void register_self();
+};
+
+// Kernels register by op name, device and CPU instruction set (kernel files are compiled
+// once per instruction set, so they cannot name the OpDef object directly).
+void register_kernel(std::string_view op, DeviceType d, CpuCapability cap, void* fn);
+void* lookup_kernel(std::string_view op, DeviceType d);
+
+template <class Fn>
+struct KernelRegistrar {
+  KernelRegistrar(std::string_view op, DeviceType d, CpuCapability cap, Fn fn) {
+    register_kernel(op, d, cap, reinterpret_cast<void*>(fn));
+  }
+};
+
+// An op whose kernels have signature Fn (a plain function pointer type).
+template <class Fn>
+struct OpDef : OpInfo {
+  explicit OpDef(OpInfo info) : OpInfo(info) { register_self(); }
+  OpDef(const OpDef&) = delete;
+
+  // The kernel for a device (the best CPU instruction set); null when there is none.
+  Fn kernel(DeviceType d) const {
+    auto& slot = kernels_[int(d)];
+    Fn fn = slot.load(std::memory_order_acquire);
+    if (EMBER_UNLIKELY(!fn)) {
+      fn = reinterpret_cast<Fn>(lookup_kernel(name, d));
+      slot.store(fn, std::memory_order_release);
+    }
+    return fn;
+  }
+
+ private:
+  mutable std::array<std::atomic<Fn>, kNumDeviceTypes> kernels_{};
+};
+}  // namespace ember

@@ -1,0 +1,425 @@
+// Pointwise ops: an OpDef per line of the pointwise table and the public functions.
+#include "ember/ops/pointwise.h"
+
+#include "ember/ops/functions.h"
+#include "ember/ops/pointwise_ops.h"
+#include "ember/ops/type_promotion.h"
+
+namespace ember {
+
+#define EMBER_DEFINE_PW_OP(op, F, set, kind)                                           \
+  PointwiseOp op##_op(OpInfo{.name = #op, .fusion = FusionClass::Pointwise,        \
+                               .dtypes = set, .result_kind = ResultKind::kind});
+EMBER_UNARY_OPS(EMBER_DEFINE_PW_OP)
+EMBER_BINARY_OPS(EMBER_DEFINE_PW_OP)
+EMBER_TERNARY_OPS(EMBER_DEFINE_PW_OP)
+#undef EMBER_DEFINE_PW_OP
+
+namespace {
+std::string dtype_list(DtypeSet s) {
+  std::string r;
+  for (int i = 0; i < kNumScalarTypes; ++i)
+    if (s.contains(ScalarType(i))) r += (r.empty() ? "" : ", ") + std::string(to_string(ScalarType(i)));
+  return r;
+}
+}  // namespace
+
+Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
+                     const PointwiseArgs& args, bool inplace) {
+  TensorIteratorConfig cfg;
+  cfg.set_op_name(op.name.data());
+  if (inplace) cfg.is_inplace(true);
+  cfg.add_output(out);
+  for (const Tensor& t : inputs) cfg.add_input(t);
+  switch (op.result_kind) {
+    case ResultKind::Same: break;
+    case ResultKind::IntToFloat: cfg.promote_integer_inputs_to_float(true); break;
+    case ResultKind::Bool: cfg.declare_static_output_dtype(kBool); break;
+    case ResultKind::ToReal: cfg.output_to_real(true); break;
+    case ResultKind::IntToFloatToReal: cfg.promote_integer_inputs_to_float(true).output_to_real(true); break;
+  }
+  TensorIterator it = cfg.build();
+  ScalarType dt = it.common_dtype();
+  if (EMBER_UNLIKELY(!op.dtypes.contains(dt))) {
+    if (op.name == "neg" && dt == kBool)
+      EMBER_ERROR("neg: negation, the `-` operator, on a bool tensor is not supported. If you are "
+                  "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    if (op.name == "sub" && dt == kBool)
+      EMBER_ERROR("sub: subtraction, the `-` operator, with two bool tensors is not supported. "
+                  "Use the `^` or `logical_xor()` operator instead.");
+    if (op.name == "sign" && isComplexType(dt))
+      EMBER_ERROR("sign: unlike NumPy, sign is not intended to support complex numbers. Please use sgn instead.");
+    std::string shapes;
+    for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : ", ") + detail::str_cat(t.sizes(), " ", t.scalar_type());
+    EMBER_CHECK_TYPE(false, op.name, ": not implemented for dtype ", dt, " (inputs: ", shapes,
+                     "; supported: ", dtype_list(op.dtypes), ")");
+  }
+  Device dev = it.output(0).device();
+  if (dev.is_meta()) return it.output(0);
+  PointwiseFn k = op.kernel(dev.type());
+  EMBER_CHECK(k != nullptr, op.name, ": no kernel for device ", dev);
+  if (it.numel() > 0) k(it, args);
+  it.cast_outputs();
+  if (out.defined()) out.bump_version();
+  return it.output(0);
+}
+
+// ---- unary ----------------------------------------------------------------------
+#define EMBER_UNARY_API(name, op)                                                        \
+  Tensor name(const Tensor& self) { return run_pointwise(op##_op, {}, {self}); }         \
+  Tensor& name##_(Tensor& self) { run_pointwise(op##_op, self, {self}, {}, true); return self; } \
+  Tensor& name##_out(Tensor& out, const Tensor& self) { run_pointwise(op##_op, out, {self}); return out; }
+EMBER_UNARY_API(neg, neg) EMBER_UNARY_API(negative, neg) EMBER_UNARY_API(abs, abs)
+EMBER_UNARY_API(absolute, abs) EMBER_UNARY_API(sign, sign) EMBER_UNARY_API(sgn, sgn)
+EMBER_UNARY_API(exp, exp) EMBER_UNARY_API(exp2, exp2) EMBER_UNARY_API(expm1, expm1)
+EMBER_UNARY_API(log, log) EMBER_UNARY_API(log2, log2) EMBER_UNARY_API(log10, log10)
+EMBER_UNARY_API(log1p, log1p) EMBER_UNARY_API(sqrt, sqrt) EMBER_UNARY_API(rsqrt, rsqrt)
+EMBER_UNARY_API(sin, sin) EMBER_UNARY_API(cos, cos) EMBER_UNARY_API(tan, tan)
+EMBER_UNARY_API(asin, asin) EMBER_UNARY_API(acos, acos) EMBER_UNARY_API(atan, atan)
+EMBER_UNARY_API(arcsin, asin) EMBER_UNARY_API(arccos, acos) EMBER_UNARY_API(arctan, atan)
+EMBER_UNARY_API(sinh, sinh) EMBER_UNARY_API(cosh, cosh) EMBER_UNARY_API(tanh, tanh)
+EMBER_UNARY_API(asinh, asinh) EMBER_UNARY_API(acosh, acosh) EMBER_UNARY_API(atanh, atanh)
+EMBER_UNARY_API(sigmoid, sigmoid) EMBER_UNARY_API(erf, erf) EMBER_UNARY_API(erfc, erfc)
+EMBER_UNARY_API(erfinv, erfinv) EMBER_UNARY_API(lgamma, lgamma) EMBER_UNARY_API(digamma, digamma)
+EMBER_UNARY_API(reciprocal, reciprocal) EMBER_UNARY_API(floor, floor) EMBER_UNARY_API(ceil, ceil)
+EMBER_UNARY_API(trunc, trunc) EMBER_UNARY_API(fix, trunc) EMBER_UNARY_API(frac, frac)
+EMBER_UNARY_API(relu, relu) EMBER_UNARY_API(square, square) EMBER_UNARY_API(logical_not, logical_not)
+EMBER_UNARY_API(bitwise_not, bitwise_not) EMBER_UNARY_API(i0, i0) EMBER_UNARY_API(sinc, sinc)
+EMBER_UNARY_API(deg2rad, deg2rad) EMBER_UNARY_API(rad2deg, rad2deg) EMBER_UNARY_API(silu, silu)
+EMBER_UNARY_API(mish, mish) EMBER_UNARY_API(hardsigmoid, hardsigmoid)
+EMBER_UNARY_API(hardswish, hardswish) EMBER_UNARY_API(selu, selu)
+#undef EMBER_UNARY_API
+
+Tensor relu6(const Tensor& self) { return hardtanh(self, 0, 6); }
+Tensor& relu6_(Tensor& self) { return hardtanh_(self, 0, 6); }
+Tensor& relu6_out(Tensor& out, const Tensor& self) {
+  run_pointwise(hardtanh_op, out, {self}, {0, 6});
+  return out;
+}
+
+Tensor positive(const Tensor& self) {
+  EMBER_CHECK_TYPE(self.scalar_type() != kBool, "positive: the `+` operator on a bool tensor is not supported.");
+  return self;
+}
+
+Tensor round(const Tensor& self, int64_t decimals) { return run_pointwise(round_op, {}, {self}, {decimals}); }
+Tensor& round_(Tensor& self, int64_t decimals) {
+  run_pointwise(round_op, self, {self}, {decimals}, true);
+  return self;
+}
+Tensor angle(const Tensor& self) { return run_pointwise(angle_op, {}, {self}); }
+Tensor isnan(const Tensor& self) { return run_pointwise(isnan_op, {}, {self}); }
+Tensor isinf(const Tensor& self) { return run_pointwise(isinf_op, {}, {self}); }
+Tensor isposinf(const Tensor& self) { return run_pointwise(isposinf_op, {}, {self}); }
+Tensor isneginf(const Tensor& self) { return run_pointwise(isneginf_op, {}, {self}); }
+Tensor isfinite(const Tensor& self) { return run_pointwise(isfinite_op, {}, {self}); }
+Tensor signbit(const Tensor& self) { return run_pointwise(signbit_op, {}, {self}); }
+Tensor isreal(const Tensor& self) {
+  if (!self.is_complex()) return ones_like(self, dtype(kBool));
+  return eq(imag(self), 0);
+}
+Tensor conj_physical(const Tensor& self) { return run_pointwise(conj_physical_op, {}, {self}); }
+Tensor conj(const Tensor& self) { return self.is_complex() ? conj_physical(self) : self; }
+
+namespace {
+PointwiseArgs nan_to_num_args(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                              std::optional<double> neginf) {
+  double big = 0, small = 0;
+  switch (toRealValueType(self.scalar_type())) {
+    case kHalf: big = 65504.0; break;
+    case kBFloat16: big = double(float(std::numeric_limits<BFloat16>::max())); break;
+    case kFloat: big = std::numeric_limits<float>::max(); break;
+    default: big = std::numeric_limits<double>::max(); break;
+  }
+  small = -big;
+  return {nan.value_or(0.0), posinf.value_or(big), neginf.value_or(small)};
+}
+}  // namespace
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  if (self.is_complex()) return complex(nan_to_num(real(self), nan, posinf, neginf), nan_to_num(imag(self), nan, posinf, neginf));
+  return run_pointwise(nan_to_num_op, {}, {self}, nan_to_num_args(self, nan, posinf, neginf));
+}
+Tensor& nan_to_num_(Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                    std::optional<double> neginf) {
+  EMBER_CHECK_TYPE(!self.is_complex(), "nan_to_num_: in-place on complex tensors is not supported");
+  run_pointwise(nan_to_num_op, self, {self}, nan_to_num_args(self, nan, posinf, neginf), true);
+  return self;
+}
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  return run_pointwise(logit_op, {}, {self}, {eps.value_or(-1.0)});
+}
+Tensor& logit_(Tensor& self, std::optional<double> eps) {
+  run_pointwise(logit_op, self, {self}, {eps.value_or(-1.0)}, true);
+  return self;
+}
+namespace {
+int64_t gelu_mode(std::string_view approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh",
+              "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
+  return approximate == "tanh" ? 1 : 0;
+}
+}  // namespace
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  return run_pointwise(gelu_op, {}, {self}, {gelu_mode(approximate)});
+}
+Tensor& gelu_(Tensor& self, std::string_view approximate) {
+  run_pointwise(gelu_op, self, {self}, {gelu_mode(approximate)}, true);
+  return self;
+}
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  return run_pointwise(softplus_op, {}, {self}, {beta, threshold});
+}
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  EMBER_CHECK(self.scalar_type() != kBool, "hardtanh: bool inputs are not supported");
+  return run_pointwise(hardtanh_op, {}, {self}, {min_val, max_val});
+}
+Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  run_pointwise(hardtanh_op, self, {self}, {min_val, max_val}, true);
+  return self;
+}
+Tensor leaky_relu(const Tensor& self, const Scalar& slope) { return run_pointwise(leaky_relu_op, {}, {self}, {slope}); }
+Tensor& leaky_relu_(Tensor& self, const Scalar& slope) {
+  run_pointwise(leaky_relu_op, self, {self}, {slope}, true);
+  return self;
+}
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  return run_pointwise(elu_op, {}, {self}, {alpha, scale, input_scale});
+}
+Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  run_pointwise(elu_op, self, {self}, {alpha, scale, input_scale}, true);
+  return self;
+}
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  EMBER_CHECK(alpha.toDouble() != 0, "celu: ZeroDivisionError: alpha must not be 0");
+  return elu(self, alpha, 1, 1.0 / alpha.toDouble());
+}
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  EMBER_CHECK(lambd.toDouble() >= 0, "softshrink: lambda must be greater or equal to 0, but found to be ", lambd);
+  return run_pointwise(softshrink_op, {}, {self}, {lambd});
+}
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) { return run_pointwise(hardshrink_op, {}, {self}, {lambd}); }
+Tensor threshold(const Tensor& self, const Scalar& th, const Scalar& value) {
+  return run_pointwise(threshold_op, {}, {self}, {th, value});
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
+  ResultTypeState st = update_result_type_state(self, {});
+  if (min) st = update_result_type_state(*min, st);
+  if (max) st = update_result_type_state(*max, st);
+  ScalarType t = result_type(st);
+  Tensor in = t == self.scalar_type() ? self : self.to(t);
+  return run_pointwise(clamp_scalar_op, {}, {in}, {min.value_or(0), max.value_or(0), bool(min), bool(max)});
+}
+Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  EMBER_CHECK(min || max, "clamp_: at least one of 'min' or 'max' must not be None");
+  run_pointwise(clamp_scalar_op, self, {self}, {min.value_or(0), max.value_or(0), bool(min), bool(max)}, true);
+  return self;
+}
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
+  if (min && max) return run_pointwise(clamp_tensor_op, {}, {self, *min, *max});
+  if (min) return maximum(self, *min);
+  return minimum(self, *max);
+}
+Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  EMBER_CHECK(min || max, "clamp_: at least one of 'min' or 'max' must not be None");
+  if (min && max) run_pointwise(clamp_tensor_op, self, {self, *min, *max}, {}, true);
+  else if (min) run_pointwise(maximum_op, self, {self, *min}, {}, true);
+  else run_pointwise(minimum_op, self, {self, *max}, {}, true);
+  return self;
+}
+Tensor clamp_min(const Tensor& self, const Scalar& min) { return clamp(self, std::optional<Scalar>(min), std::nullopt); }
+Tensor clamp_max(const Tensor& self, const Scalar& max) { return clamp(self, std::nullopt, std::optional<Scalar>(max)); }
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp(self, min, max);
+}
+
+// ---- binary ---------------------------------------------------------------------
+namespace {
+Tensor wrap(const Scalar& s) { return scalar_to_tensor(s); }
+void check_alpha(const char* op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  ScalarType t = result_type(a, b);
+  EMBER_CHECK_TYPE(isFloatingType(t) || isComplexType(t) || alpha.isIntegral(true), op,
+                   ": for integral input tensors, argument alpha must not be a floating point number.");
+  EMBER_CHECK_TYPE(isComplexType(t) || !alpha.isComplex(), op,
+                   ": for non-complex input tensors, argument alpha must not be a complex number.");
+  EMBER_CHECK_TYPE(t == kBool ? alpha.isBoolean() || alpha.isIntegral(true) : true, op,
+                   ": boolean alpha only supported for Tensor[bool]");
+}
+void check_int_zero_division(const char* op, const Tensor& a, const Tensor& b) {
+  ScalarType t = result_type(a, b);
+  if (isIntegralType(t, true) && !b.is_meta() && b.numel() > 0)
+    EMBER_CHECK(!eq(b, 0).any().item<bool>(), op, ": ZeroDivisionError (integer division by zero)");
+}
+}  // namespace
+
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_alpha("add", self, other, alpha);
+  return run_pointwise(add_op, {}, {self, other}, {alpha});
+}
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) { return add(self, wrap(other), alpha); }
+Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_alpha("add", self, other, alpha);
+  run_pointwise(add_op, out, {self, other}, {alpha});
+  return out;
+}
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_alpha("sub", self, other, alpha);
+  return run_pointwise(sub_op, {}, {self, other}, {alpha});
+}
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) { return sub(self, wrap(other), alpha); }
+Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_alpha("sub", self, other, alpha);
+  run_pointwise(sub_op, out, {self, other}, {alpha});
+  return out;
+}
+Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha) { return sub(self, other, alpha); }
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return sub(other, self, alpha); }
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) { return sub(wrap(other), self, alpha); }
+
+namespace {
+const PointwiseOp& div_op_for(const char* fn, std::optional<std::string_view> mode) {
+  if (!mode) return div_true_op;
+  if (*mode == "trunc") return div_trunc_op;
+  if (*mode == "floor") return div_floor_op;
+  EMBER_ERROR(fn, ": expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+}
+}  // namespace
+Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode) {
+  const PointwiseOp& op = div_op_for("div", mode);
+  if (mode) check_int_zero_division("div", self, other);
+  return run_pointwise(op, {}, {self, other});
+}
+Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_view> mode) {
+  return div(self, wrap(other), mode);
+}
+Tensor& div_out(Tensor& out, const Tensor& self, const Tensor& other, std::optional<std::string_view> mode) {
+  const PointwiseOp& op = div_op_for("div", mode);
+  if (mode) check_int_zero_division("div", self, other);
+  run_pointwise(op, out, {self, other});
+  return out;
+}
+Tensor divide(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode) { return div(self, other, mode); }
+
+// Binary ops taking (Tensor, Tensor) and (Tensor, Scalar).
+#define EMBER_BINARY_API(name, op, pre)                                                          \
+  Tensor name(const Tensor& self, const Tensor& other) { pre; return run_pointwise(op##_op, {}, {self, other}); } \
+  Tensor name(const Tensor& self, const Scalar& other) { return name(self, wrap(other)); }       \
+  Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other) {                     \
+    pre;                                                                                         \
+    run_pointwise(op##_op, out, {self, other});                                                  \
+    return out;                                                                                  \
+  }
+#define EMBER_NO_CHECK (void)0
+EMBER_BINARY_API(mul, mul, EMBER_NO_CHECK) EMBER_BINARY_API(multiply, mul, EMBER_NO_CHECK)
+EMBER_BINARY_API(remainder, remainder, check_int_zero_division("remainder", self, other))
+EMBER_BINARY_API(fmod, fmod, check_int_zero_division("fmod", self, other))
+EMBER_BINARY_API(floor_divide, div_floor, check_int_zero_division("floor_divide", self, other))
+EMBER_BINARY_API(true_divide, div_true, EMBER_NO_CHECK)
+EMBER_BINARY_API(eq, eq, EMBER_NO_CHECK) EMBER_BINARY_API(ne, ne, EMBER_NO_CHECK)
+EMBER_BINARY_API(lt, lt, EMBER_NO_CHECK) EMBER_BINARY_API(le, le, EMBER_NO_CHECK)
+EMBER_BINARY_API(gt, gt, EMBER_NO_CHECK) EMBER_BINARY_API(ge, ge, EMBER_NO_CHECK)
+EMBER_BINARY_API(less, lt, EMBER_NO_CHECK) EMBER_BINARY_API(greater, gt, EMBER_NO_CHECK)
+EMBER_BINARY_API(less_equal, le, EMBER_NO_CHECK) EMBER_BINARY_API(greater_equal, ge, EMBER_NO_CHECK)
+EMBER_BINARY_API(not_equal, ne, EMBER_NO_CHECK)
+EMBER_BINARY_API(logical_and, logical_and, EMBER_NO_CHECK)
+EMBER_BINARY_API(logical_or, logical_or, EMBER_NO_CHECK)
+EMBER_BINARY_API(logical_xor, logical_xor, EMBER_NO_CHECK)
+EMBER_BINARY_API(bitwise_and, bitwise_and, EMBER_NO_CHECK)
+EMBER_BINARY_API(bitwise_or, bitwise_or, EMBER_NO_CHECK)
+EMBER_BINARY_API(bitwise_xor, bitwise_xor, EMBER_NO_CHECK)
+EMBER_BINARY_API(bitwise_left_shift, bitwise_left_shift, EMBER_NO_CHECK)
+EMBER_BINARY_API(bitwise_right_shift, bitwise_right_shift, EMBER_NO_CHECK)
+EMBER_BINARY_API(xlogy, xlogy, EMBER_NO_CHECK)
+#undef EMBER_BINARY_API
+
+namespace {
+void check_pow(const Tensor& self, const Tensor& exp) {
+  ScalarType t = result_type(self, exp);
+  if (isIntegralType(t, false) && isIntegralType(exp.scalar_type(), false) && exp.numel() > 0 && !exp.is_meta())
+    EMBER_CHECK(!lt(exp, 0).any().item<bool>(), "pow: integers to negative integer powers are not allowed.");
+}
+}  // namespace
+Tensor pow(const Tensor& self, const Tensor& exp) {
+  check_pow(self, exp);
+  return run_pointwise(pow_op, {}, {self, exp});
+}
+Tensor pow(const Tensor& self, const Scalar& exp) { return pow(self, wrap(exp)); }
+Tensor pow(const Scalar& self, const Tensor& exp) { return pow(wrap(self), exp); }
+Tensor& pow_out(Tensor& out, const Tensor& self, const Tensor& exp) {
+  check_pow(self, exp);
+  run_pointwise(pow_op, out, {self, exp});
+  return out;
+}
+Tensor float_power(const Tensor& self, const Tensor& exp) {
+  ScalarType t = (self.is_complex() || exp.is_complex()) ? kComplexDouble : kDouble;
+  return pow(self.to(t), exp.to(t));
+}
+Tensor float_power(const Tensor& self, const Scalar& exp) {
+  ScalarType t = (self.is_complex() || exp.isComplex()) ? kComplexDouble : kDouble;
+  return pow(self.to(t), scalar_tensor(exp, dtype(t)));
+}
+Tensor float_power(const Scalar& self, const Tensor& exp) {
+  ScalarType t = (self.isComplex() || exp.is_complex()) ? kComplexDouble : kDouble;
+  return pow(scalar_tensor(self, dtype(t)), exp.to(t));
+}
+Tensor& float_power_out(Tensor& out, const Tensor& self, const Tensor& exp) {
+  EMBER_CHECK_TYPE(out.scalar_type() == kDouble || out.scalar_type() == kComplexDouble,
+                   "float_power: the output tensor must have dtype Double or ComplexDouble, got ", out.scalar_type());
+  return out.copy_(float_power(self, exp)), out;
+}
+Tensor remainder(const Scalar& self, const Tensor& other) { return remainder(wrap(self), other); }
+
+#define EMBER_BINARY_TENSOR_API(name, op)                                                        \
+  Tensor name(const Tensor& self, const Tensor& other) { return run_pointwise(op##_op, {}, {self, other}); } \
+  Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other) {                     \
+    run_pointwise(op##_op, out, {self, other});                                                  \
+    return out;                                                                                  \
+  }
+EMBER_BINARY_TENSOR_API(atan2, atan2) EMBER_BINARY_TENSOR_API(arctan2, atan2)
+EMBER_BINARY_TENSOR_API(hypot, hypot) EMBER_BINARY_TENSOR_API(maximum, maximum)
+EMBER_BINARY_TENSOR_API(minimum, minimum) EMBER_BINARY_TENSOR_API(fmax, fmax)
+EMBER_BINARY_TENSOR_API(fmin, fmin) EMBER_BINARY_TENSOR_API(copysign, copysign)
+EMBER_BINARY_TENSOR_API(nextafter, nextafter)
+#undef EMBER_BINARY_TENSOR_API
+Tensor max(const Tensor& self, const Tensor& other) { return maximum(self, other); }
+Tensor min(const Tensor& self, const Tensor& other) { return minimum(self, other); }
+
+// ---- ternary --------------------------------------------------------------------
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  EMBER_CHECK_TYPE(self.scalar_type() == end.scalar_type(), "lerp: expected dtype ", self.scalar_type(),
+                   " for `end` but got dtype ", end.scalar_type());
+  return run_pointwise(lerp_scalar_op, {}, {self, end}, {weight});
+}
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  EMBER_CHECK_TYPE(self.scalar_type() == end.scalar_type() && self.scalar_type() == weight.scalar_type(),
+                   "lerp: expected dtype ", self.scalar_type(), " for `end` and `weight` but got ",
+                   end.scalar_type(), " and ", weight.scalar_type());
+  return run_pointwise(lerp_tensor_op, {}, {self, end, weight});
+}
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return run_pointwise(addcmul_op, {}, {self, t1, t2}, {value});
+}
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  EMBER_CHECK(!(isIntegralType(t1.scalar_type(), true) && isIntegralType(t2.scalar_type(), true)),
+              "addcdiv: integer division with addcdiv is no longer supported; use addcmul(self, t1, t2.div(...))"
+              " or true division instead (got ", t1.scalar_type(), " and ", t2.scalar_type(), ")");
+  return run_pointwise(addcdiv_op, {}, {self, t1, t2}, {value});
+}
+
+// Exposed for tensor methods (in-place variants of parametric/ternary ops).
+Tensor& pointwise_inplace(const PointwiseOp& op, Tensor& self, std::initializer_list<Tensor> others,
+                          const PointwiseArgs& args) {
+  std::vector<Tensor> ins{self};
+  ins.insert(ins.end(), others.begin(), others.end());
+  switch (ins.size()) {
+    case 1: run_pointwise(op, self, {ins[0]}, args, true); break;
+    case 2: run_pointwise(op, self, {ins[0], ins[1]}, args, true); break;
+    default: run_pointwise(op, self, {ins[0], ins[1], ins[2]}, args, true); break;
+  }
+  return self;
+}
+
+}  // namespace ember

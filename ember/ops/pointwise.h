@@ -1,0 +1,21 @@
+// The pointwise op driver: builds a TensorIterator with the op's dtype rule, checks the
+// dtypes, finds the kernel for the device and runs it. Used by ops/pointwise.cpp.
+#pragma once
+#include "ember/ops/math.h"
+#include "ember/ops/op_def.h"
+#include "ember/ops/tensor_iterator.h"
+
+namespace ember {
+
+using PointwiseFn = void (*)(TensorIterator&, const PointwiseArgs&);
+using PointwiseOp = OpDef<PointwiseFn>;
+
+// Runs op over inputs; `out` may be undefined (allocated), an out= tensor, or the first
+// input for in-place variants (inplace = true).
+Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
+                     const PointwiseArgs& args = {}, bool inplace = false);
+
+#define EMBER_DECLARE_PW_OP(name, F, dtypes, kind) extern PointwiseOp name##_op;
+#undef EMBER_DECLARE_PW_OP
+
+}  // namespace ember

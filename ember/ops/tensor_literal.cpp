@@ -1,0 +1,73 @@
+// tensor({...}) construction.
+#include "ember/ops/tensor_literal.h"
+
+#include "ember/ops/functions.h"
+#include "ember/ops/type_promotion.h"
+
+namespace ember {
+
+TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> l) : is_list_(true) {
+  children_.assign(l.begin(), l.end());
+  finish_list();
+}
+
+void TensorDataContainer::finish_list() {
+  sizes_ = {int64_t(children_.size())};
+  if (children_.empty()) {
+    dtype_ = ScalarType::Undefined;
+    return;
+  }
+  const auto& first = children_[0];
+  for (size_t i = 0; i < children_.size(); ++i) {
+    const auto& c = children_[i];
+    EMBER_CHECK(c.is_scalar() == first.is_scalar() && c.sizes() == first.sizes(),
+                "tensor: expected all sub-lists to have sizes ", first.sizes(), " (like element 0), but got sub-list ",
+                i, " with sizes ", c.sizes());
+    // Mixed scalar types promote by category like PyTorch's literal parsing.
+    dtype_ = i == 0 ? c.dtype_ : (c.dtype_ == ScalarType::Undefined ? dtype_ : promoteTypes(dtype_, c.dtype_));
+  }
+  for (int64_t s : first.sizes_) sizes_.push_back(s);
+}
+
+void TensorDataContainer::fill(Tensor& flat, int64_t& pos) const {
+  if (!is_list_) {
+    switch (flat.scalar_type()) {
+      case kComplexDouble: flat.data_ptr<Complex<double>>()[pos++] = scalar_.toComplexDouble(); break;
+      case kDouble: flat.data_ptr<double>()[pos++] = scalar_.toDouble(); break;
+      default: flat.data_ptr<int64_t>()[pos++] = scalar_.toLong(); break;
+    }
+    return;
+  }
+  for (const auto& c : children_) c.fill(flat, pos);
+}
+
+Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& options) const {
+  // As LibTorch: Int/Long -> Long, Float/Double -> the default dtype, others kept.
+  ScalarType inferred = dtype_;
+  if (inferred == ScalarType::Undefined || inferred == kFloat || inferred == kDouble) inferred = get_default_dtype();
+  else if (inferred == kInt) inferred = kLong;
+  ScalarType dt = options.dtype_opt().value_or(inferred);
+  if (!is_list_) {
+    Tensor r = empty({}, options.dtype(dt).requires_grad(false));
+    r.fill_(scalar_);
+    if (options.requires_grad()) r.requires_grad_(true);
+    return r;
+  }
+  // Fill through a wide staging buffer, then convert once.
+  bool any_complex = isComplexType(dtype_), any_float = isFloatingType(dtype_);
+  ScalarType staging = (isComplexType(dt) || any_complex) ? kComplexDouble
+                     : (isFloatingType(dt) || any_float) ? kDouble : kLong;
+  Tensor flat = empty({checked_numel(sizes_, "tensor")}, TensorOptions().dtype(staging));
+  int64_t pos = 0;
+  fill(flat, pos);
+  Tensor r = flat.view(sizes_).to(options.dtype(dt).requires_grad(false));
+  if (r.is_same(flat) || r.is_alias_of(flat)) r = r.clone();
+  if (options.requires_grad()) r.requires_grad_(true);
+  return r;
+}
+
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
+  return data.convert_to_tensor(options);
+}
+
+}  // namespace ember

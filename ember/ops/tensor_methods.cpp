@@ -1,0 +1,335 @@
+// Tensor's methods: each forwards to the free function of the same name (ops/functions.h).
+#include "ember/ops/functions.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/tensor_iterator.h"
+#include "ember/ops/type_promotion.h"
+#include "ember/ops/views.h"
+
+namespace ember {
+
+// ---- autograd flags (the autograd layer replaces the meta with its own) ----------
+namespace {
+struct FlagAutogradMeta final : AutogradMetaInterface {
+  bool requires_grad_ = false;
+  bool requires_grad() const override { return requires_grad_; }
+  void set_requires_grad(bool r) override { requires_grad_ = r; }
+};
+}  // namespace
+
+bool Tensor::requires_grad() const {
+  auto* m = impl_->autograd_meta();
+  return m && m->requires_grad();
+}
+Tensor& Tensor::requires_grad_(bool r) {
+  EMBER_CHECK(!r || is_floating_point() || is_complex(), "requires_grad_: only Tensors of floating point and "
+              "complex dtype can require gradients (got ", dtype(), ")");
+  if (!impl_->autograd_meta()) {
+    if (!r) return *this;
+    impl_->set_autograd_meta(std::make_unique<FlagAutogradMeta>());
+  }
+  impl_->autograd_meta()->set_requires_grad(r);
+  return *this;
+}
+bool Tensor::is_leaf() const { return true; }
+Tensor Tensor::detach() const { return ember::detach(*this); }
+Tensor& Tensor::detach_() {
+  if (impl_->autograd_meta()) impl_->autograd_meta()->set_requires_grad(false);
+  return *this;
+}
+
+// ---- conversion ---------------------------------------------------------------------
+namespace {
+bool needs_copy(const Tensor& t, std::optional<ScalarType> dt, std::optional<Device> dev,
+                std::optional<MemoryFormat> f, bool copy) {
+  if (copy) return true;
+  if (dt && *dt != t.scalar_type()) return true;
+  if (dev && !(dev->type() == t.device().type() && (!dev->has_index() || dev->index() == std::max<int>(0, t.device().index()))))
+    return true;
+  if (f && *f != MemoryFormat::Preserve && !t.is_contiguous(*f)) return true;
+  return false;
+}
+Tensor to_impl(const Tensor& t, std::optional<ScalarType> dt, std::optional<Device> dev, bool copy,
+               std::optional<MemoryFormat> f) {
+  if (!needs_copy(t, dt, dev, f, copy)) return t;
+  return _to_copy(t, dt, dev, f);
+}
+}  // namespace
+Tensor Tensor::to(ScalarType t, bool, bool copy, std::optional<MemoryFormat> f) const {
+  return to_impl(*this, t, std::nullopt, copy, f);
+}
+Tensor Tensor::to(Device d, ScalarType t, bool, bool copy, std::optional<MemoryFormat> f) const {
+  return to_impl(*this, t, d, copy, f);
+}
+Tensor Tensor::to(Device d, bool, bool copy, std::optional<MemoryFormat> f) const {
+  return to_impl(*this, std::nullopt, d, copy, f);
+}
+Tensor Tensor::to(TensorOptions o, bool, bool copy, std::optional<MemoryFormat> f) const {
+  return to_impl(*this, o.dtype_opt(), o.device_opt(), copy, f ? f : o.memory_format_opt());
+}
+Tensor Tensor::to(const Tensor& other, bool, bool copy, std::optional<MemoryFormat> f) const {
+  return to_impl(*this, other.scalar_type(), other.device(), copy, f);
+}
+Tensor Tensor::contiguous(MemoryFormat f) const { return ember::contiguous(*this, f); }
+Tensor Tensor::clone(std::optional<MemoryFormat> f) const { return ember::clone(*this, f); }
+Tensor& Tensor::copy_(const Tensor& src, bool nb) { return ember::copy_(*this, src, nb); }
+Tensor& Tensor::fill_(const Scalar& v) { return ember::fill_(*this, v); }
+Tensor& Tensor::fill_(const Tensor& v) {
+  EMBER_CHECK(v.dim() == 0, "fill_: only supports 0-dimension value tensor but got tensor with ", v.dim(), " dimensions.");
+  return ember::fill_(*this, v.item());
+}
+Tensor& Tensor::zero_() { return ember::zero_(*this); }
+const Tensor& Tensor::resize_(IntArrayRef size, std::optional<MemoryFormat> f) const { return ember::resize_(*this, size, f); }
+Tensor& Tensor::set_(const Tensor& source) {
+  impl_->set_storage(source.storage());
+  impl_->set_storage_offset(source.storage_offset());
+  impl_->set_sizes_and_strides(source.sizes(), source.strides());
+  return *this;
+}
+
+// ---- views ----------------------------------------------------------------------------
+Tensor Tensor::view(IntArrayRef size) const { return ember::view(*this, size); }
+Tensor Tensor::view(ScalarType t) const {
+  if (t == dtype()) return *this;
+  size_t a = element_size(), b = ember::element_size(t);
+  if (a == b) return make_view(*this, sizes(), strides(), storage_offset(), t);
+  EMBER_CHECK(dim() > 0 && stride(-1) == 1, "view(dtype): self must have a last dimension with stride 1 to view ",
+              dtype(), " as ", t);
+  DimVector sz(sizes()), st(strides());
+  if (a > b) {
+    int64_t r = a / b;
+    for (size_t d = 0; d + 1 < sz.size(); ++d) st[d] *= r;
+    sz.back() *= r;
+    return make_view(*this, sz, st, storage_offset() * r, t);
+  }
+  int64_t r = b / a;
+  EMBER_CHECK(sz.back() % r == 0, "view(dtype): the size of the last dimension (", sz.back(),
+              ") must be divisible by the ratio ", r, " when viewing ", dtype(), " as ", t);
+  EMBER_CHECK(storage_offset() % r == 0, "view(dtype): the storage offset must be divisible by ", r);
+  for (size_t d = 0; d + 1 < sz.size(); ++d) {
+    EMBER_CHECK(st[d] % r == 0, "view(dtype): stride ", st[d], " of dim ", d, " must be divisible by ", r);
+    st[d] /= r;
+  }
+  sz.back() /= r;
+  return make_view(*this, sz, st, storage_offset() / r, t);
+}
+Tensor Tensor::view_as(const Tensor& o) const { return view(o.sizes()); }
+Tensor Tensor::reshape(IntArrayRef size) const { return ember::reshape(*this, size); }
+Tensor Tensor::reshape_as(const Tensor& o) const { return reshape(o.sizes()); }
+Tensor Tensor::flatten(int64_t s, int64_t e) const { return ember::flatten(*this, s, e); }
+Tensor Tensor::unflatten(int64_t d, IntArrayRef s) const { return ember::unflatten(*this, d, s); }
+Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
+Tensor Tensor::squeeze(int64_t d) const { return ember::squeeze(*this, d); }
+Tensor& Tensor::squeeze_() { Tensor v = squeeze(); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor& Tensor::squeeze_(int64_t d) { Tensor v = squeeze(d); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor Tensor::unsqueeze(int64_t d) const { return ember::unsqueeze(*this, d); }
+Tensor& Tensor::unsqueeze_(int64_t d) { Tensor v = unsqueeze(d); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
+Tensor Tensor::transpose(int64_t a, int64_t b) const { return ember::transpose(*this, a, b); }
+Tensor& Tensor::transpose_(int64_t a, int64_t b) { Tensor v = transpose(a, b); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor Tensor::t() const { return ember::t(*this); }
+Tensor& Tensor::t_() { Tensor v = t(); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor Tensor::mT() const {
+  EMBER_CHECK(dim() >= 2, "mT: tensor.mT is only supported on matrices or batches of matrices. Got ", dim(), "-D tensor.");
+  return transpose(-2, -1);
+}
+Tensor Tensor::mH() const { return mT().conj(); }
+Tensor Tensor::expand(IntArrayRef size, bool implicit) const { return ember::expand(*this, size, implicit); }
+Tensor Tensor::expand_as(const Tensor& o) const { return expand(o.sizes()); }
+Tensor Tensor::narrow(int64_t d, int64_t s, int64_t l) const { return ember::narrow(*this, d, s, l); }
+Tensor Tensor::select(int64_t d, int64_t i) const { return ember::select(*this, d, i); }
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> s, std::optional<int64_t> e, int64_t st) const {
+  return ember::slice(*this, d, s, e, st);
+}
+Tensor Tensor::unfold(int64_t d, int64_t s, int64_t st) const { return ember::unfold(*this, d, s, st); }
+Tensor Tensor::diagonal(int64_t o, int64_t a, int64_t b) const { return ember::diagonal(*this, o, a, b); }
+Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t> off) const {
+  return ember::as_strided(*this, sz, st, off);
+}
+std::vector<Tensor> Tensor::chunk(int64_t c, int64_t d) const { return ember::chunk(*this, c, d); }
+std::vector<Tensor> Tensor::split(int64_t s, int64_t d) const { return ember::split(*this, s, d); }
+std::vector<Tensor> Tensor::split(IntArrayRef s, int64_t d) const { return ember::split(*this, s, d); }
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef s, int64_t d) const { return ember::split_with_sizes(*this, s, d); }
+std::vector<Tensor> Tensor::tensor_split(int64_t s, int64_t d) const { return ember::tensor_split(*this, s, d); }
+std::vector<Tensor> Tensor::tensor_split(IntArrayRef s, int64_t d) const { return ember::tensor_split(*this, s, d); }
+std::vector<Tensor> Tensor::unbind(int64_t d) const { return ember::unbind(*this, d); }
+Tensor Tensor::movedim(IntArrayRef s, IntArrayRef d) const { return ember::movedim(*this, s, d); }
+Tensor Tensor::movedim(int64_t s, int64_t d) const { return ember::movedim(*this, s, d); }
+Tensor Tensor::real() const { return ember::real(*this); }
+Tensor Tensor::imag() const { return ember::imag(*this); }
+Tensor Tensor::conj() const { return ember::conj(*this); }
+
+// ---- pointwise ----------------------------------------------------------------------
+#define EMBER_UNARY_METHOD(name)                                   \
+  Tensor Tensor::name() const { return ember::name(*this); }       \
+  Tensor& Tensor::name##_() { return ember::name##_(*this); }
+EMBER_UNARY_METHOD(neg) EMBER_UNARY_METHOD(negative) EMBER_UNARY_METHOD(abs)
+EMBER_UNARY_METHOD(absolute) EMBER_UNARY_METHOD(sign) EMBER_UNARY_METHOD(sgn)
+EMBER_UNARY_METHOD(exp) EMBER_UNARY_METHOD(exp2) EMBER_UNARY_METHOD(expm1)
+EMBER_UNARY_METHOD(log) EMBER_UNARY_METHOD(log2) EMBER_UNARY_METHOD(log10)
+EMBER_UNARY_METHOD(log1p) EMBER_UNARY_METHOD(sqrt) EMBER_UNARY_METHOD(rsqrt)
+EMBER_UNARY_METHOD(sin) EMBER_UNARY_METHOD(cos) EMBER_UNARY_METHOD(tan)
+EMBER_UNARY_METHOD(asin) EMBER_UNARY_METHOD(acos) EMBER_UNARY_METHOD(atan)
+EMBER_UNARY_METHOD(arcsin) EMBER_UNARY_METHOD(arccos) EMBER_UNARY_METHOD(arctan)
+EMBER_UNARY_METHOD(sinh) EMBER_UNARY_METHOD(cosh) EMBER_UNARY_METHOD(tanh)
+EMBER_UNARY_METHOD(asinh) EMBER_UNARY_METHOD(acosh) EMBER_UNARY_METHOD(atanh)
+EMBER_UNARY_METHOD(sigmoid) EMBER_UNARY_METHOD(erf) EMBER_UNARY_METHOD(erfc)
+EMBER_UNARY_METHOD(erfinv) EMBER_UNARY_METHOD(lgamma) EMBER_UNARY_METHOD(digamma)
+EMBER_UNARY_METHOD(reciprocal) EMBER_UNARY_METHOD(floor) EMBER_UNARY_METHOD(ceil)
+EMBER_UNARY_METHOD(trunc) EMBER_UNARY_METHOD(fix) EMBER_UNARY_METHOD(frac)
+EMBER_UNARY_METHOD(relu) EMBER_UNARY_METHOD(square) EMBER_UNARY_METHOD(logical_not)
+EMBER_UNARY_METHOD(bitwise_not) EMBER_UNARY_METHOD(i0) EMBER_UNARY_METHOD(sinc)
+EMBER_UNARY_METHOD(deg2rad) EMBER_UNARY_METHOD(rad2deg)
+#undef EMBER_UNARY_METHOD
+Tensor Tensor::positive() const { return ember::positive(*this); }
+Tensor Tensor::round(int64_t d) const { return ember::round(*this, d); }
+Tensor& Tensor::round_(int64_t d) { return ember::round_(*this, d); }
+Tensor Tensor::angle() const { return ember::angle(*this); }
+Tensor Tensor::isnan() const { return ember::isnan(*this); }
+Tensor Tensor::isinf() const { return ember::isinf(*this); }
+Tensor Tensor::isposinf() const { return ember::isposinf(*this); }
+Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
+Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
+Tensor Tensor::isreal() const { return ember::isreal(*this); }
+Tensor Tensor::signbit() const { return ember::signbit(*this); }
+Tensor Tensor::nan_to_num(std::optional<double> a, std::optional<double> b, std::optional<double> c) const {
+  return ember::nan_to_num(*this, a, b, c);
+}
+Tensor& Tensor::nan_to_num_(std::optional<double> a, std::optional<double> b, std::optional<double> c) {
+  return ember::nan_to_num_(*this, a, b, c);
+}
+Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
+Tensor& Tensor::logit_(std::optional<double> eps) { return ember::logit_(*this, eps); }
+Tensor Tensor::clamp(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp(*this, lo, hi); }
+Tensor Tensor::clamp(const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) const { return ember::clamp(*this, lo, hi); }
+Tensor& Tensor::clamp_(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) { return ember::clamp_(*this, lo, hi); }
+Tensor& Tensor::clamp_(const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) { return ember::clamp_(*this, lo, hi); }
+Tensor Tensor::clamp_min(const Scalar& v) const { return ember::clamp_min(*this, v); }
+Tensor& Tensor::clamp_min_(const Scalar& v) { return ember::clamp_(*this, std::optional<Scalar>(v), std::nullopt); }
+Tensor Tensor::clamp_max(const Scalar& v) const { return ember::clamp_max(*this, v); }
+Tensor& Tensor::clamp_max_(const Scalar& v) { return ember::clamp_(*this, std::nullopt, std::optional<Scalar>(v)); }
+Tensor Tensor::clip(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp(*this, lo, hi); }
+Tensor& Tensor::clip_(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) { return ember::clamp_(*this, lo, hi); }
+
+// In-place binary methods go through the out= form with self as the output.
+#define EMBER_BINARY_METHOD(name, fn)                                                          \
+  Tensor Tensor::name(const Tensor& o) const { return ember::fn(*this, o); }                   \
+  Tensor Tensor::name(const Scalar& o) const { return ember::fn(*this, o); }                   \
+  Tensor& Tensor::name##_(const Tensor& o) { return inplace_binary(#name "_", *this, o, &ember::fn##_out); } \
+  Tensor& Tensor::name##_(const Scalar& o) {                                                   \
+    return inplace_binary(#name "_", *this, scalar_to_tensor(o), &ember::fn##_out);           \
+  }
+namespace {
+// In-place results keep self's shape: other must broadcast to it.
+void check_inplace_shape(const char* name, const Tensor& self, const Tensor& other) {
+  if (other.sizes() == self.sizes()) return;
+  DimVector b = infer_size(self.sizes(), other.sizes(), name);
+  EMBER_CHECK(IntArrayRef(b) == self.sizes(), name, ": output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", IntArrayRef(b));
+}
+using OutFn = Tensor& (*)(Tensor&, const Tensor&, const Tensor&);
+Tensor& inplace_binary(const char* name, Tensor& self, const Tensor& other, OutFn fn) {
+  check_inplace_shape(name, self, other);
+  return fn(self, self, other);
+}
+}  // namespace
+EMBER_BINARY_METHOD(mul, mul) EMBER_BINARY_METHOD(multiply, mul) EMBER_BINARY_METHOD(remainder, remainder)
+EMBER_BINARY_METHOD(fmod, fmod) EMBER_BINARY_METHOD(floor_divide, floor_divide) EMBER_BINARY_METHOD(pow, pow)
+EMBER_BINARY_METHOD(float_power, float_power) EMBER_BINARY_METHOD(true_divide, true_divide)
+EMBER_BINARY_METHOD(eq, eq) EMBER_BINARY_METHOD(ne, ne) EMBER_BINARY_METHOD(lt, lt) EMBER_BINARY_METHOD(le, le)
+EMBER_BINARY_METHOD(gt, gt) EMBER_BINARY_METHOD(ge, ge) EMBER_BINARY_METHOD(less, lt) EMBER_BINARY_METHOD(greater, gt)
+EMBER_BINARY_METHOD(less_equal, le) EMBER_BINARY_METHOD(greater_equal, ge) EMBER_BINARY_METHOD(not_equal, ne)
+EMBER_BINARY_METHOD(logical_and, logical_and) EMBER_BINARY_METHOD(logical_or, logical_or)
+EMBER_BINARY_METHOD(logical_xor, logical_xor) EMBER_BINARY_METHOD(bitwise_and, bitwise_and)
+EMBER_BINARY_METHOD(bitwise_or, bitwise_or) EMBER_BINARY_METHOD(bitwise_xor, bitwise_xor)
+EMBER_BINARY_METHOD(bitwise_left_shift, bitwise_left_shift)
+EMBER_BINARY_METHOD(bitwise_right_shift, bitwise_right_shift) EMBER_BINARY_METHOD(xlogy, xlogy)
+#undef EMBER_BINARY_METHOD
+#define EMBER_BINARY_TENSOR_METHOD(name)                                                    \
+  Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); }              \
+  Tensor& Tensor::name##_(const Tensor& o) { return inplace_binary(#name "_", *this, o, &ember::name##_out); }
+EMBER_BINARY_TENSOR_METHOD(atan2) EMBER_BINARY_TENSOR_METHOD(arctan2) EMBER_BINARY_TENSOR_METHOD(hypot)
+EMBER_BINARY_TENSOR_METHOD(copysign) EMBER_BINARY_TENSOR_METHOD(nextafter)
+#undef EMBER_BINARY_TENSOR_METHOD
+
+Tensor Tensor::add(const Tensor& o, const Scalar& a) const { return ember::add(*this, o, a); }
+Tensor Tensor::add(const Scalar& o, const Scalar& a) const { return ember::add(*this, o, a); }
+Tensor& Tensor::add_(const Tensor& o, const Scalar& a) {
+  check_inplace_shape("add_", *this, o);
+  return ember::add_out(*this, *this, o, a);
+}
+Tensor& Tensor::add_(const Scalar& o, const Scalar& a) { return add_(scalar_to_tensor(o, Device(kCPU)), a); }
+Tensor Tensor::sub(const Tensor& o, const Scalar& a) const { return ember::sub(*this, o, a); }
+Tensor Tensor::sub(const Scalar& o, const Scalar& a) const { return ember::sub(*this, o, a); }
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& a) {
+  check_inplace_shape("sub_", *this, o);
+  return ember::sub_out(*this, *this, o, a);
+}
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& a) { return sub_(scalar_to_tensor(o, Device(kCPU)), a); }
+Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
+Tensor Tensor::div(const Scalar& o) const { return ember::div(*this, o); }
+Tensor Tensor::div(const Tensor& o, std::optional<std::string_view> m) const { return ember::div(*this, o, m); }
+Tensor Tensor::div(const Scalar& o, std::optional<std::string_view> m) const { return ember::div(*this, o, m); }
+Tensor& Tensor::div_(const Tensor& o) { return div_(o, std::nullopt); }
+Tensor& Tensor::div_(const Scalar& o) { return div_(scalar_to_tensor(o, Device(kCPU)), std::nullopt); }
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> m) {
+  check_inplace_shape("div_", *this, o);
+  return ember::div_out(*this, *this, o, m);
+}
+Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> m) { return div_(scalar_to_tensor(o, Device(kCPU)), m); }
+Tensor Tensor::maximum(const Tensor& o) const { return ember::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return ember::minimum(*this, o); }
+Tensor Tensor::fmax(const Tensor& o) const { return ember::fmax(*this, o); }
+Tensor Tensor::fmin(const Tensor& o) const { return ember::fmin(*this, o); }
+Tensor Tensor::max(const Tensor& o) const { return ember::maximum(*this, o); }
+Tensor Tensor::min(const Tensor& o) const { return ember::minimum(*this, o); }
+Tensor Tensor::lerp(const Tensor& e, const Scalar& w) const { return ember::lerp(*this, e, w); }
+Tensor Tensor::lerp(const Tensor& e, const Tensor& w) const { return ember::lerp(*this, e, w); }
+Tensor& Tensor::lerp_(const Tensor& e, const Scalar& w) { return copy_(ember::lerp(*this, e, w)); }
+Tensor& Tensor::lerp_(const Tensor& e, const Tensor& w) { return copy_(ember::lerp(*this, e, w)); }
+Tensor Tensor::addcmul(const Tensor& a, const Tensor& b, const Scalar& v) const { return ember::addcmul(*this, a, b, v); }
+Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, const Scalar& v) { return copy_(ember::addcmul(*this, a, b, v)); }
+Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, const Scalar& v) const { return ember::addcdiv(*this, a, b, v); }
+Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, const Scalar& v) { return copy_(ember::addcdiv(*this, a, b, v)); }
+Tensor Tensor::where(const Tensor& c, const Tensor& o) const { return ember::where(c, *this, o); }
+Tensor Tensor::where(const Tensor& c, const Scalar& o) const { return ember::where(c, *this, o); }
+Tensor Tensor::isclose(const Tensor& o, double r, double a, bool n) const { return ember::isclose(*this, o, r, a, n); }
+bool Tensor::allclose(const Tensor& o, double r, double a, bool n) const { return ember::allclose(*this, o, r, a, n); }
+bool Tensor::equal(const Tensor& o) const { return ember::equal(*this, o); }
+
+// ---- operators ----------------------------------------------------------------------
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator~(const Tensor& a) { return bitwise_not(a); }
+#define EMBER_DEFINE_OPERATOR(op, fn)                                                 \
+  Tensor operator op(const Tensor& a, const Tensor& b) { return fn(a, b); }           \
+  Tensor operator op(const Tensor& a, const Scalar& b) { return fn(a, b); }           \
+  Tensor operator op(const Scalar& a, const Tensor& b) { return fn(scalar_to_tensor(a, Device(kCPU)), b); }
+EMBER_DEFINE_OPERATOR(+, add) EMBER_DEFINE_OPERATOR(-, sub) EMBER_DEFINE_OPERATOR(*, mul)
+EMBER_DEFINE_OPERATOR(/, div) EMBER_DEFINE_OPERATOR(%, remainder) EMBER_DEFINE_OPERATOR(&, bitwise_and)
+EMBER_DEFINE_OPERATOR(|, bitwise_or) EMBER_DEFINE_OPERATOR(^, bitwise_xor)
+EMBER_DEFINE_OPERATOR(<<, bitwise_left_shift) EMBER_DEFINE_OPERATOR(>>, bitwise_right_shift)
+EMBER_DEFINE_OPERATOR(==, eq) EMBER_DEFINE_OPERATOR(!=, ne) EMBER_DEFINE_OPERATOR(<, lt)
+EMBER_DEFINE_OPERATOR(<=, le) EMBER_DEFINE_OPERATOR(>, gt) EMBER_DEFINE_OPERATOR(>=, ge)
+#undef EMBER_DEFINE_OPERATOR
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+// ---- indexing -------------------------------------------------------------------------
+Tensor Tensor::operator[](int64_t i) const { return select(0, i); }
+Tensor Tensor::operator[](const Tensor& i) const { return index({indexing::TensorIndex(i)}); }
+Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> idx) const {
+  return index(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()));
+}
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v) {
+  return index_put_(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()), v);
+}
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Scalar& v) {
+  return index_put_(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()), v);
+}
+
+}  // namespace ember

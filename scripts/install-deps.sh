@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian package that ember's build, tests and benchmarks need.
+# Idempotent and non-interactive; skips apt entirely when everything is present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libopenblas-dev liblapacke-dev libdnnl-dev libomp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libsleef-dev
+)
+# Benchmarks against LibTorch and golden-data generation (optional: EMBER_WITH_TORCH=1).
+if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then
+  packages+=(libtorch-dev python3-torch python3-numpy)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+fi
