@@ -1,8 +1,19 @@
-// Tensor comparison for tests.
+// Tensor comparison and golden-file reading for tests.
 #include "test_util.h"
 
+#include <dlfcn.h>
+
+#include <cctype>
 #include <cmath>
+#include <complex>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 namespace ember::test {
 
@@ -35,5 +46,299 @@ namespace ember::test {
                                        << ": got " << ap[first] << ", expected " << ep[first] << " (rtol " << rtol
                                        << ", atol " << atol << ")";
 }
+
+}  // namespace ember::test
+
+// ---- golden files ---------------------------------------------------------------------
+namespace ember::test {
+
+bool Json::as_bool() const {
+  if (type_ != Type::Bool) throw std::runtime_error("json: not a bool");
+  return b_;
+}
+double Json::as_double() const {
+  if (type_ != Type::Number) throw std::runtime_error("json: not a number");
+  return num_;
+}
+int64_t Json::as_int() const {
+  if (type_ != Type::Number) throw std::runtime_error("json: not a number");
+  return std::stoll(str_);
+}
+const std::string& Json::as_string() const {
+  if (type_ != Type::String && type_ != Type::Number) throw std::runtime_error("json: not a string");
+  return str_;
+}
+const std::vector<Json>& Json::items() const {
+  if (type_ != Type::Array) throw std::runtime_error("json: not an array");
+  return items_;
+}
+const std::vector<std::pair<std::string, Json>>& Json::fields() const {
+  if (type_ != Type::Object) throw std::runtime_error("json: not an object");
+  return fields_;
+}
+const Json& Json::operator[](std::string_view key) const {
+  static const Json null;
+  for (const auto& [k, v] : fields()) if (k == key) return v;
+  return null;
+}
+bool Json::contains(std::string_view key) const {
+  if (type_ != Type::Object) return false;
+  for (const auto& f : fields_) if (f.first == key) return true;
+  return false;
+}
+
+// A recursive-descent parser for the JSON that Python's json.dumps writes.
+struct JsonParser {
+  std::string_view s;
+  size_t i = 0;
+
+  [[noreturn]] void fail(const char* what) {
+    throw std::runtime_error(str_cat_("json: ", what, " at offset ", i));
+  }
+  template <class... A> static std::string str_cat_(const A&... a) {
+    std::ostringstream os;
+    (os << ... << a);
+    return os.str();
+  }
+  void ws() { while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i; }
+  bool lit(std::string_view l) {
+    if (s.substr(i, l.size()) != l) return false;
+    i += l.size();
+    return true;
+  }
+  std::string string() {
+    if (s[i] != '"') fail("expected a string");
+    ++i;
+    std::string out;
+    while (i < s.size() && s[i] != '"') {
+      char c = s[i++];
+      if (c != '\\') { out += c; continue; }
+      if (i >= s.size()) fail("bad escape");
+      char e = s[i++];
+      switch (e) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'u': {
+          if (i + 4 > s.size()) fail("bad \\u escape");
+          unsigned cp = std::stoul(std::string(s.substr(i, 4)), nullptr, 16);
+          i += 4;
+          if (cp < 0x80) out += char(cp);
+          else if (cp < 0x800) out += char(0xc0 | (cp >> 6)), out += char(0x80 | (cp & 0x3f));
+          else out += char(0xe0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3f)), out += char(0x80 | (cp & 0x3f));
+          break;
+        }
+        default: out += e;
+      }
+    }
+    if (i >= s.size()) fail("unterminated string");
+    ++i;
+    return out;
+  }
+  Json value() {
+    ws();
+    if (i >= s.size()) fail("unexpected end");
+    Json j;
+    char c = s[i];
+    if (c == '{') {
+      j.type_ = Json::Type::Object;
+      ++i;
+      ws();
+      if (s[i] == '}') { ++i; return j; }
+      for (;;) {
+        ws();
+        std::string k = string();
+        ws();
+        if (s[i++] != ':') fail("expected ':'");
+        j.fields_.emplace_back(std::move(k), value());
+        ws();
+        if (s[i] == ',') { ++i; continue; }
+        if (s[i] == '}') { ++i; return j; }
+        fail("expected ',' or '}'");
+      }
+    }
+    if (c == '[') {
+      j.type_ = Json::Type::Array;
+      ++i;
+      ws();
+      if (s[i] == ']') { ++i; return j; }
+      for (;;) {
+        j.items_.push_back(value());
+        ws();
+        if (s[i] == ',') { ++i; continue; }
+        if (s[i] == ']') { ++i; return j; }
+        fail("expected ',' or ']'");
+      }
+    }
+    if (c == '"') {
+      j.type_ = Json::Type::String;
+      j.str_ = string();
+      return j;
+    }
+    if (lit("null")) return j;
+    if (lit("true")) { j.type_ = Json::Type::Bool; j.b_ = true; return j; }
+    if (lit("false")) { j.type_ = Json::Type::Bool; j.b_ = false; return j; }
+    size_t start = i;
+    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || std::strchr("+-.eE", s[i]))) ++i;
+    if (start == i) fail("unexpected character");
+    j.type_ = Json::Type::Number;
+    j.str_ = std::string(s.substr(start, i - start));
+    j.num_ = std::strtod(j.str_.c_str(), nullptr);
+    return j;
+  }
+};
+
+Json Json::parse(std::string_view text) {
+  JsonParser p{text};
+  Json j = p.value();
+  p.ws();
+  if (p.i != text.size()) p.fail("trailing characters");
+  return j;
+}
+
+namespace {
+struct DtypeName { const char* name; ScalarType t; };
+constexpr DtypeName kTorchNames[] = {
+    {"bool", kBool},       {"uint8", kByte},     {"int8", kChar},         {"int16", kShort},
+    {"int32", kInt},       {"int64", kLong},     {"float16", kHalf},      {"bfloat16", kBFloat16},
+    {"float32", kFloat},   {"float64", kDouble}, {"complex32", kComplexHalf}, {"complex64", kComplexFloat},
+    {"complex128", kComplexDouble}};
+}  // namespace
+
+ScalarType dtype_from_torch_name(std::string_view name) {
+  for (const auto& d : kTorchNames) if (name == d.name) return d.t;
+  throw std::runtime_error("golden: unknown dtype '" + std::string(name) + "'");
+}
+std::string torch_name(ScalarType t) {
+  for (const auto& d : kTorchNames) if (t == d.t) return d.name;
+  return "undefined";
+}
+
+std::string golden_path(const std::string& name) {
+#ifdef EMBER_GOLDEN_DIR
+  return std::string(EMBER_GOLDEN_DIR) + "/" + name + ".golden";
+#else
+  return "tests/golden/" + name + ".golden";
+#endif
+}
+
+namespace {
+struct GoldenFileData {
+  Json header;
+  std::vector<GoldenCase> cases;
+};
+
+Scalar parse_scalar(const std::string& type, const std::string& v) {
+  if (type == "bool") return Scalar(v == "true");
+  if (type == "int") return Scalar(int64_t(std::stoll(v)));
+  if (type == "float") return Scalar(std::strtod(v.c_str(), nullptr));
+  if (type == "complex") {
+    size_t comma = v.find(',');
+    return Scalar(std::complex<double>(std::strtod(v.substr(0, comma).c_str(), nullptr),
+                                       std::strtod(v.substr(comma + 1).c_str(), nullptr)));
+  }
+  throw std::runtime_error("golden: unknown scalar type '" + type + "'");
+}
+
+GoldenValue parse_value(const Json& j, const std::string& blob, const std::string& file) {
+  GoldenValue v;
+  if (j.is_null()) return v;
+  if (j.contains("t")) {
+    v.kind = GoldenValue::Kind::Tensor;
+    ScalarType dt = dtype_from_torch_name(j["t"].as_string());
+    std::vector<int64_t> shape, stride;
+    for (const Json& x : j["shape"].items()) shape.push_back(x.as_int());
+    for (const Json& x : j["stride"].items()) stride.push_back(x.as_int());
+    int64_t span = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 0) { span = 0; break; }
+      span += (shape[d] - 1) * stride[d];
+    }
+    size_t at = size_t(j["at"].as_int()), nbytes = size_t(span) * element_size(dt);
+    if (at + nbytes > blob.size())
+      throw std::runtime_error(file + ": tensor data at blob offset " + std::to_string(at) + " (+" +
+                               std::to_string(nbytes) + " bytes) runs past the end of the file");
+    Tensor base = empty({span}, TensorOptions().dtype(dt));
+    if (nbytes) std::memcpy(base.data_ptr(), blob.data() + at, nbytes);
+    v.tensor = base.as_strided(shape, stride, 0);
+    return v;
+  }
+  if (j.contains("s")) {
+    v.kind = GoldenValue::Kind::Scalar;
+    v.scalar = parse_scalar(j["s"].as_string(), j["v"].as_string());
+    return v;
+  }
+  if (j.contains("str")) {
+    v.kind = GoldenValue::Kind::String;
+    v.str = j["str"].as_string();
+    return v;
+  }
+  throw std::runtime_error(file + ": unknown value kind");
+}
+
+std::unique_ptr<GoldenFileData> read_golden(const std::string& name) {
+  std::string path = golden_path(name);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("golden: cannot open " + path + " (run tests/golden/gen_golden.py)");
+  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (data.size() < 16 || data.compare(0, 8, "EMBGLD01") != 0)
+    throw std::runtime_error(path + ": not a golden file (expected magic EMBGLD01 at offset 0)");
+  uint64_t h = 0;
+  for (int k = 0; k < 8; ++k) h |= uint64_t(uint8_t(data[8 + k])) << (8 * k);
+  if (16 + h > data.size()) throw std::runtime_error(path + ": header length " + std::to_string(h) + " past the end");
+  auto out = std::make_unique<GoldenFileData>();
+  try {
+    out->header = Json::parse(std::string_view(data).substr(16, h));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": header: " + e.what());
+  }
+  std::string blob = data.substr(16 + h);
+  const Json& cases = out->header["cases"];
+  out->cases.reserve(cases.size());
+  for (const Json& c : cases.items()) {
+    GoldenCase g;
+    g.json = &c;
+    g.name = c["name"].as_string();
+    g.op = c["op"].as_string();
+    if (c.contains("table_op")) g.table_op = c["table_op"].as_string();
+    g.ref = c.contains("ref") ? c["ref"].as_string() : "torch";
+    for (const Json& a : c["args"].items()) g.args.push_back(parse_value(a, blob, path));
+    if (c.contains("kwargs"))
+      for (const auto& [k, v] : c["kwargs"].fields()) g.kwargs.emplace_back(k, parse_value(v, blob, path));
+    const Json& e = c["expect"];
+    if (!e.is_null() && e.contains("error")) {
+      g.expect_error = true;
+      g.error = e["error"].as_string();
+    } else {
+      g.expect = parse_value(e, blob, path);
+    }
+    if (c.contains("tags")) for (const Json& t : c["tags"].items()) g.tags.push_back(t.as_string());
+    out->cases.push_back(std::move(g));
+  }
+  return out;
+}
+}  // namespace
+
+bool GoldenCase::has_tag(std::string_view t) const {
+  for (const auto& x : tags) if (x == t) return true;
+  return false;
+}
+const GoldenValue* GoldenCase::kwarg(std::string_view key) const {
+  for (const auto& [k, v] : kwargs) if (k == key) return &v;
+  return nullptr;
+}
+
+const std::vector<GoldenCase>& load_golden(const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<GoldenFileData>> cache;
+  std::lock_guard<std::mutex> g(mu);
+  auto& slot = cache[name];
+  if (!slot) slot = read_golden(name);
+  return slot->cases;
+}
+
+bool ember_has_symbol(const char* mangled_name) { return dlsym(RTLD_DEFAULT, mangled_name) != nullptr; }
 
 }  // namespace ember::test

@@ -2,7 +2,11 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ember/ember.h"
 
@@ -26,5 +30,83 @@ namespace ember::test {
           << "message was: " << e.what();                                                 \
     }                                                                                     \
   } while (0)
+
+// ---- golden files -------------------------------------------------------------------
+// tests/golden/*.golden, written by tests/golden/gen_golden.py (its header documents the
+// format: magic, a JSON header of cases, then raw little-endian tensor bytes).
+
+// A parsed JSON value (the golden headers). Objects keep their keys in file order.
+class Json {
+ public:
+  enum class Type { Null, Bool, Number, String, Array, Object };
+  Type type() const { return type_; }
+  bool is_null() const { return type_ == Type::Null; }
+  bool as_bool() const;
+  double as_double() const;
+  int64_t as_int() const;
+  const std::string& as_string() const;  // a String, or a Number's text
+  const std::vector<Json>& items() const;  // an Array
+  const std::vector<std::pair<std::string, Json>>& fields() const;  // an Object
+  size_t size() const { return type_ == Type::Array ? items_.size() : fields_.size(); }
+  const Json& operator[](size_t i) const { return items().at(i); }
+  // An Object's field; a Null value when absent.
+  const Json& operator[](std::string_view key) const;
+  bool contains(std::string_view key) const;
+
+  static Json parse(std::string_view text);  // throws std::runtime_error
+
+ private:
+  friend struct JsonParser;
+  Type type_ = Type::Null;
+  bool b_ = false;
+  double num_ = 0;
+  std::string str_;
+  std::vector<Json> items_;
+  std::vector<std::pair<std::string, Json>> fields_;
+};
+
+// One argument or result of a golden case.
+struct GoldenValue {
+  enum class Kind { None, Tensor, Scalar, String };
+  Kind kind = Kind::None;
+  Tensor tensor;       // Kind::Tensor: with the recorded sizes and strides
+  Scalar scalar;       // Kind::Scalar: a Python number (bool, int, float or complex)
+  std::string str;     // Kind::String
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  bool is_scalar() const { return kind == Kind::Scalar; }
+  bool is_none() const { return kind == Kind::None; }
+};
+
+struct GoldenCase {
+  std::string name;      // unique in its file, e.g. "add/0/float32/pairs"
+  std::string op;        // the public function (ember::<op>)
+  std::string table_op;  // the pointwise-table entry it exercises (may be empty)
+  std::string ref;       // "torch" or "upcast" (see gen_golden.py)
+  std::vector<GoldenValue> args;
+  std::vector<std::pair<std::string, GoldenValue>> kwargs;
+  GoldenValue expect;    // the expected result (a tensor) unless expect_error
+  bool expect_error = false;
+  std::string error;     // PyTorch's message when expect_error
+  std::vector<std::string> tags;
+  const Json* json = nullptr;  // the whole case, for fields beyond these
+
+  bool has_tag(std::string_view t) const;
+  const GoldenValue* kwarg(std::string_view key) const;  // null when absent
+};
+
+// The cases of tests/golden/<name>.golden (cached: loaded once per process). Throws
+// std::runtime_error with the file and offset when the file is malformed.
+const std::vector<GoldenCase>& load_golden(const std::string& name);
+std::string golden_path(const std::string& name);
+// "float32" -> kFloat, "complex32" -> kComplexHalf, ... (PyTorch's dtype names).
+ScalarType dtype_from_torch_name(std::string_view name);
+std::string torch_name(ScalarType t);
+
+// Whether libember (built with EMBER_ALLOW_UNDEFINED) defines the symbol with this mangled
+// name: tests skip what needs ops that are not written yet instead of crashing.
+bool ember_has_symbol(const char* mangled_name);
+// Ops some pointwise functions call internally.
+inline bool ember_has_any() { return ember_has_symbol("_ZNK5ember6Tensor3anyEv"); }
+inline bool ember_has_complex() { return ember_has_symbol("_ZN5ember7complexERKNS_6TensorES2_"); }
 
 }  // namespace ember::test

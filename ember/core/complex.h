@@ -4,6 +4,7 @@
 #pragma once
 #include <cmath>
 #include <complex>
+#include <type_traits>
 #include <iosfwd>
 
 #include "ember/core/half.h"
@@ -53,7 +54,6 @@ template <class T> EMBER_HD Complex<T> operator/(Complex<T> a, Complex<T> b) {
   // Smith's algorithm: scales by the larger component to avoid overflow.
   T c = b.real_, d = b.imag_;
   if (std::abs(c) >= std::abs(d)) {
-    if (c == T(0) && d == T(0)) return {a.real_ / std::abs(c), a.imag_ / std::abs(d)};
     T r = d / c, den = c + d * r;
     return {(a.real_ + a.imag_ * r) / den, (a.imag_ - a.real_ * r) / den};
   }
@@ -77,14 +77,20 @@ inline bool operator==(ComplexHalf a, ComplexHalf b) { return a.real_ == b.real_
 template <class T> EMBER_HD T real(Complex<T> a) { return a.real_; }
 template <class T> EMBER_HD T imag(Complex<T> a) { return a.imag_; }
 template <class T> EMBER_HD Complex<T> conj(Complex<T> a) { return {a.real_, -a.imag_}; }
-template <class T> inline T abs(Complex<T> a) { return std::hypot(a.real_, a.imag_); }
-template <class T> inline T arg(Complex<T> a) { return std::atan2(a.imag_, a.real_); }
-template <class T> inline T norm(Complex<T> a) { return a.real_ * a.real_ + a.imag_ * a.imag_; }
+template <class T> EMBER_HD T abs(Complex<T> a) { return std::hypot(a.real_, a.imag_); }
+template <class T> EMBER_HD T arg(Complex<T> a) { return std::atan2(a.imag_, a.real_); }
+template <class T> EMBER_HD T norm(Complex<T> a) { return a.real_ * a.real_ + a.imag_ * a.imag_; }
 
-template <class T> inline std::complex<T> to_std(Complex<T> a) { return {a.real_, a.imag_}; }
+template <class T> EMBER_HD std::complex<T> to_std(Complex<T> a) { return {a.real_, a.imag_}; }
 
-#define EMBER_COMPLEX_VIA_STD(fn) \
-  template <class T> inline Complex<T> fn(Complex<T> a) { return Complex<T>(std::fn(to_std(a))); }
+// complex64 transcendentals are evaluated in complex128 and rounded once (libstdc++'s
+// float versions lose up to tens of ulp).
+template <class T> using WideComplex = std::complex<std::conditional_t<std::is_same_v<T, float>, double, T>>;
+#define EMBER_COMPLEX_VIA_STD(fn)                                                         \
+  template <class T> EMBER_HD Complex<T> fn(Complex<T> a) {                               \
+    auto r = std::fn(WideComplex<T>(a.real_, a.imag_));                                   \
+    return Complex<T>(T(r.real()), T(r.imag()));                                          \
+  }
 EMBER_COMPLEX_VIA_STD(exp) EMBER_COMPLEX_VIA_STD(log) EMBER_COMPLEX_VIA_STD(log10)
 EMBER_COMPLEX_VIA_STD(sqrt) EMBER_COMPLEX_VIA_STD(sin) EMBER_COMPLEX_VIA_STD(cos)
 EMBER_COMPLEX_VIA_STD(tan) EMBER_COMPLEX_VIA_STD(asin) EMBER_COMPLEX_VIA_STD(acos)
@@ -92,10 +98,10 @@ EMBER_COMPLEX_VIA_STD(atan) EMBER_COMPLEX_VIA_STD(sinh) EMBER_COMPLEX_VIA_STD(co
 EMBER_COMPLEX_VIA_STD(tanh) EMBER_COMPLEX_VIA_STD(asinh) EMBER_COMPLEX_VIA_STD(acosh)
 EMBER_COMPLEX_VIA_STD(atanh)
 #undef EMBER_COMPLEX_VIA_STD
-template <class T> inline Complex<T> pow(Complex<T> a, Complex<T> b) {
+template <class T> EMBER_HD Complex<T> pow(Complex<T> a, Complex<T> b) {
   return Complex<T>(std::pow(to_std(a), to_std(b)));
 }
-template <class T> inline Complex<T> polar(T r, T theta) { return Complex<T>(std::polar(r, theta)); }
+template <class T> EMBER_HD Complex<T> polar(T r, T theta) { return Complex<T>(std::polar(r, theta)); }
 
 template <class T> std::ostream& operator<<(std::ostream& os, Complex<T> c);
 

@@ -19,7 +19,7 @@ std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << to_strin
 ScalarType toComplexType(ScalarType t) {
   switch (t) {
     case kHalf: case kComplexHalf: return kComplexHalf;
-    case kFloat: case kComplexFloat: return kComplexFloat;
+    case kFloat: case kBFloat16: case kComplexFloat: return kComplexFloat;  // BFloat16 has Float's range
     case kDouble: case kComplexDouble: return kComplexDouble;
     default: EMBER_ERROR("toComplexType: no complex counterpart for dtype ", t,
                          " (expected Half, Float, Double or a complex dtype)");

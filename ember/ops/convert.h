@@ -13,7 +13,8 @@ EMBER_HD To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (is_complex_v<From>) return float(v.real()) != 0 || float(v.imag()) != 0;
+    // As PyTorch's casts: complex -> real types (bool included) keep the real part only.
+    if constexpr (is_complex_v<From>) return float(v.real()) != 0;
     else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return float(v) != 0.f;
     else return v != From(0);
   } else if constexpr (is_complex_v<To>) {

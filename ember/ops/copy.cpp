@@ -73,8 +73,7 @@ Tensor& fill_(Tensor& self, const Scalar& v) {
   EMBER_CHECK(self.defined(), "fill_: undefined tensor");
   if (self.is_meta() || self.numel() == 0) return self;
   ScalarType t = self.scalar_type();
-  EMBER_CHECK_TYPE(!v.isComplex() || isComplexType(t) || v.toComplexDouble().imag() == 0,
-                   "fill_: value cannot be converted to type ", t, " without overflow: ", v);
+  check_scalar_fits(v, t);
   // The value as a 0-dim tensor of self's dtype, converted by the copy kernel.
   Tensor val = empty({}, dtype(t));
   {

@@ -53,11 +53,13 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
 }
 
 Tensor zeros(IntArrayRef size, const TensorOptions& options) {
-  Tensor t = empty(size, options.requires_grad(false));
+  Tensor t = empty(size, options.requires_grad(false));  // default float dtype unless given
   if (!t.is_meta()) t.zero_();
   return finish(t, options);
 }
-Tensor ones(IntArrayRef size, const TensorOptions& options) { return full(size, 1, options); }
+Tensor ones(IntArrayRef size, const TensorOptions& options) {
+  return full(size, 1, options.has_dtype() ? options : options.dtype(get_default_dtype()));
+}
 
 Tensor full(IntArrayRef size, const Scalar& v, const TensorOptions& options) {
   TensorOptions o = options;

@@ -289,11 +289,16 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dt
 Tensor median(const Tensor& self);
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
 Tensor nanmedian(const Tensor& self);
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false);
 std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim = -1, bool keepdim = false);
 Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
                 std::string_view interpolation = "linear");
 Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
                 bool keepdim = false, std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                   std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                   bool keepdim = false, std::string_view interpolation = "linear");
 
 // ---- linear algebra ------------------------------------------------------------
 Tensor matmul(const Tensor& self, const Tensor& other);
@@ -309,6 +314,12 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Sca
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
 Tensor addr(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta = 1, const Scalar& alpha = 1);
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
+Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
+Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec);
+Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor& addbmm_out(Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
 Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor einsum(std::string_view equation, TensorList tensors);
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
@@ -334,6 +345,9 @@ Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, OptionalIntArrayRef d
 Tensor matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim = {-2, -1}, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 Tensor matrix_norm(const Tensor& A, std::string_view ord = "fro", IntArrayRef dim = {-2, -1}, bool keepdim = false,
                    std::optional<ScalarType> dtype = std::nullopt);
+// A string literal ord ("fro", "nuc") picks this one rather than converting to Scalar.
+Tensor matrix_norm(const Tensor& A, const char* ord, IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt);
 Tensor norm(const Tensor& A, const std::optional<Scalar>& ord = std::nullopt, OptionalIntArrayRef dim = std::nullopt,
             bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 Tensor matmul(const Tensor& a, const Tensor& b);
@@ -358,6 +372,7 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
 Tensor take(const Tensor& self, const Tensor& index);
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
 Tensor nonzero(const Tensor& self);
+std::vector<Tensor> nonzero_numpy(const Tensor& self);
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim = -1, bool descending = false);
 Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
@@ -404,5 +419,29 @@ Tensor diag(const Tensor& self, int64_t diagonal = 0);
 Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 Tensor diagflat(const Tensor& self, int64_t offset = 0);
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value = 0);
+// torch.nn.functional.pad: mode "constant", "reflect", "replicate" or "circular".
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode = "constant", std::optional<double> value = std::nullopt);
+Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+// unique without counts: (values, inverse); inverse is empty unless requested.
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted = true, bool return_inverse = false);
+// out= variants: out is resized to the result's shape when it differs; the result's dtype
+// must be castable to out's (indices outputs must be Long).
+Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim = 0);
+Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim = 0);
+Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad = false);
+Tensor& masked_select_out(Tensor& out, const Tensor& self, const Tensor& mask);
+Tensor& take_out(Tensor& out, const Tensor& self, const Tensor& index);
+Tensor& nonzero_out(Tensor& out, const Tensor& self);
+Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor& tril_out(Tensor& out, const Tensor& self, int64_t diagonal = 0);
+Tensor& triu_out(Tensor& out, const Tensor& self, int64_t diagonal = 0);
+std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& self, int64_t dim = -1,
+                                      bool descending = false);
+std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Tensor& self, int64_t k, int64_t dim = -1,
+                                      bool largest = true, bool sorted = true);
+Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false,
+                         bool right = false, std::optional<std::string_view> side = std::nullopt,
+                         const std::optional<Tensor>& sorter = {});
 
 }  // namespace ember

@@ -35,10 +35,10 @@ template <class T> EMBER_HD T arg_value(const Scalar& s) {
 
 // ---- small helpers ----
 template <class T> EMBER_HD T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
-template <class T> inline Complex<T> sigmoid(Complex<T> x) { return Complex<T>(1) / (Complex<T>(1) + exp(-x)); }
+template <class T> EMBER_HD Complex<T> sigmoid(Complex<T> x) { return Complex<T>(1) / (Complex<T>(1) + exp(-x)); }
 
 // erfinv: Giles' single-precision approximation refined by two Newton steps.
-template <class T> inline T erfinv(T y) {
+template <class T> EMBER_HD T erfinv(T y) {
   if (y <= T(-1)) return y == T(-1) ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
   if (y >= T(1)) return y == T(1) ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
   double w = -std::log((1.0 - double(y)) * (1.0 + double(y))), x;
@@ -61,22 +61,25 @@ template <class T> inline T erfinv(T y) {
   return T(x);
 }
 
-template <class T> inline T digamma(T x) {
-  // Reflection for negative x, recurrence up to 6, then the asymptotic series.
+// digamma for x > 0: recurrence up to 10, then the asymptotic series.
+EMBER_HD double digamma_positive(double xd) {
+  double r = 0;
+  while (xd < 10) { r -= 1 / xd; xd += 1; }
+  double f = 1 / (xd * xd);
+  double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132 + f * (691.0 / 32760))))));
+  return r + std::log(xd) - 0.5 / xd + t;
+}
+template <class T> EMBER_HD T digamma(T x) {
   if (x == T(0)) return std::copysign(std::numeric_limits<T>::infinity(), -x);
-  if (x < T(0)) {
+  if (x < T(0)) {  // reflection: psi(x) = psi(1 - x) - pi / tan(pi x)
     if (x == std::trunc(x)) return std::numeric_limits<T>::quiet_NaN();
     const double pi = 3.14159265358979323846;
-    return T(digamma(1.0 - double(x)) - pi / std::tan(pi * double(x)));
+    return T(digamma_positive(1.0 - double(x)) - pi / std::tan(pi * double(x)));
   }
-  double r = 0, xd = x;
-  while (xd < 6) { r -= 1 / xd; xd += 1; }
-  double f = 1 / (xd * xd);
-  double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))));
-  return T(r + std::log(xd) - 0.5 / xd + t);
+  return T(digamma_positive(double(x)));
 }
 
-template <class T> inline T i0(T x) {
+template <class T> EMBER_HD T i0(T x) {
   // Power series; converges for all x (terms (x/2)^2k / (k!)^2), good to double precision.
   double ax = std::abs(double(x));
   if (ax > 700) return std::numeric_limits<T>::infinity();
@@ -94,7 +97,7 @@ template <class T> inline T i0(T x) {
 template <class T> EMBER_HD T sign(T x) {
   if constexpr (std::is_same_v<T, bool>) return x;
   else if constexpr (std::is_unsigned_v<T>) return T(x > 0);
-  else if constexpr (is_float_v<T>) return std::isnan(x) ? x : T((T(0) < x) - (x < T(0)));
+  else if constexpr (is_float_v<T>) return T((T(0) < x) - (x < T(0)));  // sign(nan) = 0, as PyTorch
   else return T((T(0) < x) - (x < T(0)));
 }
 

@@ -44,9 +44,6 @@ Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Te
     if (op.name == "neg" && dt == kBool)
       EMBER_ERROR("neg: negation, the `-` operator, on a bool tensor is not supported. If you are "
                   "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    if (op.name == "sub" && dt == kBool)
-      EMBER_ERROR("sub: subtraction, the `-` operator, with two bool tensors is not supported. "
-                  "Use the `^` or `logical_xor()` operator instead.");
     if (op.name == "sign" && isComplexType(dt))
       EMBER_ERROR("sign: unlike NumPy, sign is not intended to support complex numbers. Please use sgn instead.");
     std::string shapes;
@@ -83,12 +80,26 @@ EMBER_UNARY_API(sigmoid, sigmoid) EMBER_UNARY_API(erf, erf) EMBER_UNARY_API(erfc
 EMBER_UNARY_API(erfinv, erfinv) EMBER_UNARY_API(lgamma, lgamma) EMBER_UNARY_API(digamma, digamma)
 EMBER_UNARY_API(reciprocal, reciprocal) EMBER_UNARY_API(floor, floor) EMBER_UNARY_API(ceil, ceil)
 EMBER_UNARY_API(trunc, trunc) EMBER_UNARY_API(fix, trunc) EMBER_UNARY_API(frac, frac)
-EMBER_UNARY_API(relu, relu) EMBER_UNARY_API(square, square) EMBER_UNARY_API(logical_not, logical_not)
+EMBER_UNARY_API(relu, relu) EMBER_UNARY_API(logical_not, logical_not)
 EMBER_UNARY_API(bitwise_not, bitwise_not) EMBER_UNARY_API(i0, i0) EMBER_UNARY_API(sinc, sinc)
 EMBER_UNARY_API(deg2rad, deg2rad) EMBER_UNARY_API(rad2deg, rad2deg) EMBER_UNARY_API(silu, silu)
 EMBER_UNARY_API(mish, mish) EMBER_UNARY_API(hardsigmoid, hardsigmoid)
 EMBER_UNARY_API(hardswish, hardswish) EMBER_UNARY_API(selu, selu)
 #undef EMBER_UNARY_API
+
+// square(bool) is pow(bool, 2), which promotes to Long as in PyTorch.
+Tensor square(const Tensor& self) {
+  return self.scalar_type() == kBool ? pow(self, 2) : run_pointwise(square_op, {}, {self});
+}
+Tensor& square_(Tensor& self) {
+  run_pointwise(square_op, self, {self}, {}, true);
+  return self;
+}
+Tensor& square_out(Tensor& out, const Tensor& self) {
+  if (self.scalar_type() == kBool) return pow_out(out, self, scalar_to_tensor(2));
+  run_pointwise(square_op, out, {self});
+  return out;
+}
 
 Tensor relu6(const Tensor& self) { return hardtanh(self, 0, 6); }
 Tensor& relu6_(Tensor& self) { return hardtanh_(self, 0, 6); }
@@ -170,11 +181,19 @@ Tensor& gelu_(Tensor& self, std::string_view approximate) {
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   return run_pointwise(softplus_op, {}, {self}, {beta, threshold});
 }
-Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+namespace {
+void check_hardtanh(const Tensor& self, const Scalar& lo, const Scalar& hi) {
   EMBER_CHECK(self.scalar_type() != kBool, "hardtanh: bool inputs are not supported");
+  EMBER_CHECK(self.scalar_type() != kByte || (lo.toDouble() >= 0 && hi.toDouble() >= 0),
+              "cannot do hardtanh on an unsigned type with negative limits");
+}
+}  // namespace
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_hardtanh(self, min_val, max_val);
   return run_pointwise(hardtanh_op, {}, {self}, {min_val, max_val});
 }
 Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_hardtanh(self, min_val, max_val);
   run_pointwise(hardtanh_op, self, {self}, {min_val, max_val}, true);
   return self;
 }
@@ -200,6 +219,8 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
 }
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) { return run_pointwise(hardshrink_op, {}, {self}, {lambd}); }
 Tensor threshold(const Tensor& self, const Scalar& th, const Scalar& value) {
+  check_scalar_fits(th, self.scalar_type());
+  check_scalar_fits(value, self.scalar_type());
   return run_pointwise(threshold_op, {}, {self}, {th, value});
 }
 
@@ -265,12 +286,23 @@ Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other, const Scal
   run_pointwise(add_op, out, {self, other}, {alpha});
   return out;
 }
+namespace {
+void check_sub(const Tensor& self, const Tensor& other) {
+  bool a = self.scalar_type() == kBool, b = other.scalar_type() == kBool;
+  EMBER_CHECK(!(a && b), "Subtraction, the `-` operator, with two bool tensors is not supported. "
+              "Use the `^` or `logical_xor()` operator instead.");
+  EMBER_CHECK(!(a || b), "Subtraction, the `-` operator, with a bool tensor is not supported. "
+              "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+}  // namespace
 Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_sub(self, other);
   check_alpha("sub", self, other, alpha);
   return run_pointwise(sub_op, {}, {self, other}, {alpha});
 }
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) { return sub(self, wrap(other), alpha); }
 Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_sub(self, other);
   check_alpha("sub", self, other, alpha);
   run_pointwise(sub_op, out, {self, other}, {alpha});
   return out;
@@ -335,21 +367,16 @@ EMBER_BINARY_API(bitwise_right_shift, bitwise_right_shift, EMBER_NO_CHECK)
 EMBER_BINARY_API(xlogy, xlogy, EMBER_NO_CHECK)
 #undef EMBER_BINARY_API
 
-namespace {
-void check_pow(const Tensor& self, const Tensor& exp) {
-  ScalarType t = result_type(self, exp);
-  if (isIntegralType(t, false) && isIntegralType(exp.scalar_type(), false) && exp.numel() > 0 && !exp.is_meta())
-    EMBER_CHECK(!lt(exp, 0).any().item<bool>(), "pow: integers to negative integer powers are not allowed.");
+// Integer tensors to negative integer *tensor* powers give 1, +-1 or 0 as PyTorch; only a
+// negative integer *scalar* exponent is an error there.
+Tensor pow(const Tensor& self, const Tensor& exp) { return run_pointwise(pow_op, {}, {self, exp}); }
+Tensor pow(const Tensor& self, const Scalar& exp) {
+  EMBER_CHECK(!(isIntegralType(self.scalar_type(), true) && exp.isIntegral(false) && exp.toLong() < 0),
+              "Integers to negative integer powers are not allowed.");
+  return pow(self, wrap(exp));
 }
-}  // namespace
-Tensor pow(const Tensor& self, const Tensor& exp) {
-  check_pow(self, exp);
-  return run_pointwise(pow_op, {}, {self, exp});
-}
-Tensor pow(const Tensor& self, const Scalar& exp) { return pow(self, wrap(exp)); }
 Tensor pow(const Scalar& self, const Tensor& exp) { return pow(wrap(self), exp); }
 Tensor& pow_out(Tensor& out, const Tensor& self, const Tensor& exp) {
-  check_pow(self, exp);
   run_pointwise(pow_op, out, {self, exp});
   return out;
 }
@@ -382,8 +409,38 @@ EMBER_BINARY_TENSOR_API(atan2, atan2) EMBER_BINARY_TENSOR_API(arctan2, atan2)
 EMBER_BINARY_TENSOR_API(hypot, hypot) EMBER_BINARY_TENSOR_API(maximum, maximum)
 EMBER_BINARY_TENSOR_API(minimum, minimum) EMBER_BINARY_TENSOR_API(fmax, fmax)
 EMBER_BINARY_TENSOR_API(fmin, fmin) EMBER_BINARY_TENSOR_API(copysign, copysign)
-EMBER_BINARY_TENSOR_API(nextafter, nextafter)
 #undef EMBER_BINARY_TENSOR_API
+
+// nextafter steps in the representation of the result dtype; BFloat16 (which computes in
+// float in the table) is stepped on its own bit patterns here.
+namespace {
+uint16_t bf16_nextafter(uint16_t a, uint16_t b) {
+  float fa = detail::bf16_to_f32(a), fb = detail::bf16_to_f32(b);
+  if (std::isnan(fa) || std::isnan(fb)) return 0x7fc0;
+  if (fa == fb) return b;
+  if (fa == 0) return uint16_t((fb > 0 ? 0x0000 : 0x8000) | 1);
+  bool up = (fa < fb) == (fa > 0);  // away from zero
+  return uint16_t(up ? a + 1 : a - 1);
+}
+}  // namespace
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  if (result_type(self, other) != kBFloat16) return run_pointwise(nextafter_op, {}, {self, other});
+  auto shape = broadcast_shapes(self.sizes(), other.sizes());
+  Tensor a = self.to(kBFloat16).expand(shape).contiguous(), b = other.to(kBFloat16).expand(shape).contiguous();
+  Tensor r = empty(shape, dtype(kBFloat16));
+  const BFloat16* pa = a.data_ptr<BFloat16>();
+  const BFloat16* pb = b.data_ptr<BFloat16>();
+  BFloat16* pr = r.data_ptr<BFloat16>();
+  for (int64_t i = 0; i < r.numel(); ++i) pr[i] = BFloat16::from_bits(bf16_nextafter(pa[i].x, pb[i].x));
+  return r;
+}
+Tensor& nextafter_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  if (result_type(self, other) != kBFloat16) {
+    run_pointwise(nextafter_op, out, {self, other});
+    return out;
+  }
+  return out.copy_(nextafter(self, other)), out;
+}
 Tensor max(const Tensor& self, const Tensor& other) { return maximum(self, other); }
 Tensor min(const Tensor& self, const Tensor& other) { return minimum(self, other); }
 

@@ -33,7 +33,7 @@ template <class T> struct Sgn {
   EMBER_HD T operator()(T x) const {
     if constexpr (is_complex_v<T>) {
       auto a = abs(x);
-      return a == 0 ? T(0) : x / T(a);
+      return a == 0 ? T(0) : T(x.real() / a, x.imag() / a);
     } else {
       return math::sign(x);
     }
@@ -188,7 +188,7 @@ template <class T> struct Conj {
 };
 template <class T> struct Silu {
   EMBER_PW_FUNCTOR_ARGS(Silu)
-  EMBER_HD T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
+  EMBER_HD T operator()(T x) const { return x / (T(1) + exp(-x)); }
 };
 template <class T> struct Mish {
   EMBER_PW_FUNCTOR_ARGS(Mish)
@@ -368,7 +368,7 @@ template <class T> struct ClampScalar {  // args: min, max, has_min (bool), has_
   _(signbit, SignBit, kBoolType | kRealTypes, Bool)                            \
   _(angle, Angle, kAllTypes, IntToFloatToReal)                                       \
   _(conj_physical, Conj, kAllTypes, Same)                                      \
-  _(silu, Silu, kFloatingTypes, Same)                                          \
+  _(silu, Silu, kFloatingAndComplexTypes, Same)                                          \
   _(mish, Mish, kFloatingTypes, Same)                                          \
   _(hardsigmoid, Hardsigmoid, kFloatingTypes, Same)                            \
   _(hardswish, Hardswish, kFloatingTypes, Same)                                \

@@ -23,6 +23,10 @@ ScalarType result_type(const Scalar& a, const Scalar& b);
 
 // A Scalar as a 0-dim "wrapped number" tensor of dtype Bool, Long, Double or ComplexDouble.
 Tensor scalar_to_tensor(const Scalar& s, Device d = Device(kCPU));
+// Raises "value cannot be converted to type T without overflow" when s does not fit in t
+// (c10's checked_convert rules: integers may wrap into unsigned types, nan/inf never fit
+// integers, complex with a non-zero imaginary part never fits a real type, bool takes all).
+void check_scalar_fits(const Scalar& s, ScalarType t);
 // A 0-dim tensor of the given dtype holding s (not a wrapped number).
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& options = {});
 

@@ -1,5 +1,7 @@
 // CPU kernels for copy_ (every dtype pair, with a parallel memcpy and a blocked 2-d
 // transpose for the common layouts) and fill_.
+#include <immintrin.h>
+
 #include <cstring>
 
 #include "ember/core/parallel.h"
@@ -12,40 +14,68 @@ namespace {
 
 constexpr CpuCapability kCap = CpuCapability(EMBER_CPU_CAP_INDEX);
 
-template <class T>
-void transpose_block(const char* src, char* dst, int64_t rows, int64_t cols, int64_t src_row_stride,
-                     int64_t src_col_stride, int64_t dst_row_stride, int64_t dst_col_stride) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      *reinterpret_cast<T*>(dst + i * dst_row_stride + j * dst_col_stride) =
-          *reinterpret_cast<const T*>(src + i * src_row_stride + j * src_col_stride);
+#if defined(__AVX2__)
+// 8x8 float transpose in registers: rows r[k] (8 floats each) become columns.
+inline void transpose8x8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+    r[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+  }
 }
+#endif
 
 // A 2-d iteration where the destination is contiguous along dim 0 and the source along
-// dim 1 (a transpose): copy in cache-sized tiles.
+// dim 1 (a transpose): copy in 32x32 tiles of 8x8 blocks (transposed in registers for
+// 4-byte elements), so both sides touch whole cache lines.
 template <class T>
 bool try_transpose_copy(TensorIterator& it) {
   if (it.ndim() != 2) return false;
   IntArrayRef ds = it.strides(0), ss = it.strides(1);
-  int64_t isz = sizeof(T);
+  constexpr int64_t isz = sizeof(T);
   if (!(ds[0] == isz && ss[1] == isz && ss[0] != isz)) return false;
   int64_t n0 = it.shape()[0], n1 = it.shape()[1];
   if (n0 < 16 || n1 < 16) return false;
   constexpr int64_t kTile = 32;
   char* dst = it.data_ptr(0);
   const char* src = it.data_ptr(1);
-  int64_t tiles1 = (n1 + kTile - 1) / kTile;
-  int64_t tiles0 = (n0 + kTile - 1) / kTile;
-  parallel_for(0, tiles0 * tiles1, std::max<int64_t>(1, 16384 / (kTile * kTile)), [&](int64_t b, int64_t e) {
+  int64_t dst1 = ds[1], src0 = ss[0];
+  int64_t tiles0 = (n0 + kTile - 1) / kTile, tiles1 = (n1 + kTile - 1) / kTile;
+  parallel_for(0, tiles0 * tiles1, 8, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
-      int64_t t0 = t % tiles0, t1 = t / tiles0;
-      int64_t i0 = t0 * kTile, i1 = t1 * kTile;
+      int64_t i0 = (t % tiles0) * kTile, i1 = (t / tiles0) * kTile;
       int64_t r0 = std::min(kTile, n0 - i0), r1 = std::min(kTile, n1 - i1);
-      // loop over dim1 (outer) then dim0 (inner, contiguous in dst)
-      for (int64_t j = 0; j < r1; ++j) {
-        T* d = reinterpret_cast<T*>(dst + (i1 + j) * ds[1] + i0 * isz);
-        const char* s = src + (i1 + j) * ss[1] + i0 * ss[0];
-        for (int64_t i = 0; i < r0; ++i) d[i] = *reinterpret_cast<const T*>(s + i * ss[0]);
+      for (int64_t j1 = 0; j1 < r1; j1 += 8) {
+        for (int64_t j0 = 0; j0 < r0; j0 += 8) {
+          int64_t m0 = std::min<int64_t>(8, r0 - j0), m1 = std::min<int64_t>(8, r1 - j1);
+          const char* s0 = src + (i0 + j0) * src0 + (i1 + j1) * isz;
+          char* d0 = dst + (i1 + j1) * dst1 + (i0 + j0) * isz;
+#if defined(__AVX2__)
+          if constexpr (isz == 4) {
+            if (m0 == 8 && m1 == 8) {
+              __m256 r[8];
+              for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(s0 + k * src0));
+              transpose8x8(r);
+              for (int k = 0; k < 8; ++k) _mm256_storeu_ps(reinterpret_cast<float*>(d0 + k * dst1), r[k]);
+              continue;
+            }
+          }
+#endif
+          for (int64_t k1 = 0; k1 < m1; ++k1) {
+            T* d = reinterpret_cast<T*>(d0 + k1 * dst1);
+            for (int64_t k0 = 0; k0 < m0; ++k0) d[k0] = *reinterpret_cast<const T*>(s0 + k0 * src0 + k1 * isz);
+          }
+        }
       }
     }
   });

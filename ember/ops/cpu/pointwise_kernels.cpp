@@ -1,5 +1,6 @@
 // CPU kernels of every op in the pointwise table (compiled once per instruction set).
 #include "ember/ops/cpu/loops.h"
+#include "ember/ops/cpu/vec_math.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/pointwise_ops.h"
 
@@ -22,7 +23,25 @@ void unary_kernel(TensorIterator& it, const PointwiseArgs& args) {
     using T = typename decltype(tag)::type;
     using Out = typename PwTypes<F, T>::Out;
     EMBER_INTERNAL_ASSERT(it.dtype(0) == scalar_type_of<Out>, it.op_name(), " output ", it.dtype(0));
-    cpu_kernel<Out, T>(it, F<compute_t<T>>(args));
+    F<compute_t<T>> f(args);
+    if constexpr (VecMath<F>::available && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      // SLEEF at full vector width on contiguous runs.
+      cpu_kernel_vec<Out, T>(it, f, [](const T* in, T* out, int64_t n) { VecMath<F>::apply(in, out, n); });
+    } else if constexpr (VecMath<F>::available && (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)) {
+      // Reduced precision: widen a block to float, compute, round back.
+      cpu_kernel_vec<Out, T>(it, f, [](const T* in, T* out, int64_t n) {
+        constexpr int64_t kBlock = 512;
+        alignas(64) float buf[kBlock];
+        for (int64_t b = 0; b < n; b += kBlock) {
+          int64_t m = std::min(kBlock, n - b);
+          for (int64_t i = 0; i < m; ++i) buf[i] = float(in[b + i]);
+          VecMath<F>::apply(buf, buf, m);
+          for (int64_t i = 0; i < m; ++i) out[b + i] = T(buf[i]);
+        }
+      });
+    } else {
+      cpu_kernel<Out, T>(it, f);
+    }
   });
 }
 
