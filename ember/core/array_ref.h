@@ -29,8 +29,12 @@ class ArrayRef {
   constexpr ArrayRef(const T* begin, const T* end) : data_(begin), size_(end - begin) {}
   template <class A>
   ArrayRef(const std::vector<T, A>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  // Like c10::ArrayRef: valid for the full expression the list appears in.
   constexpr ArrayRef(std::initializer_list<T> l)  // NOLINT
       : data_(l.begin() == l.end() ? nullptr : l.begin()), size_(l.size()) {}
+#pragma GCC diagnostic pop
   template <class C, class = decltype(std::declval<const C&>().data()),
             class = std::enable_if_t<!std::is_same_v<C, std::vector<T>> &&
                                      std::is_same_v<std::remove_cv_t<std::remove_pointer_t<
@@ -71,7 +75,38 @@ template <class T>
 bool operator==(const std::vector<T>& a, ArrayRef<T> b) { return b.equals(a); }
 
 using IntArrayRef = ArrayRef<int64_t>;
-using OptionalIntArrayRef = std::optional<IntArrayRef>;
+
+// An optional ArrayRef (c10::OptionalArrayRef). Unlike std::optional<ArrayRef<T>>, it is
+// built directly from a single value, a list or a vector at the call site, so `t.sum(1)`
+// does not leave the ArrayRef pointing at a temporary that died inside optional's
+// converting constructor.
+template <class T>
+class OptionalArrayRef {
+ public:
+  constexpr OptionalArrayRef() = default;
+  constexpr OptionalArrayRef(std::nullopt_t) {}  // NOLINT
+  constexpr OptionalArrayRef(ArrayRef<T> r) : has_(true), ref_(r) {}  // NOLINT
+  constexpr OptionalArrayRef(const T& one) : has_(true), ref_(&one, 1) {}  // NOLINT
+  constexpr OptionalArrayRef(std::initializer_list<T> l) : has_(true), ref_(l) {}  // NOLINT
+  template <class A>
+  OptionalArrayRef(const std::vector<T, A>& v) : has_(true), ref_(v) {}  // NOLINT
+  OptionalArrayRef(const std::optional<ArrayRef<T>>& o) : has_(o.has_value()), ref_(o.value_or(ArrayRef<T>())) {}  // NOLINT
+
+  constexpr bool has_value() const { return has_; }
+  constexpr explicit operator bool() const { return has_; }
+  constexpr ArrayRef<T> operator*() const { return ref_; }
+  constexpr const ArrayRef<T>* operator->() const { return &ref_; }
+  ArrayRef<T> value() const {
+    EMBER_CHECK(has_, "OptionalArrayRef: value() called on an empty optional");
+    return ref_;
+  }
+  constexpr ArrayRef<T> value_or(ArrayRef<T> other) const { return has_ ? ref_ : other; }
+
+ private:
+  bool has_ = false;
+  ArrayRef<T> ref_;
+};
+using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 
 std::ostream& operator<<(std::ostream& os, IntArrayRef a);
 
