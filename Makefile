@@ -26,6 +26,7 @@ test-release: build
 # Address and UB sanitizers over the fast tests (one kernel instruction set to halve the build).
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1' \
 	  -DEMBER_CPU_CAPABILITIES=avx512 $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

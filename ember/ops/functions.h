@@ -299,6 +299,35 @@ Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim = st
                    std::string_view interpolation = "linear");
 Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
                    bool keepdim = false, std::string_view interpolation = "linear");
+// out= variants of the reductions (sum/nansum/mean/prod compute in out's dtype unless dtype is given).
+Tensor& sum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+                std::optional<ScalarType> dtype = std::nullopt);
+Tensor& nansum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt);
+Tensor& mean_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt);
+Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt);
+Tensor& amax_out(Tensor& out, const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
+Tensor& amin_out(Tensor& out, const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
+std::tuple<Tensor&, Tensor&> max_out(Tensor& max, Tensor& max_values, const Tensor& self, int64_t dim, bool keepdim = false);
+std::tuple<Tensor&, Tensor&> min_out(Tensor& min, Tensor& min_indices, const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor& argmax_out(Tensor& out, const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor& argmin_out(Tensor& out, const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor& all_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor& any_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor& var_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor& std_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor& norm_out(Tensor& out, const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false);
+Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false);
+Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor& cumprod_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+namespace linalg {
+Tensor& vector_norm_out(Tensor& out, const Tensor& x, const Scalar& ord = 2, OptionalIntArrayRef dim = std::nullopt,
+                        bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+}  // namespace linalg
 
 // ---- linear algebra ------------------------------------------------------------
 Tensor matmul(const Tensor& self, const Tensor& other);
