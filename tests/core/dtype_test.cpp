@@ -229,9 +229,9 @@ TEST(Dtype, IntegerDivisionPromotesToFloat) {
   EXPECT_EQ(q.scalar_type(), kFloat);
   EXPECT_TENSOR_EQ(q, arange(-3, 4, TensorOptions().dtype(kFloat)).div(2));
   EXPECT_EQ(true_divide(a, a.add(10)).scalar_type(), kFloat);
-  Tensor b = empty({2}, TensorOptions().dtype(kBool));
+  Tensor b = ones({2}, TensorOptions().dtype(kBool));
   EXPECT_EQ(div(b, b).scalar_type(), kFloat);
-  EXPECT_EQ(div(empty({2}, TensorOptions().dtype(kByte)), 2.5).scalar_type(), kFloat);
+  EXPECT_EQ(div(ones({2}, TensorOptions().dtype(kByte)), 2.5).scalar_type(), kFloat);
 }
 
 TEST(Dtype, DtypeSet) {
