@@ -1,0 +1,110 @@
+// Internal: typed wrappers over the Fortran LAPACK routines that OpenBLAS exports (float,
+// double, complex64, complex128), column-major, for linalg_lapack.cpp and
+// linalg_decomp.cpp. Workspace sizes come from the routines' own lwork = -1 queries.
+#pragma once
+#include <complex>
+#define lapack_complex_float std::complex<float>
+#define lapack_complex_double std::complex<double>
+#include <lapack.h>
+#include <cblas.h>
+
+#include <type_traits>
+
+#include "ember/core/complex.h"
+
+namespace ember::lapack {
+
+using lint = lapack_int;
+
+template <class T> struct Native { using type = T; };
+template <> struct Native<Complex<float>> { using type = std::complex<float>; };
+template <> struct Native<Complex<double>> { using type = std::complex<double>; };
+template <class T> auto* nat(T* p) { return reinterpret_cast<typename Native<T>::type*>(p); }
+template <class T> const auto* nat(const T* p) { return reinterpret_cast<const typename Native<T>::type*>(p); }
+
+template <class T> constexpr bool kIsComplex = std::is_same_v<T, Complex<float>> || std::is_same_v<T, Complex<double>>;
+template <class T> struct Real { using type = T; };
+template <class T> struct Real<Complex<T>> { using type = T; };
+template <class T> using real_of = typename Real<T>::type;
+
+// The real part of a workspace-size answer.
+template <class T> lint work_size(T w) {
+  if constexpr (kIsComplex<T>) return lint(w.real());
+  else return lint(w);
+}
+
+#define EMBER_LAPACK_DISPATCH(T, s, d, c, z, ...)                                                   \
+  if constexpr (std::is_same_v<T, float>) LAPACK_##s(__VA_ARGS__);                                \
+  else if constexpr (std::is_same_v<T, double>) LAPACK_##d(__VA_ARGS__);                          \
+  else if constexpr (std::is_same_v<T, Complex<float>>) LAPACK_##c(__VA_ARGS__);                  \
+  else LAPACK_##z(__VA_ARGS__);
+
+template <class T> void getrf(lint m, lint n, T* a, lint lda, lint* ipiv, lint* info) {
+  EMBER_LAPACK_DISPATCH(T, sgetrf, dgetrf, cgetrf, zgetrf, &m, &n, nat(a), &lda, ipiv, info)
+}
+template <class T> void getri(lint n, T* a, lint lda, const lint* ipiv, T* work, lint lwork, lint* info) {
+  EMBER_LAPACK_DISPATCH(T, sgetri, dgetri, cgetri, zgetri, &n, nat(a), &lda, ipiv, nat(work), &lwork, info)
+}
+template <class T> void getrs(char trans, lint n, lint nrhs, const T* a, lint lda, const lint* ipiv, T* b, lint ldb,
+                              lint* info) {
+  EMBER_LAPACK_DISPATCH(T, sgetrs, dgetrs, cgetrs, zgetrs, &trans, &n, &nrhs, nat(a), &lda, ipiv, nat(b), &ldb, info)
+}
+template <class T> void potrf(char uplo, lint n, T* a, lint lda, lint* info) {
+  EMBER_LAPACK_DISPATCH(T, spotrf, dpotrf, cpotrf, zpotrf, &uplo, &n, nat(a), &lda, info)
+}
+template <class T> void geqrf(lint m, lint n, T* a, lint lda, T* tau, T* work, lint lwork, lint* info) {
+  EMBER_LAPACK_DISPATCH(T, sgeqrf, dgeqrf, cgeqrf, zgeqrf, &m, &n, nat(a), &lda, nat(tau), nat(work), &lwork, info)
+}
+// Q from geqrf's reflectors: orgqr (real) / ungqr (complex).
+template <class T> void orgqr(lint m, lint n, lint k, T* a, lint lda, const T* tau, T* work, lint lwork, lint* info) {
+  EMBER_LAPACK_DISPATCH(T, sorgqr, dorgqr, cungqr, zungqr, &m, &n, &k, nat(a), &lda, nat(tau), nat(work), &lwork, info)
+}
+// gesdd; rwork is used by the complex routines only.
+template <class T> void gesdd(char jobz, lint m, lint n, T* a, lint lda, real_of<T>* s, T* u, lint ldu, T* vt,
+                              lint ldvt, T* work, lint lwork, real_of<T>* rwork, lint* iwork, lint* info) {
+  if constexpr (kIsComplex<T>) {
+    EMBER_LAPACK_DISPATCH(T, sgesdd, dgesdd, cgesdd, zgesdd, &jobz, &m, &n, nat(a), &lda, s, nat(u), &ldu, nat(vt),
+                          &ldvt, nat(work), &lwork, rwork, iwork, info)
+  } else {
+    (void)rwork;
+    EMBER_LAPACK_DISPATCH(T, sgesdd, dgesdd, cgesdd, zgesdd, &jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work,
+                          &lwork, iwork, info)
+  }
+}
+// syevd (real) / heevd (complex); rwork is used by the complex routines only.
+template <class T> void syevd(char jobz, char uplo, lint n, T* a, lint lda, real_of<T>* w, T* work, lint lwork,
+                              real_of<T>* rwork, lint lrwork, lint* iwork, lint liwork, lint* info) {
+  if constexpr (kIsComplex<T>) {
+    EMBER_LAPACK_DISPATCH(T, ssyevd, dsyevd, cheevd, zheevd, &jobz, &uplo, &n, nat(a), &lda, w, nat(work), &lwork,
+                          rwork, &lrwork, iwork, &liwork, info)
+  } else {
+    (void)rwork, (void)lrwork;
+    EMBER_LAPACK_DISPATCH(T, ssyevd, dsyevd, cheevd, zheevd, &jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork,
+                          &liwork, info)
+  }
+}
+// Row interchanges ipiv[k1-1 .. k2-1] (1-based, as getrf returns them) on n columns.
+template <class T> void laswp(lint n, T* a, lint lda, lint k1, lint k2, const lint* ipiv) {
+  const lint inc = 1;
+  EMBER_LAPACK_DISPATCH(T, slaswp, dlaswp, claswp, zlaswp, &n, nat(a), &lda, &k1, &k2, ipiv, &inc)
+}
+#undef EMBER_LAPACK_DISPATCH
+
+// B (m x n) = L^{-1} B or U^{-1} B, column-major, L unit lower / U non-unit upper.
+template <class T> void trsm_left(bool lower, lint m, lint n, const T* a, lint lda, T* b, lint ldb) {
+  const CBLAS_UPLO uplo = lower ? CblasLower : CblasUpper;
+  const CBLAS_DIAG diag = lower ? CblasUnit : CblasNonUnit;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_strsm(CblasColMajor, CblasLeft, uplo, CblasNoTrans, diag, m, n, 1.f, a, lda, b, ldb);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dtrsm(CblasColMajor, CblasLeft, uplo, CblasNoTrans, diag, m, n, 1.0, a, lda, b, ldb);
+  } else {
+    const T one(1);
+    if constexpr (std::is_same_v<T, Complex<float>>)
+      cblas_ctrsm(CblasColMajor, CblasLeft, uplo, CblasNoTrans, diag, m, n, &one, a, lda, b, ldb);
+    else
+      cblas_ztrsm(CblasColMajor, CblasLeft, uplo, CblasNoTrans, diag, m, n, &one, a, lda, b, ldb);
+  }
+}
+
+}  // namespace ember::lapack

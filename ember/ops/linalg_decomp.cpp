@@ -1,0 +1,244 @@
+// Orthogonal decompositions through LAPACK (float, double, complex64, complex128):
+// linalg::qr (geqrf + orgqr/ungqr; modes reduced, complete, r), linalg::svd and svdvals
+// (gesdd), linalg::eigh and eigvalsh (syevd/heevd). Batches loop over matrices on ember's
+// threads; results keep the input's dtype (singular and eigen-values its real dtype).
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <vector>
+
+#include "ember/core/parallel.h"
+#include "ember/ops/blas.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/functions.h"
+#include "ember/ops/lapack.h"
+#include "ember/ops/linalg_utils.h"
+
+namespace ember {
+
+using namespace linalg_detail;
+using lapack::lint;
+using lapack::real_of;
+
+namespace {
+
+constexpr DtypeSet kLapackTypes{kFloat, kDouble, kComplexFloat, kComplexDouble};
+
+template <class F>
+void for_each_matrix(int64_t batch, int64_t work, const F& f) {
+  blas::sync_threads();
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(work, 1));
+  parallel_for(0, batch, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t i = b0; i < b1; ++i) f(i);
+  });
+}
+
+int64_t first_failure(const std::vector<lint>& infos) {
+  for (size_t i = 0; i < infos.size(); ++i)
+    if (infos[i] != 0) return int64_t(i);
+  return -1;
+}
+
+std::vector<int64_t> with_batch(const Tensor& A, std::initializer_list<int64_t> tail) {
+  std::vector<int64_t> s(A.sizes().begin(), A.sizes().end() - 2);
+  s.insert(s.end(), tail);
+  return s;
+}
+
+// A batch of column-major (rows x cols) matrices, viewed with their logical (rows, cols) shape.
+Tensor colmajor_empty(const Tensor& A, int64_t rows, int64_t cols, ScalarType dt) {
+  return empty(with_batch(A, {cols, rows}), A.options().dtype(dt)).transpose(-2, -1);
+}
+
+// Identity matrices (rows x cols) for every batch element, for the empty-input cases.
+Tensor batched_eye(const Tensor& A, int64_t rows, int64_t cols) {
+  Tensor r = zeros(with_batch(A, {rows, cols}), A.options());
+  const int64_t d = std::min(rows, cols);
+  if (d > 0) r.diagonal(0, -2, -1).fill_(1);
+  return r;
+}
+
+}  // namespace
+
+// ---- QR ---------------------------------------------------------------------------------
+namespace linalg {
+std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
+  EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
+              "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  check_lapack_input(A, "linalg.qr", false);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), B = batch_count(A);
+  const bool complete = mode == "complete", want_q = mode != "r";
+  const int64_t qcols = complete ? m : k, rrows = complete ? m : k, ncols = std::max(n, qcols);
+  // One column-major (m x ncols) buffer per matrix: A in its first n columns, then Q.
+  Tensor buf = colmajor_empty(A, m, ncols, A.scalar_type());
+  buf.narrow(-1, 0, n).copy_(A);
+  Tensor R = empty(with_batch(A, {rrows, n}), A.options());
+  const lint ld = lint(std::max<int64_t>(m, 1));
+  if (m > 0) {
+    visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.qr", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* base = static_cast<T*>(buf.data_ptr());
+      T* rbase = static_cast<T*>(R.data_ptr());
+      T wq1 = T(0), wq2 = T(0);
+      lint info = 0;
+      lapack::geqrf<T>(lint(m), lint(n), base, ld, nullptr, &wq1, -1, &info);
+      if (want_q) lapack::orgqr<T>(lint(m), lint(qcols), lint(k), base, ld, nullptr, &wq2, -1, &info);
+      const lint lwork = std::max<lint>({1, lapack::work_size(wq1), lapack::work_size(wq2)});
+      for_each_matrix(B, m * n * std::max<int64_t>(k, 1), [&](int64_t i) {
+        T* a = base + i * m * ncols;
+        std::vector<T> tau(std::max<int64_t>(k, 1)), work(lwork);
+        lint inf = 0;
+        if (k > 0) lapack::geqrf<T>(lint(m), lint(n), a, ld, tau.data(), work.data(), lwork, &inf);
+        EMBER_INTERNAL_ASSERT(inf == 0, "geqrf info ", inf);
+        T* r = rbase + i * rrows * n;  // row-major R: the upper triangle of the factored A
+        for (int64_t row = 0; row < rrows; ++row)
+          for (int64_t col = 0; col < n; ++col) r[row * n + col] = row <= col ? a[col * m + row] : T(0);
+        if (want_q) {
+          lapack::orgqr<T>(lint(m), lint(qcols), lint(k), a, ld, tau.data(), work.data(), lwork, &inf);
+          EMBER_INTERNAL_ASSERT(inf == 0, "orgqr info ", inf);
+        }
+      });
+    });
+  }
+  Tensor Q = want_q ? buf.narrow(-1, 0, qcols) : empty({0}, A.options());
+  return {Q, R};
+}
+}  // namespace linalg
+
+// ---- SVD --------------------------------------------------------------------------------
+namespace {
+
+// gesdd on every matrix: S always, U and Vh when jobz is 'A' or 'S'.
+void svd_impl(const Tensor& A, char jobz, Tensor& U, Tensor& S, Tensor& Vh) {
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), B = batch_count(A);
+  const ScalarType rt = toRealValueType(A.scalar_type());
+  const int64_t ucols = jobz == 'A' ? m : k, vrows = jobz == 'A' ? n : k;
+  std::vector<int64_t> sshape(A.sizes().begin(), A.sizes().end() - 2);
+  sshape.push_back(k);
+  S = empty(sshape, A.options().dtype(rt));
+  if (jobz != 'N') {
+    U = colmajor_empty(A, m, ucols, A.scalar_type());
+    Vh = colmajor_empty(A, vrows, n, A.scalar_type());
+  }
+  if (k == 0) {
+    if (jobz != 'N') U = batched_eye(A, m, ucols), Vh = batched_eye(A, vrows, n);
+    return;
+  }
+  Tensor a = colmajor_copy(A);
+  std::vector<lint> infos(B, 0);
+  visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.svd", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = real_of<T>;
+    T* abase = static_cast<T*>(a.data_ptr());
+    R* sbase = static_cast<R*>(S.data_ptr());
+    T* ubase = jobz != 'N' ? static_cast<T*>(U.data_ptr()) : nullptr;
+    T* vbase = jobz != 'N' ? static_cast<T*>(Vh.data_ptr()) : nullptr;
+    const lint ldu = lint(std::max<int64_t>(m, 1)), ldvt = lint(std::max<int64_t>(vrows, 1));
+    T wq = T(0);
+    lint info = 0;
+    std::vector<lint> iwork(8 * k);
+    const int64_t lrwork = !lapack::kIsComplex<T> ? 1
+                           : jobz == 'N'          ? 7 * k
+                                                  : k * std::max<int64_t>(5 * k + 7, 2 * std::max(m, n) + 2 * k + 1);
+    std::vector<R> rq(std::max<int64_t>(lrwork, 1));
+    T dummy = T(0);
+    lapack::gesdd<T>(jobz, lint(m), lint(n), abase, lint(m), sbase, ubase ? ubase : &dummy, ldu,
+                     vbase ? vbase : &dummy, ldvt, &wq, -1, rq.data(), iwork.data(), &info);
+    const lint lwork = std::max<lint>(1, lapack::work_size(wq));
+    for_each_matrix(B, m * n * k, [&](int64_t i) {
+      std::vector<T> work(lwork);
+      std::vector<R> rwork(std::max<int64_t>(lrwork, 1));
+      std::vector<lint> iw(8 * k);
+      T d = T(0);
+      lapack::gesdd<T>(jobz, lint(m), lint(n), abase + i * m * n, lint(m), sbase + i * k,
+                       ubase ? ubase + i * m * ucols : &d, ldu, vbase ? vbase + i * vrows * n : &d, ldvt, work.data(),
+                       lwork, rwork.data(), iw.data(), &infos[i]);
+    });
+  });
+  const int64_t bad = first_failure(infos);
+  if (bad >= 0) {
+    const std::string prefix = lapack_error_prefix("linalg.svd", A.dim() > 2, bad);
+    EMBER_CHECK(infos[bad] != -4, prefix,
+                "The algorithm failed to converge because the input matrix contained non-finite values.");
+    EMBER_CHECK(infos[bad] < 0, prefix,
+                "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                "repeated singular values (error code: ", infos[bad], ").");
+    EMBER_INTERNAL_ASSERT(false, "gesdd: argument ", -infos[bad], " had an illegal value");
+  }
+}
+
+}  // namespace
+
+namespace linalg {
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
+  check_lapack_input(A, "linalg.svd", false);
+  Tensor U, S, Vh;
+  svd_impl(A, full_matrices ? 'A' : 'S', U, S, Vh);
+  return {U, S, Vh};
+}
+
+Tensor svdvals(const Tensor& A) {
+  check_lapack_input(A, "linalg.svd", false);
+  Tensor U, S, Vh;
+  svd_impl(A, 'N', U, S, Vh);
+  return S;
+}
+}  // namespace linalg
+
+// ---- eigh -------------------------------------------------------------------------------
+namespace {
+
+char check_uplo(std::string_view uplo) {
+  const char c = uplo.size() == 1 ? char(std::toupper(static_cast<unsigned char>(uplo[0]))) : '?';
+  EMBER_CHECK(c == 'L' || c == 'U', "Expected UPLO argument to be 'L' or 'U', but got ", uplo);
+  return c;
+}
+
+// syevd/heevd on every matrix: eigenvalues (ascending) always, eigenvectors when jobz 'V'.
+std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, char uplo, char jobz) {
+  check_lapack_input(A, "linalg.eigh", true);
+  const int64_t n = A.size(-1), B = batch_count(A);
+  std::vector<int64_t> wshape(A.sizes().begin(), A.sizes().end() - 1);
+  Tensor w = empty(wshape, A.options().dtype(toRealValueType(A.scalar_type())));
+  Tensor a = colmajor_copy(A);
+  if (n == 0) return {w, a};
+  std::vector<lint> infos(B, 0);
+  visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.eigh", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = real_of<T>;
+    T* abase = static_cast<T*>(a.data_ptr());
+    R* wbase = static_cast<R*>(w.data_ptr());
+    T wq = T(0);
+    R rq = R(0);
+    lint iq = 0, info = 0;
+    lapack::syevd<T>(jobz, uplo, lint(n), abase, lint(n), wbase, &wq, -1, &rq, -1, &iq, -1, &info);
+    const lint lwork = std::max<lint>(1, lapack::work_size(wq));
+    const lint lrwork = std::max<lint>(1, lint(rq)), liwork = std::max<lint>(1, iq);
+    for_each_matrix(B, n * n * n, [&](int64_t i) {
+      std::vector<T> work(lwork);
+      std::vector<R> rwork(lrwork);
+      std::vector<lint> iwork(liwork);
+      lapack::syevd<T>(jobz, uplo, lint(n), abase + i * n * n, lint(n), wbase + i * n, work.data(), lwork,
+                       rwork.data(), lrwork, iwork.data(), liwork, &infos[i]);
+    });
+  });
+  const int64_t bad = first_failure(infos);
+  if (bad >= 0) {
+    EMBER_CHECK(infos[bad] < 0, lapack_error_prefix("linalg.eigh", A.dim() > 2, bad),
+                "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                "repeated eigenvalues (error code: ", infos[bad], ").");
+    EMBER_INTERNAL_ASSERT(false, "syevd: argument ", -infos[bad], " had an illegal value");
+  }
+  return {w, a};
+}
+
+}  // namespace
+
+namespace linalg {
+std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view uplo) {
+  return eigh_impl(A, check_uplo(uplo), 'V');
+}
+Tensor eigvalsh(const Tensor& A, std::string_view uplo) { return std::get<0>(eigh_impl(A, check_uplo(uplo), 'N')); }
+}  // namespace linalg
+
+}  // namespace ember

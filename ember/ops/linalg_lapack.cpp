@@ -1,0 +1,412 @@
+// LU- and Cholesky-based linear algebra through LAPACK (float, double, complex64,
+// complex128): linalg::inv / inverse, linalg::solve, linalg::det / det, linalg::slogdet,
+// linalg::cholesky / cholesky. Batches run one matrix per task on ember's threads, on
+// column-major copies; results keep the input's dtype. QR/SVD/eigh: linalg_decomp.cpp.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ember/core/parallel.h"
+#include "ember/ops/blas.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/functions.h"
+#include "ember/ops/lapack.h"
+#include "ember/ops/linalg_utils.h"
+
+namespace ember {
+
+namespace linalg_detail {
+
+void check_lapack_input(const Tensor& A, const char* api, bool square) {
+  EMBER_CHECK(A.defined(), api, ": expected a defined tensor");
+  EMBER_CHECK(A.dim() >= 2, api, ": The input tensor A must have at least 2 dimensions.");
+  if (square)
+    EMBER_CHECK(A.size(-1) == A.size(-2), api, ": A must be batches of square matrices, but they are ", A.size(-2),
+                " by ", A.size(-1), " matrices");
+  const ScalarType t = A.scalar_type();
+  EMBER_CHECK(isFloatingType(t) || isComplexType(t), api, ": Expected a floating point or complex tensor as input. Got ",
+              t);
+  EMBER_CHECK(!isReducedFloatingType(t) && t != kComplexHalf, api, ": Low precision dtypes not supported. Got ", t);
+  EMBER_CHECK(A.is_cpu(), api, ": only CPU tensors are supported, got a tensor on ", A.device());
+  EMBER_CHECK(A.size(-1) <= INT_MAX && A.size(-2) <= INT_MAX, api, ": matrix dimensions above 2^31-1 are not supported");
+}
+
+Tensor colmajor_copy(const Tensor& A) {
+  return A.transpose(-2, -1).clone(MemoryFormat::Contiguous).transpose(-2, -1);
+}
+
+int64_t batch_count(const Tensor& A) {
+  int64_t b = 1;
+  for (int64_t d = 0; d + 2 < A.dim(); ++d) b *= A.size(d);
+  return b;
+}
+
+std::string lapack_error_prefix(const char* api, bool batched, int64_t index) {
+  return batched ? detail::str_cat(api, ": (Batch element ", index, "): ") : detail::str_cat(api, ": ");
+}
+
+}  // namespace linalg_detail
+
+using namespace linalg_detail;
+using lapack::lint;
+using lapack::real_of;
+
+namespace {
+
+constexpr DtypeSet kLapackTypes{kFloat, kDouble, kComplexFloat, kComplexDouble};
+
+// Runs f(i) for every matrix of a batch, several small matrices per task.
+template <class F>
+void for_each_matrix(int64_t batch, int64_t n, const F& f) {
+  blas::sync_threads();
+  const double flops = double(std::max<int64_t>(n, 1)) * n * n;
+  const int64_t grain = std::max<int64_t>(1, int64_t(32768.0 / flops));
+  parallel_for(0, batch, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t i = b0; i < b1; ++i) f(i);
+  });
+}
+
+// The first failed batch element (info != 0), or -1.
+int64_t first_failure(const std::vector<lint>& infos) {
+  for (size_t i = 0; i < infos.size(); ++i)
+    if (infos[i] != 0) return int64_t(i);
+  return -1;
+}
+
+// Note [Parallel LU]
+// OpenBLAS runs single-threaded (Note [BLAS threads]), so batches are parallel over their
+// matrices, and a large matrix in a batch too small to fill the threads is factorised here
+// with LAPACK's right-looking blocked algorithm (dgetrf's): LAPACK getrf on each panel,
+// row interchanges, a triangular solve split by columns, and the trailing update, where
+// the flops are, as one GEMM split over ember's threads. Solves split the right-hand sides.
+constexpr int64_t kParallelLuMin = 192;
+constexpr int64_t kLuBlock = 32;
+
+bool use_parallel_lu(int64_t n, int64_t batch) {
+  return n >= kParallelLuMin && get_num_threads() > 1 && batch < get_num_threads() && !in_parallel_region();
+}
+
+// LU with partial pivoting of the n x n column-major matrix a (leading dimension n).
+template <class T>
+void lu_factor(T* a, int64_t n, lint* ipiv, lint* info, bool parallel) {
+  const lint N = lint(std::max<int64_t>(n, 1));
+  if (!parallel) {
+    lapack::getrf<T>(lint(n), lint(n), a, N, ipiv, info);
+    return;
+  }
+  *info = 0;
+  for (int64_t j = 0; j < n; j += kLuBlock) {
+    const int64_t jb = std::min(kLuBlock, n - j), rest = n - j - jb;
+    lint pinfo = 0;
+    lapack::getrf<T>(lint(n - j), lint(jb), a + j + j * n, N, ipiv + j, &pinfo);
+    if (pinfo > 0 && *info == 0) *info = pinfo + lint(j);
+    for (int64_t i = j; i < j + jb; ++i) ipiv[i] += lint(j);
+    if (j > 0) lapack::laswp<T>(lint(j), a, N, lint(j + 1), lint(j + jb), ipiv);
+    if (rest == 0) continue;
+    T* a12 = a + j + (j + jb) * n;
+    lapack::laswp<T>(lint(rest), a + (j + jb) * n, N, lint(j + 1), lint(j + jb), ipiv);
+    parallel_for(0, rest, kLuBlock, [&](int64_t c0, int64_t c1) {
+      lapack::trsm_left<T>(true, lint(jb), lint(c1 - c0), a + j + j * n, N, a12 + c0 * n, N);
+    });
+    // A22 -= A21 A12 in column-major, i.e. row-major A22^T -= A12^T A21^T.
+    GemmArgs g;
+    g.dtype = scalar_type_of<T>, g.m = rest, g.n = rest, g.k = jb;
+    g.a = a12, g.lda = n, g.b = a + (j + jb) + j * n, g.ldb = n;
+    g.c = a + (j + jb) + (j + jb) * n, g.ldc = n;
+    g.alpha = -1, g.beta = 1, g.prefer_blas = true;
+    cpu_gemm(g);
+  }
+}
+
+// B (n x nrhs, column-major, leading dimension n) = A^{-1} B from lu_factor's output.
+template <class T>
+void lu_solve(const T* lu, int64_t n, const lint* ipiv, T* b, int64_t nrhs, bool parallel) {
+  const lint N = lint(std::max<int64_t>(n, 1));
+  auto solve = [&](int64_t c0, int64_t c1) {
+    lint info = 0;
+    lapack::getrs<T>('N', lint(n), lint(c1 - c0), lu, N, ipiv, b + c0 * n, N, &info);
+  };
+  if (parallel && nrhs >= 32) parallel_for(0, nrhs, 16, solve);
+  else solve(0, nrhs);
+}
+
+// LU-factorises every matrix of `a` (column-major, from colmajor_copy) in place.
+template <class T>
+void lu_batch(Tensor& a, std::vector<lint>& pivots, std::vector<lint>& infos) {
+  const int64_t n = a.size(-1), B = batch_count(a);
+  pivots.assign(size_t(B * n), 0);
+  infos.assign(size_t(B), 0);
+  T* base = static_cast<T*>(a.data_ptr());
+  if (use_parallel_lu(n, B)) {
+    for (int64_t i = 0; i < B; ++i) lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], true);
+    return;
+  }
+  for_each_matrix(B, n, [&](int64_t i) {
+    lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], false);
+  });
+}
+
+Tensor inv_impl(const Tensor& A, const char* api) {
+  check_lapack_input(A, api, true);
+  // As PyTorch, a row-major real A is factorised as A^T (its buffer read column-major):
+  // inv(A^T)^T = inv(A), and the failing diagonal element reported is the same as PyTorch's.
+  const bool use_transpose = A.is_contiguous() && !A.is_complex();
+  Tensor a = use_transpose ? A.clone(MemoryFormat::Contiguous) : colmajor_copy(A);
+  const int64_t n = A.size(-1), B = batch_count(A);
+  if (a.numel() == 0) return a;
+  std::vector<lint> infos(B, 0);
+  if (use_parallel_lu(n, B)) {
+    // inv(A) = A^{-1} I: a parallel LU, then the identity's columns solved in parallel.
+    Tensor x = empty_strided(a.sizes(), a.strides(), a.options()).zero_();  // a's layout
+    x.diagonal(0, -2, -1).fill_(1);
+    visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* base = static_cast<T*>(a.data_ptr());
+      T* xb = static_cast<T*>(x.data_ptr());
+      std::vector<lint> ipiv(n);
+      for (int64_t i = 0; i < B; ++i) {
+        lu_factor<T>(base + i * n * n, n, ipiv.data(), &infos[i], true);
+        if (infos[i] == 0) lu_solve<T>(base + i * n * n, n, ipiv.data(), xb + i * n * n, n, true);
+      }
+    });
+    const int64_t bad = first_failure(infos);
+    EMBER_CHECK(bad < 0, lapack_error_prefix("linalg.inv", A.dim() > 2, bad), "The diagonal element ", infos[bad],
+                " is zero, the inversion could not be completed because the input matrix is singular.");
+    return x;
+  }
+  visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* base = static_cast<T*>(a.data_ptr());
+    T wq;
+    lint q = 0, nn = lint(n);
+    lapack::getri<T>(nn, base, nn, nullptr, &wq, -1, &q);
+    const lint lwork = std::max<lint>(1, lapack::work_size(wq));
+    for_each_matrix(B, n, [&](int64_t i) {
+      thread_local std::vector<lint> ipiv;  // per-thread scratch, reused across matrices
+      thread_local std::vector<T> work;
+      ipiv.resize(n), work.resize(lwork);
+      T* m = base + i * n * n;
+      lapack::getrf<T>(nn, nn, m, nn, ipiv.data(), &infos[i]);
+      if (infos[i] == 0) lapack::getri<T>(nn, m, nn, ipiv.data(), work.data(), lwork, &infos[i]);
+    });
+  });
+  const int64_t bad = first_failure(infos);
+  EMBER_CHECK(bad < 0, lapack_error_prefix("linalg.inv", A.dim() > 2, bad), "The diagonal element ", infos[bad],
+              " is zero, the inversion could not be completed because the input matrix is singular.");
+  return a;
+}
+
+// det or (sign, logabsdet) of every matrix from its LU factors.
+template <class T>
+void lu_det(const T* m, const lint* ipiv, int64_t n, T* det, T* sign, real_of<T>* logabs) {
+  using R = real_of<T>;
+  bool neg = false;
+  for (int64_t i = 0; i < n; ++i) neg ^= ipiv[i] != lint(i + 1);
+  if constexpr (is_complex_v<T>) {
+    std::complex<R> d(neg ? -1 : 1), s(neg ? -1 : 1);
+    R la = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      std::complex<R> u(m[i * n + i].real(), m[i * n + i].imag());
+      d *= u;
+      const R au = std::abs(u);
+      if (au == 0) s = 0, la = -std::numeric_limits<R>::infinity();
+      else s *= u / au, la += std::log(au);
+    }
+    if (det) *det = T(d.real(), d.imag());
+    if (sign) *sign = T(s.real(), s.imag());
+    if (logabs) *logabs = la;
+  } else {
+    R d = neg ? -1 : 1, s = neg ? -1 : 1, la = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const R u = m[i * n + i];
+      d *= u;
+      if (u == 0) s = 0, la = -std::numeric_limits<R>::infinity();
+      else s *= u < 0 ? -1 : 1, la += std::log(std::abs(u));
+    }
+    if (det) *det = d;
+    if (sign) *sign = s;
+    if (logabs) *logabs = la;
+  }
+}
+
+std::vector<int64_t> batch_shape(const Tensor& A) {
+  return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2);
+}
+
+// Cholesky factor of every matrix; zeroes the triangle LAPACK leaves untouched.
+Tensor cholesky_impl(const Tensor& A, bool upper, const char* api) {
+  check_lapack_input(A, api, true);
+  Tensor a = colmajor_copy(A);
+  const int64_t n = A.size(-1), B = batch_count(A);
+  if (a.numel() == 0) return a;
+  std::vector<lint> infos(B, 0);
+  visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* base = static_cast<T*>(a.data_ptr());
+    for_each_matrix(B, n, [&](int64_t i) {
+      T* m = base + i * n * n;
+      lapack::potrf<T>(upper ? 'U' : 'L', lint(n), m, lint(n), &infos[i]);
+      for (int64_t j = 0; j < n; ++j)      // column j (column-major)
+        for (int64_t r = 0; r < n; ++r)    // row r
+          if (upper ? r > j : r < j) m[j * n + r] = T(0);
+    });
+  });
+  const int64_t bad = first_failure(infos);
+  EMBER_CHECK(bad < 0, lapack_error_prefix(api, A.dim() > 2, bad),
+              "The factorization could not be completed because the input is not positive-definite (the leading "
+              "minor of order ", infos[bad], " is not positive-definite).");
+  return a;
+}
+
+}  // namespace
+
+// ---- inverse ----------------------------------------------------------------------------
+Tensor inverse(const Tensor& self) { return inv_impl(self, "linalg.inv"); }
+namespace linalg {
+Tensor inv(const Tensor& A) { return inv_impl(A, "linalg.inv"); }
+}  // namespace linalg
+
+// ---- solve ------------------------------------------------------------------------------
+namespace linalg {
+Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+  check_lapack_input(A, "linalg.solve", true);
+  EMBER_CHECK(B.defined() && B.dim() >= 1, "linalg.solve: The input tensor B must have at least 1 dimension.");
+  EMBER_CHECK(A.scalar_type() == B.scalar_type(), "linalg.solve: Expected A and B to have the same dtype, but found A "
+              "of type ", A.scalar_type(), " and B of type ", B.scalar_type(), " instead");
+  EMBER_CHECK(A.device() == B.device(), "linalg.solve: Expected A and B to be on the same device, but found A on ",
+              A.device(), " and B on ", B.device(), " instead");
+  const int64_t n = A.size(-1);
+  // B is a (batch of) vector(s) when 1-D, or when its shape is A's without the last dim.
+  const bool vector_case =
+      B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == A.sizes().slice(0, A.dim() - 1));
+  const int64_t brows = vector_case ? (left ? B.size(-1) : 1) : B.size(-2);
+  const int64_t bcols = vector_case ? (left ? 1 : B.size(-1)) : B.size(-1);
+  EMBER_CHECK(left ? brows == n : bcols == n, "linalg.solve: Incompatible shapes of A and B for the equation ",
+              left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", brows, "x", bcols, ")");
+  if (!left) {
+    // XA = B  <=>  A^T X^T = B^T.
+    if (vector_case) return solve(A.transpose(-2, -1), B, true);
+    return solve(A.transpose(-2, -1), B.transpose(-2, -1), true).transpose(-2, -1);
+  }
+  const Tensor Bm = vector_case ? B.unsqueeze(-1) : B;
+  const int64_t k = Bm.size(-1);
+  std::vector<int64_t> batch =
+      broadcast_shapes(A.sizes().slice(0, A.dim() - 2), Bm.sizes().slice(0, Bm.dim() - 2));
+  std::vector<int64_t> a_shape = batch, b_shape = batch;
+  a_shape.insert(a_shape.end(), {n, n});
+  b_shape.insert(b_shape.end(), {n, k});
+  int64_t nb = 1;
+  for (int64_t s : batch) nb *= s;
+  const bool batched = A.dim() > 2;
+  const bool single_a = batch_count(A) == 1;
+  Tensor x;
+  if (single_a) {
+    // One factorisation; every right-hand side of every batch solved in one getrs call.
+    Tensor a = colmajor_copy(A.reshape({n, n}));
+    Tensor rhs = colmajor_copy(Bm.expand(b_shape).reshape({nb, n, k}).permute({1, 0, 2}).reshape({n, nb * k}));
+    std::vector<lint> infos(1, 0);
+    if (n > 0 && nb * k > 0) {
+      visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.solve", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        blas::sync_threads();
+        std::vector<lint> ipiv(n);
+        EMBER_CHECK(nb * k <= INT_MAX, "linalg.solve: too many right-hand sides (", nb * k, ")");
+        const bool par = use_parallel_lu(n, 1);
+        T* lu = static_cast<T*>(a.data_ptr());
+        lu_factor<T>(lu, n, ipiv.data(), &infos[0], par);
+        if (infos[0] == 0) lu_solve<T>(lu, n, ipiv.data(), static_cast<T*>(rhs.data_ptr()), nb * k, get_num_threads() > 1);
+      });
+    }
+    EMBER_CHECK(infos[0] == 0, lapack_error_prefix("torch.linalg.solve", batched, 0),
+                "The solver failed because the input matrix is singular.");
+    x = rhs.reshape({n, nb, k}).permute({1, 0, 2}).reshape(b_shape);
+  } else {
+    Tensor a = colmajor_copy(A.expand(a_shape));
+    Tensor rhs = colmajor_copy(Bm.expand(b_shape));
+    std::vector<lint> infos(nb, 0);
+    if (n > 0 && k > 0) {
+      visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.solve", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* ab = static_cast<T*>(a.data_ptr());
+        T* bb = static_cast<T*>(rhs.data_ptr());
+        const bool par = use_parallel_lu(n, nb);
+        auto one = [&](int64_t i) {
+          thread_local std::vector<lint> ipiv;
+          ipiv.resize(n);
+          lu_factor<T>(ab + i * n * n, n, ipiv.data(), &infos[i], par);
+          if (infos[i] == 0) lu_solve<T>(ab + i * n * n, n, ipiv.data(), bb + i * n * k, k, par);
+        };
+        if (par) {
+          for (int64_t i = 0; i < nb; ++i) one(i);
+        } else {
+          for_each_matrix(nb, n, one);
+        }
+      });
+    }
+    const int64_t bad = first_failure(infos);
+    EMBER_CHECK(bad < 0, lapack_error_prefix("torch.linalg.solve", batched, bad),
+                "The solver failed because the input matrix is singular.");
+    x = rhs;
+  }
+  return vector_case ? x.squeeze(-1) : x;
+}
+}  // namespace linalg
+
+// ---- det, slogdet ---------------------------------------------------------------------------
+namespace linalg {
+Tensor det(const Tensor& A) {
+  check_lapack_input(A, "linalg.det", true);
+  Tensor a = colmajor_copy(A);
+  const int64_t n = A.size(-1), B = batch_count(A);
+  Tensor out = empty(batch_shape(A), A.options());
+  std::vector<lint> pivots, infos;
+  visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.det", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (n > 0) lu_batch<T>(a, pivots, infos);
+    const T* base = n > 0 ? static_cast<const T*>(a.data_ptr()) : nullptr;
+    T* o = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0; i < B; ++i) {
+      if (n == 0) o[i] = T(1);
+      else lu_det<T>(base + i * n * n, pivots.data() + i * n, n, o + i, nullptr, nullptr);
+    }
+  });
+  return out;
+}
+
+std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
+  check_lapack_input(A, "linalg.slogdet", true);
+  Tensor a = colmajor_copy(A);
+  const int64_t n = A.size(-1), B = batch_count(A);
+  Tensor sign = empty(batch_shape(A), A.options());
+  Tensor logabs = empty(batch_shape(A), A.options().dtype(toRealValueType(A.scalar_type())));
+  std::vector<lint> pivots, infos;
+  visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.slogdet", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (n > 0) lu_batch<T>(a, pivots, infos);
+    const T* base = n > 0 ? static_cast<const T*>(a.data_ptr()) : nullptr;
+    T* s = static_cast<T*>(sign.data_ptr());
+    auto* l = static_cast<real_of<T>*>(logabs.data_ptr());
+    for (int64_t i = 0; i < B; ++i) {
+      if (n == 0) s[i] = T(1), l[i] = 0;
+      else lu_det<T>(base + i * n * n, pivots.data() + i * n, n, nullptr, s + i, l + i);
+    }
+  });
+  return {sign, logabs};
+}
+}  // namespace linalg
+Tensor det(const Tensor& self) { return linalg::det(self); }
+
+// ---- cholesky -----------------------------------------------------------------------------
+namespace linalg {
+Tensor cholesky(const Tensor& A, bool upper) { return cholesky_impl(A, upper, "linalg.cholesky"); }
+}  // namespace linalg
+Tensor cholesky(const Tensor& self, bool upper) { return cholesky_impl(self, upper, "cholesky"); }
+
+// ---- Tensor methods ----------------------------------------------------------------------
+Tensor Tensor::inverse() const { return ember::inverse(*this); }
+Tensor Tensor::det() const { return ember::det(*this); }
+Tensor Tensor::cholesky(bool upper) const { return ember::cholesky(*this, upper); }
+
+}  // namespace ember

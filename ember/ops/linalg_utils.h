@@ -1,0 +1,53 @@
+// Internal helpers shared by the linear-algebra files (linalg.cpp, linalg_einsum.cpp,
+// linalg_lapack.cpp): the tensor-level GEMM driver and small checks.
+#pragma once
+#include <initializer_list>
+#include <string>
+
+#include "ember/core/tensor.h"
+#include "ember/ops/blas.h"
+
+namespace ember::linalg_detail {
+
+// c (B, m, n) = beta * c + alpha * a (B, m, k) @ b (B, k, n), any strides (a and b may have
+// batch stride 0). Passes strided operands to BLAS as transposes/leading dimensions when a
+// last stride is 1, copies otherwise; computes into a temporary when c's layout or an alias
+// forbids writing it directly. Half and ComplexHalf compute in Float/ComplexFloat.
+// beta == 0 never reads c.
+void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta,
+               const char* op);
+
+// Runs g on the device's kernel of the op-table entry for `op` (linalg_gemm.cpp).
+void run_gemm(GemmArgs& g, Device d, const char* op);
+
+// t summed over `dims` (kept as size-1 dims), computed as a matrix-vector product with ones.
+Tensor sum_dims_keepdim(const Tensor& t, IntArrayRef dims);
+
+// PyTorch's C++ type names, as its error messages print them ("float", "c10::Half").
+const char* cpp_type_name(ScalarType t);
+
+// "Expected all tensors to be on the same device..." when the tensors disagree.
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
+
+// The types a GEMM accepts (not Bool): errors as PyTorch, naming the op.
+void check_gemm_dtype(const char* op, ScalarType t);
+
+}  // namespace ember::linalg_detail
+
+namespace ember::linalg_detail {
+
+// The checks every LAPACK-backed op starts with, worded as PyTorch's: at least 2 dims,
+// square when `square`, a float/double/complex64/complex128 CPU tensor.
+void check_lapack_input(const Tensor& A, const char* api, bool square);
+
+// A copy of A (..., m, n) whose matrices are column-major and packed one after another:
+// the layout LAPACK reads and overwrites. The result has A's logical values.
+Tensor colmajor_copy(const Tensor& A);
+
+// Product of the batch sizes of A (all dims but the last two).
+int64_t batch_count(const Tensor& A);
+
+// "api: (Batch element i): " when the input was batched, "api: " otherwise.
+std::string lapack_error_prefix(const char* api, bool batched, int64_t index);
+
+}  // namespace ember::linalg_detail
