@@ -1,0 +1,271 @@
+// Reductions, part 1: the reduction op table, dim-list parsing, the plan builder that feeds
+// the CPU engine (Note [Reduction plan]), and sum/nansum/mean/nanmean/prod/all/any/
+// count_nonzero with their Tensor methods.
+#include "ember/ops/reduce.h"
+
+#include <algorithm>
+
+#include "ember/ops/functions.h"
+
+namespace ember {
+
+// Autocast: sums, products and norms run in float32 (PyTorch's fp32 / fp32-with-dtype lists).
+#define EMBER_DEFINE_REDUCE_OP(var, opname, set, cast)                                                  \
+  ReduceOp var(OpInfo{.name = opname, .fusion = FusionClass::Reduction, .autocast = AutocastPolicy::cast, \
+                      .dtypes = set});
+EMBER_DEFINE_REDUCE_OP(sum_op, "sum", kAllTypes, Float32)
+EMBER_DEFINE_REDUCE_OP(nansum_op, "nansum", kBoolType | kRealTypes, None)
+EMBER_DEFINE_REDUCE_OP(prod_op, "prod", kAllTypes, Float32)
+EMBER_DEFINE_REDUCE_OP(all_op, "all", kAllTypes, None)
+EMBER_DEFINE_REDUCE_OP(any_op, "any", kAllTypes, None)
+EMBER_DEFINE_REDUCE_OP(count_nonzero_op, "count_nonzero", kAllTypes, None)
+EMBER_DEFINE_REDUCE_OP(vector_norm_op, "linalg_vector_norm", kFloatingAndComplexTypes, Float32)
+EMBER_DEFINE_REDUCE_OP(var_mean_op, "var_mean", kFloatingTypes, None)
+EMBER_DEFINE_REDUCE_OP(amax_op, "amax", kBoolType | kRealTypes, None)
+EMBER_DEFINE_REDUCE_OP(amin_op, "amin", kBoolType | kRealTypes, None)
+EMBER_DEFINE_REDUCE_OP(aminmax_op, "aminmax", kBoolType | kRealTypes, None)
+EMBER_DEFINE_REDUCE_OP(max_dim_op, "max_dim", kBoolType | kRealTypes, None)
+EMBER_DEFINE_REDUCE_OP(min_dim_op, "min_dim", kBoolType | kRealTypes, None)
+#undef EMBER_DEFINE_REDUCE_OP
+
+// ---- dims and shapes -------------------------------------------------------------------
+DimMask make_dim_mask(OptionalIntArrayRef dims, int64_t ndim, const char* op) {
+  DimMask mask;
+  EMBER_CHECK(ndim <= 64, op, ": tensors with more than 64 dims are not supported (got ", ndim, ")");
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < ndim; ++d) mask.set(d);
+    return mask;
+  }
+  for (int64_t d : *dims) {
+    int64_t w = maybe_wrap_dim(d, ndim, op);
+    EMBER_CHECK(!mask.test(w), "dim ", w, " appears multiple times in the list of dims");
+    mask.set(w);
+  }
+  return mask;
+}
+
+DimVector reduced_shape(IntArrayRef sizes, const DimMask& mask, bool keepdim) {
+  DimVector out;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (!mask.test(d)) out.push_back(sizes[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+void check_nonempty_reduction(const Tensor& self, const DimMask& mask, const char* op) {
+  if (self.numel() != 0) return;
+  if (self.dim() == 0) return;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    EMBER_CHECK_INDEX(!(mask.test(d) && self.size(d) == 0), op, "(): Expected reduction dim ", d,
+                      " to have non-zero size.");
+}
+
+namespace {
+struct PlanDim {
+  int64_t size, in, out, out2;
+};
+
+void coalesce(std::vector<PlanDim>& v, bool kept) {
+  if (v.empty()) return;
+  size_t w = 0;
+  for (size_t i = 1; i < v.size(); ++i) {
+    PlanDim& a = v[w];
+    const PlanDim& b = v[i];
+    bool ok = a.in * a.size == b.in && (!kept || (a.out * a.size == b.out && a.out2 * a.size == b.out2));
+    if (ok) a.size *= b.size;
+    else v[++w] = b;
+  }
+  v.resize(w + 1);
+}
+}  // namespace
+
+void run_reduction(const ReduceOp& op, const Tensor& in, const DimMask& mask, bool keepdim,
+                   const Tensor& out, const Tensor& out2, const ReduceArgs& args, bool preserve_order) {
+  if (in.is_meta()) return;
+  int64_t nd = in.dim();
+  std::vector<PlanDim> kept, red;
+  int64_t od = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    int64_t os = 0, os2 = 0;
+    if (!mask.test(d) || keepdim) {
+      if (!mask.test(d)) {
+        os = out.stride(od);
+        os2 = out2.defined() ? out2.stride(od) : 0;
+      }
+      ++od;
+    }
+    if (in.size(d) == 1) continue;
+    if (mask.test(d)) red.push_back({in.size(d), in.stride(d), 0, 0});
+    else kept.push_back({in.size(d), in.stride(d), os, os2});
+  }
+  // innermost first
+  std::reverse(red.begin(), red.end());
+  std::reverse(kept.begin(), kept.end());
+  auto by_stride = [](const PlanDim& a, const PlanDim& b) {
+    // zero strides (expanded dims) go outermost
+    if ((a.in == 0) != (b.in == 0)) return b.in == 0;
+    return a.in < b.in;
+  };
+  if (!preserve_order) std::stable_sort(red.begin(), red.end(), by_stride);
+  std::stable_sort(kept.begin(), kept.end(), by_stride);
+  coalesce(red, false);
+  coalesce(kept, true);
+  if (red.empty()) red.push_back({1, 0, 0, 0});
+  if (kept.empty()) kept.push_back({1, 0, 0, 0});
+  EMBER_CHECK(int(red.size()) <= kMaxReduceDims && int(kept.size()) <= kMaxReduceDims, op.name,
+              ": too many non-mergeable dims (", nd, ") for the reduction engine; make the input contiguous");
+  ReducePlan p;
+  p.in = static_cast<const char*>(in.unsafeGetTensorImpl()->data());
+  p.out = static_cast<char*>(out.unsafeGetTensorImpl()->data());
+  p.out2 = out2.defined() ? static_cast<char*>(out2.unsafeGetTensorImpl()->data()) : nullptr;
+  p.in_dtype = in.scalar_type();
+  p.out_dtype = out.scalar_type();
+  p.out2_dtype = out2.defined() ? out2.scalar_type() : ScalarType::Undefined;
+  p.nk = int(kept.size());
+  p.nr = int(red.size());
+  p.num_outputs = 1;
+  p.reduce_numel = 1;
+  for (int i = 0; i < p.nk; ++i) {
+    p.ksize[i] = kept[i].size;
+    p.kin[i] = kept[i].in;
+    p.kout[i] = kept[i].out;
+    p.kout2[i] = kept[i].out2;
+    p.num_outputs *= kept[i].size;
+  }
+  for (int i = 0; i < p.nr; ++i) {
+    p.rsize[i] = red[i].size;
+    p.rin[i] = red[i].in;
+    p.reduce_numel *= red[i].size;
+  }
+  ReduceFn k = op.kernel(in.device().type());
+  EMBER_CHECK(k != nullptr, op.name, ": no kernel for device ", in.device());
+  k(p, args);
+  out.bump_version();
+  if (out2.defined()) out2.bump_version();
+}
+
+Tensor reduce_to(const ReduceOp& op, const Tensor& in, const DimMask& mask, bool keepdim,
+                 ScalarType out_dtype, const ReduceArgs& args) {
+  Tensor out = empty(reduced_shape(in.sizes(), mask, keepdim), in.options().dtype(out_dtype));
+  run_reduction(op, in, mask, keepdim, out, Tensor(), args);
+  return out;
+}
+
+// ---- sum, nansum, mean, nanmean ---------------------------------------------------------
+namespace {
+// The dtype the sum/prod kernels produce for an input dtype.
+ScalarType natural_sum_type(ScalarType t) { return isIntegralType(t, true) ? kLong : t; }
+
+// Sum-like reductions with PyTorch's `dtype=` rule: the input is cast to dtype first
+// (integral -> wider integral needs no cast: the kernel sums in int64, which wraps alike).
+Tensor sum_like(const ReduceOp& op, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
+                std::optional<ScalarType> dtype, const char* name) {
+  DimMask mask = make_dim_mask(dim, self.dim(), name);
+  Tensor in = self;
+  ScalarType result = dtype ? *dtype : natural_sum_type(self.scalar_type());
+  if (dtype && *dtype != self.scalar_type() &&
+      !(isIntegralType(self.scalar_type(), true) && isIntegralType(*dtype, false)))
+    in = self.to(*dtype);
+  Tensor out = reduce_to(op, in, mask, keepdim, natural_sum_type(in.scalar_type()));
+  return out.scalar_type() == result ? out : out.to(result);
+}
+}  // namespace
+
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  return sum_like(sum_op, self, std::nullopt, false, dtype, "sum");
+}
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_like(sum_op, self, dim, keepdim, dtype, "sum");
+}
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK_TYPE(!self.is_complex() && !(dtype && isComplexType(*dtype)), "nansum does not support complex inputs");
+  return sum_like(nansum_op, self, dim, keepdim, dtype, "nansum");
+}
+
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) { return mean(self, std::nullopt, false, dtype); }
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  ScalarType result = dtype ? *dtype : self.scalar_type();
+  EMBER_CHECK_TYPE(isFloatingType(result) || isComplexType(result),
+                   "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
+                   " dtype must be either a floating point or complex dtype. Got: ", result);
+  DimMask mask = make_dim_mask(dim, self.dim(), "mean");
+  Tensor in = self.to(result);
+  int64_t n = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) if (mask.test(d)) n *= self.size(d);
+  ReduceArgs args;
+  args.mean = true;
+  args.p = double(n);
+  return reduce_to(sum_op, in, mask, keepdim, result, args);
+}
+
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK_TYPE(self.is_floating_point(), "nanmean(): expected input to have floating point dtype but got ",
+                   self.scalar_type());
+  Tensor count = sum(logical_not(isnan(self)), dim, keepdim);
+  return div(nansum(self, dim, keepdim, dtype), count);
+}
+
+// ---- prod ---------------------------------------------------------------------------------
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  return sum_like(prod_op, self, std::nullopt, false, dtype, "prod");
+}
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  int64_t d = dim;
+  return sum_like(prod_op, self, IntArrayRef(&d, 1), keepdim, dtype, "prod");
+}
+
+// ---- all, any, count_nonzero ----------------------------------------------------------------
+namespace {
+Tensor all_any(const ReduceOp& op, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const char* name) {
+  DimMask mask = make_dim_mask(dim, self.dim(), name);
+  ScalarType out = self.scalar_type() == kByte ? kByte : kBool;
+  return reduce_to(op, self, mask, keepdim, out);
+}
+}  // namespace
+Tensor all(const Tensor& self) { return all_any(all_op, self, std::nullopt, false, "all"); }
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  return all_any(all_op, self, IntArrayRef(&dim, 1), keepdim, "all");
+}
+Tensor any(const Tensor& self) { return all_any(any_op, self, std::nullopt, false, "any"); }
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  return all_any(any_op, self, IntArrayRef(&dim, 1), keepdim, "any");
+}
+
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  DimMask mask = make_dim_mask(dim, self.dim(), "count_nonzero");
+  return reduce_to(count_nonzero_op, self, mask, false, kLong);
+}
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  if (!dim) return count_nonzero(self, IntArrayRef());
+  int64_t d = *dim;
+  return count_nonzero(self, IntArrayRef(&d, 1));
+}
+
+// ---- Tensor methods -------------------------------------------------------------------------
+Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return ember::sum(*this, dtype); }
+Tensor Tensor::sum(OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::sum(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::nansum(OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::nansum(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::mean(std::optional<ScalarType> dtype) const { return ember::mean(*this, dtype); }
+Tensor Tensor::mean(OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::mean(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::nanmean(OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::nanmean(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::prod(std::optional<ScalarType> dtype) const { return ember::prod(*this, dtype); }
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::prod(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::all() const { return ember::all(*this); }
+Tensor Tensor::all(int64_t dim, bool keepdim) const { return ember::all(*this, dim, keepdim); }
+Tensor Tensor::any() const { return ember::any(*this); }
+Tensor Tensor::any(int64_t dim, bool keepdim) const { return ember::any(*this, dim, keepdim); }
+Tensor Tensor::count_nonzero(std::optional<int64_t> dim) const { return ember::count_nonzero(*this, dim); }
+Tensor Tensor::count_nonzero(IntArrayRef dim) const { return ember::count_nonzero(*this, dim); }
+
+}  // namespace ember

@@ -1,0 +1,114 @@
+// Reductions, part 2: amax/amin, max/min (full and (values, indices) along a dim), aminmax
+// and argmax/argmin, with their Tensor methods. NaN propagates; ties take the first index.
+#include "ember/ops/functions.h"
+#include "ember/ops/reduce.h"
+
+namespace ember {
+
+namespace {
+void check_not_complex(const Tensor& self, const char* op) {
+  EMBER_CHECK_TYPE(!self.is_complex(), op, "(): does not support complex input (got ", self.scalar_type(), ")");
+}
+// Reductions without an identity: all-dims reductions of an empty tensor and empty reduced
+// dims are errors, worded as in PyTorch.
+void check_has_elements(const Tensor& self, const DimMask& mask, bool all_dims, const char* op,
+                        bool index_error = false) {
+  if (self.numel() != 0) return;
+  if (all_dims) {
+    std::string msg = detail::str_cat(op, "(): Expected reduction dim to be specified for input.numel() == 0.",
+                                      index_error ? "" : " Specify the reduction dim with the 'dim' argument.");
+    if (index_error) detail::throw_index_error(msg);
+    EMBER_ERROR(msg);
+  }
+  check_nonempty_reduction(self, mask, op);
+}
+}  // namespace
+
+// ---- amax, amin -----------------------------------------------------------------------------
+namespace {
+Tensor amax_amin(const ReduceOp& op, const Tensor& self, IntArrayRef dim, bool keepdim, const char* name) {
+  check_not_complex(self, name);
+  DimMask mask = make_dim_mask(dim, self.dim(), name);
+  check_has_elements(self, mask, dim.empty(), name);
+  return reduce_to(op, self, mask, keepdim, self.scalar_type());
+}
+}  // namespace
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) { return amax_amin(amax_op, self, dim, keepdim, "amax"); }
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) { return amax_amin(amin_op, self, dim, keepdim, "amin"); }
+
+Tensor max(const Tensor& self) { return amax_amin(amax_op, self, {}, false, "max"); }
+Tensor min(const Tensor& self) { return amax_amin(amin_op, self, {}, false, "min"); }
+
+// ---- max/min along a dim ----------------------------------------------------------------------
+namespace {
+std::tuple<Tensor, Tensor> minmax_dim(const ReduceOp& op, const Tensor& self, int64_t dim, bool keepdim,
+                                      const char* name) {
+  check_not_complex(self, name);
+  DimMask mask = make_dim_mask(IntArrayRef(&dim, 1), self.dim(), name);
+  check_nonempty_reduction(self, mask, name);
+  DimVector shape = reduced_shape(self.sizes(), mask, keepdim);
+  Tensor values = empty(shape, self.options());
+  Tensor indices = empty(shape, self.options().dtype(kLong));
+  ReduceArgs args;
+  args.with_values = true;
+  run_reduction(op, self, mask, keepdim, values, indices, args, /*preserve_order=*/true);
+  return {values, indices};
+}
+
+Tensor arg_impl(const ReduceOp& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* name) {
+  EMBER_CHECK_TYPE(!self.is_complex(), name, "(): not implemented for complex dtype ", self.scalar_type());
+  DimMask mask = dim ? make_dim_mask(IntArrayRef(&*dim, 1), self.dim(), name)
+                     : make_dim_mask(std::nullopt, self.dim(), name);
+  if (self.numel() == 0) {
+    EMBER_CHECK_INDEX(dim.has_value(), name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    check_nonempty_reduction(self, mask, name);
+  }
+  ReduceArgs args;
+  args.with_values = false;
+  Tensor out = empty(reduced_shape(self.sizes(), mask, keepdim), self.options().dtype(kLong));
+  run_reduction(op, self, mask, keepdim, out, Tensor(), args, /*preserve_order=*/true);
+  return out;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  return minmax_dim(max_dim_op, self, dim, keepdim, "max");
+}
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  return minmax_dim(min_dim_op, self, dim, keepdim, "min");
+}
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_impl(max_dim_op, self, dim, keepdim, "argmax");
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_impl(min_dim_op, self, dim, keepdim, "argmin");
+}
+
+// ---- aminmax ----------------------------------------------------------------------------------
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  check_not_complex(self, "aminmax");
+  DimMask mask = dim ? make_dim_mask(IntArrayRef(&*dim, 1), self.dim(), "aminmax")
+                     : make_dim_mask(std::nullopt, self.dim(), "aminmax");
+  bool empty_reduction = self.numel() == 0 && (!dim || self.dim() == 0 || self.size(maybe_wrap_dim(*dim, self.dim())) == 0);
+  EMBER_CHECK(!empty_reduction,
+              "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+  DimVector shape = reduced_shape(self.sizes(), mask, keepdim);
+  Tensor lo = empty(shape, self.options()), hi = empty(shape, self.options());
+  run_reduction(aminmax_op, self, mask, keepdim, lo, hi, {});
+  return {lo, hi};
+}
+
+// ---- Tensor methods ---------------------------------------------------------------------------
+Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const { return ember::amax(*this, dim, keepdim); }
+Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const { return ember::amin(*this, dim, keepdim); }
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::min() const { return ember::min(*this); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, dim, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ember::min(*this, dim, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  return ember::aminmax(*this, dim, keepdim);
+}
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return ember::argmin(*this, dim, keepdim); }
+
+}  // namespace ember

@@ -1,0 +1,145 @@
+// Scans and softmax: cumsum/cumprod (+ in-place), cummax/cummin, logcumsumexp, softmax and
+// log_softmax. Inputs are made contiguous and viewed as [outer, len, inner] around the dim
+// (see ScanPlan in reduce.h); the kernels live in cpu/scan_kernels.cpp and
+// cpu/softmax_kernels.cpp.
+#include "ember/ops/functions.h"
+#include "ember/ops/reduce.h"
+
+namespace ember {
+
+OpDef<ScanFn> cumsum_op(OpInfo{.name = "cumsum", .fusion = FusionClass::Opaque, .autocast = AutocastPolicy::Float32,
+                               .dtypes = kAllTypes});
+OpDef<ScanFn> cumprod_op(OpInfo{.name = "cumprod", .fusion = FusionClass::Opaque, .autocast = AutocastPolicy::Float32,
+                                .dtypes = kAllTypes});
+OpDef<ScanFn> cummax_op(OpInfo{.name = "cummax", .fusion = FusionClass::Opaque, .dtypes = kBoolType | kRealTypes});
+OpDef<ScanFn> cummin_op(OpInfo{.name = "cummin", .fusion = FusionClass::Opaque, .dtypes = kBoolType | kRealTypes});
+OpDef<ScanFn> logcumsumexp_op(OpInfo{.name = "logcumsumexp", .fusion = FusionClass::Opaque, .dtypes = kFloatingTypes});
+OpDef<SoftmaxFn> softmax_op(OpInfo{.name = "softmax", .fusion = FusionClass::Reduction,
+                                   .autocast = AutocastPolicy::Float32, .dtypes = kFloatingTypes});
+
+namespace {
+// The contiguous input and its [outer, len, inner] view around `dim` (already wrapped).
+ScanPlan scan_plan(const Tensor& x, int64_t dim) {
+  ScanPlan p;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d < dim) p.outer *= x.size(d);
+    else if (d == dim) p.len = x.size(d);
+    else p.inner *= x.size(d);
+  }
+  p.in = static_cast<const char*>(x.unsafeGetTensorImpl()->data());
+  p.in_dtype = x.scalar_type();
+  return p;
+}
+
+template <class Fn>
+Fn kernel_of(const OpDef<Fn>& op, const Tensor& t) {
+  Fn k = op.kernel(t.device().type());
+  EMBER_CHECK(k != nullptr, op.name, ": no kernel for device ", t.device());
+  return k;
+}
+
+Tensor run_scan(const OpDef<ScanFn>& op, const Tensor& self, int64_t dim, ScalarType out_dtype, Tensor* indices) {
+  int64_t d = maybe_wrap_dim(dim, self.dim(), op.name.data());
+  Tensor x = self.contiguous();
+  Tensor out = empty(x.sizes(), x.options().dtype(out_dtype));
+  if (indices) *indices = empty(x.sizes(), x.options().dtype(kLong));
+  if (x.numel() == 0 || x.is_meta()) return out;
+  ScanPlan p = scan_plan(x, d);
+  p.out = static_cast<char*>(out.unsafeGetTensorImpl()->data());
+  p.out2 = indices ? static_cast<char*>(indices->unsafeGetTensorImpl()->data()) : nullptr;
+  p.out_dtype = out_dtype;
+  kernel_of(op, x)(p);
+  return out;
+}
+
+// cumsum/cumprod: dtype= casts the input first; bool and integers accumulate in int64.
+Tensor cum_sum_prod(const OpDef<ScanFn>& op, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor x = self;
+  if (dtype && *dtype != self.scalar_type() &&
+      !(isIntegralType(self.scalar_type(), true) && isIntegralType(*dtype, false)))
+    x = self.to(*dtype);
+  ScalarType natural = isIntegralType(x.scalar_type(), true) ? kLong : x.scalar_type();
+  ScalarType result = dtype ? *dtype : natural;
+  Tensor out = run_scan(op, x, dim, natural, nullptr);
+  return out.scalar_type() == result ? out : out.to(result);
+}
+
+Tensor& cum_inplace(const OpDef<ScanFn>& op, Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK_TYPE(!dtype || *dtype == self.scalar_type(), "Bad in-place call: input tensor dtype ", self.scalar_type(),
+                   " and output tensor dtype ", *dtype, " should match");
+  Tensor r = cum_sum_prod(op, self, dim, self.scalar_type());
+  self.copy_(r);
+  return self;
+}
+}  // namespace
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return cum_sum_prod(cumsum_op, self, dim, dtype);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return cum_sum_prod(cumprod_op, self, dim, dtype);
+}
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  EMBER_CHECK_TYPE(!self.is_complex(), "cummax: not implemented for complex dtype ", self.scalar_type());
+  Tensor idx;
+  Tensor v = run_scan(cummax_op, self, dim, self.scalar_type(), &idx);
+  return {v, idx};
+}
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  EMBER_CHECK_TYPE(!self.is_complex(), "cummin: not implemented for complex dtype ", self.scalar_type());
+  Tensor idx;
+  Tensor v = run_scan(cummin_op, self, dim, self.scalar_type(), &idx);
+  return {v, idx};
+}
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  EMBER_CHECK_TYPE(self.is_floating_point(), "logcumsumexp: expected a floating point input, got ", self.scalar_type());
+  return run_scan(logcumsumexp_op, self, dim, self.scalar_type(), nullptr);
+}
+
+// ---- softmax, log_softmax -------------------------------------------------------------------
+namespace {
+Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  Tensor x = dtype ? self.to(*dtype) : self;
+  EMBER_CHECK_TYPE(x.is_floating_point(), name, ": expected a floating point input (or a floating dtype= argument), got ",
+                   x.scalar_type());
+  int64_t d = maybe_wrap_dim(dim, x.dim(), name);
+  x = x.contiguous();
+  ScanPlan p = scan_plan(x, d);
+  if (isReducedFloatingType(x.scalar_type()) && p.inner != 1) {
+    // Reduced precision along a non-last dim: computed in float.
+    return softmax_impl(x.to(kFloat), d, std::nullopt, log).to(x.scalar_type());
+  }
+  Tensor out = empty(x.sizes(), x.options());
+  if (x.numel() == 0 || x.is_meta()) return out;
+  p.out = static_cast<char*>(out.unsafeGetTensorImpl()->data());
+  p.out_dtype = x.scalar_type();
+  kernel_of(softmax_op, x)(p, log);
+  return out;
+}
+}  // namespace
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl(self, dim, dtype, false);
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl(self, dim, dtype, true);
+}
+
+// ---- Tensor methods ---------------------------------------------------------------------------
+Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const { return ember::cumsum(*this, dim, dtype); }
+Tensor& Tensor::cumsum_(int64_t dim, std::optional<ScalarType> dtype) { return cum_inplace(cumsum_op, *this, dim, dtype); }
+Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const { return ember::cumprod(*this, dim, dtype); }
+Tensor& Tensor::cumprod_(int64_t dim, std::optional<ScalarType> dtype) {
+  return cum_inplace(cumprod_op, *this, dim, dtype);
+}
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }
+Tensor Tensor::logcumsumexp(int64_t dim) const { return ember::logcumsumexp(*this, dim); }
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const { return ember::softmax(*this, dim, dtype); }
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return ember::log_softmax(*this, dim, dtype);
+}
+
+}  // namespace ember

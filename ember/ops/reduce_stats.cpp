@@ -1,0 +1,222 @@
+// Reductions, part 3: var/std (+ mean), norm, linalg::vector_norm / matrix_norm / norm and
+// logsumexp, with their Tensor methods.
+#include <cmath>
+
+#include "ember/ops/functions.h"
+#include "ember/ops/reduce.h"
+
+namespace ember {
+
+// ---- var, std, var_mean, std_mean ----------------------------------------------------------
+namespace {
+// Returns (var or std, mean); mean is undefined unless want_mean. Complex inputs: the
+// variance is that of the real parts plus that of the imaginary parts.
+std::tuple<Tensor, Tensor> var_std_impl(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
+                                        bool keepdim, bool take_sqrt, bool want_mean, const char* name) {
+  EMBER_CHECK_TYPE(self.is_floating_point() || self.is_complex(),
+                   name, ": std and var only support floating point and complex dtypes (got ", self.scalar_type(), ")");
+  DimMask mask = make_dim_mask(dim, self.dim(), name);
+  DimVector shape = reduced_shape(self.sizes(), mask, keepdim);
+  ReduceArgs args;
+  args.correction = correction.value_or(1);
+  if (!self.is_complex()) {
+    args.take_sqrt = take_sqrt;
+    Tensor v = empty(shape, self.options());
+    Tensor m = want_mean ? empty(shape, self.options()) : Tensor();
+    run_reduction(var_mean_op, self, mask, keepdim, v, m, args);
+    return {v, m};
+  }
+  ScalarType real_type = toRealValueType(self.scalar_type());
+  Tensor m = want_mean ? empty(shape, self.options()) : Tensor();
+  Tensor vr = empty(shape, self.options().dtype(real_type)), vi = empty(shape, self.options().dtype(real_type));
+  run_reduction(var_mean_op, real(self), mask, keepdim, vr, want_mean ? real(m) : Tensor(), args);
+  run_reduction(var_mean_op, imag(self), mask, keepdim, vi, want_mean ? imag(m) : Tensor(), args);
+  Tensor v = add(vr, vi);
+  return {take_sqrt ? sqrt(v) : v, m};
+}
+std::optional<int64_t> corr(bool unbiased) { return unbiased ? 1 : 0; }
+}  // namespace
+
+Tensor var(const Tensor& self, bool unbiased) {
+  return std::get<0>(var_std_impl(self, std::nullopt, corr(unbiased), false, false, false, "var"));
+}
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return std::get<0>(var_std_impl(self, dim, corr(unbiased), keepdim, false, false, "var"));
+}
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  return std::get<0>(var_std_impl(self, dim, correction, keepdim, false, false, "var"));
+}
+Tensor std(const Tensor& self, bool unbiased) {
+  return std::get<0>(var_std_impl(self, std::nullopt, corr(unbiased), false, true, false, "std"));
+}
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return std::get<0>(var_std_impl(self, dim, corr(unbiased), keepdim, true, false, "std"));
+}
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  return std::get<0>(var_std_impl(self, dim, correction, keepdim, true, false, "std"));
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased) {
+  return var_std_impl(self, std::nullopt, corr(unbiased), false, false, true, "var_mean");
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return var_std_impl(self, dim, corr(unbiased), keepdim, false, true, "var_mean");
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
+                                    bool keepdim) {
+  return var_std_impl(self, dim, correction, keepdim, false, true, "var_mean");
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
+  return var_std_impl(self, std::nullopt, corr(unbiased), false, true, true, "std_mean");
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return var_std_impl(self, dim, corr(unbiased), keepdim, true, true, "std_mean");
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
+                                    bool keepdim) {
+  return var_std_impl(self, dim, correction, keepdim, true, true, "std_mean");
+}
+
+// ---- vector norms ---------------------------------------------------------------------------
+namespace linalg {
+Tensor vector_norm(const Tensor& x, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  EMBER_CHECK_TYPE(x.is_floating_point() || x.is_complex(),
+                   "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", x.scalar_type());
+  Tensor in = x;
+  if (dtype) {
+    EMBER_CHECK_TYPE(isComplexType(*dtype) == x.is_complex(), "linalg.vector_norm: dtype should be ",
+                     x.is_complex() ? "complex" : "real", " for ", x.is_complex() ? "complex" : "real",
+                     " inputs, but got ", *dtype);
+    EMBER_CHECK_TYPE(promoteTypes(x.scalar_type(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
+                     x.scalar_type(), ") should be convertible without narrowing to the specified dtype (", *dtype, ")");
+    in = x.to(*dtype);
+  }
+  double p = ord.toDouble();
+  DimMask mask = make_dim_mask(dim, x.dim(), "linalg.vector_norm");
+  if (std::isinf(p) && x.numel() == 0) {
+    bool empty_reduced = false;
+    for (int64_t d = 0; d < x.dim(); ++d) empty_reduced |= mask.test(d) && x.size(d) == 0;
+    EMBER_CHECK(!empty_reduced, "linalg.vector_norm cannot compute the ", p > 0 ? "" : "-",
+                "inf norm on an empty tensor because the operation does not have an identity");
+  }
+  ReduceArgs args;
+  args.p = p;
+  return reduce_to(vector_norm_op, in, mask, keepdim, toRealValueType(in.scalar_type()), args);
+}
+}  // namespace linalg
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p) { return norm(self, p, IntArrayRef(), false); }
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  EMBER_CHECK_TYPE(self.is_floating_point() || self.is_complex(),
+                   "norm(): input dtype should be either floating point or complex. Got ", self.scalar_type(), " instead.");
+  return linalg::vector_norm(self, p.value_or(Scalar(2.0)), dim, keepdim);
+}
+
+// ---- matrix norms ---------------------------------------------------------------------------
+namespace linalg {
+namespace {
+void check_matrix_norm_input(const Tensor& A, IntArrayRef dim, int64_t& d0, int64_t& d1) {
+  EMBER_CHECK(A.dim() >= 2, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK_TYPE(A.is_floating_point() || A.is_complex(),
+                   "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got ", A.scalar_type());
+  EMBER_CHECK(dim.size() == 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ", dim);
+  d0 = maybe_wrap_dim(dim[0], A.dim(), "linalg.matrix_norm");
+  d1 = maybe_wrap_dim(dim[1], A.dim(), "linalg.matrix_norm");
+  EMBER_CHECK(d0 != d1, "linalg.matrix_norm: dims must be different. Got (", dim[0], ", ", dim[1], ")");
+}
+// ord = 2, -2 and 'nuc': the largest or smallest singular value, or their sum, over the two
+// dims (moved last for svdvals); keepdim puts the two dims back as size 1.
+Tensor singular_value_norm(const Tensor& A, int64_t d0, int64_t d1, int kind, bool keepdim,
+                           std::optional<ScalarType> dtype) {
+  Tensor a = dtype ? A.to(*dtype) : A;
+  int64_t src[2] = {d0, d1}, dst[2] = {-2, -1};
+  Tensor sv = svdvals(a.movedim(IntArrayRef(src, 2), IntArrayRef(dst, 2)));
+  int64_t last = -1;
+  Tensor r = kind > 0 ? amax(sv, IntArrayRef(&last, 1)) : kind < 0 ? amin(sv, IntArrayRef(&last, 1))
+                                                             : ember::sum(sv, IntArrayRef(&last, 1));
+  if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
+  return r;
+}
+}  // namespace
+
+Tensor matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  int64_t d0, d1;
+  check_matrix_norm_input(A, dim, d0, d1);
+  double o = ord.toDouble(), a = std::fabs(o);
+  if (a == 2) return singular_value_norm(A, d0, d1, o > 0 ? 1 : -1, keepdim, dtype);
+  EMBER_CHECK(a == 1 || std::isinf(a), "linalg.matrix_norm: Order ", ord.toDouble(), " not supported.");
+  if (std::isinf(a)) std::swap(d0, d1);
+  if (!keepdim && d0 < d1) --d1;
+  Tensor col = vector_norm(A, 1, IntArrayRef(&d0, 1), keepdim, dtype);
+  return o > 0 ? amax(col, IntArrayRef(&d1, 1), keepdim) : amin(col, IntArrayRef(&d1, 1), keepdim);
+}
+
+Tensor matrix_norm(const Tensor& A, std::string_view ord, IntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  int64_t d0, d1;
+  check_matrix_norm_input(A, dim, d0, d1);
+  if (ord == "nuc") return singular_value_norm(A, d0, d1, 0, keepdim, dtype);
+  EMBER_CHECK(ord == "fro", "linalg.matrix_norm: Order ", ord, " not supported.");
+  int64_t dims[2] = {d0, d1};
+  return vector_norm(A, 2, IntArrayRef(dims, 2), keepdim, dtype);
+}
+
+Tensor matrix_norm(const Tensor& A, const char* ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return matrix_norm(A, std::string_view(ord), dim, keepdim, dtype);
+}
+
+Tensor norm(const Tensor& A, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  if (dim) {
+    EMBER_CHECK(dim->size() == 1 || dim->size() == 2,
+                "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ", *dim);
+  } else if (ord) {
+    EMBER_CHECK(A.dim() == 1 || A.dim() == 2,
+                "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got ", A.dim(), "D.");
+  }
+  if (ord && ((dim && dim->size() == 2) || (!dim && A.dim() == 2))) {
+    int64_t dims01[2] = {0, 1};
+    IntArrayRef dims = dim ? *dim : IntArrayRef(dims01, 2);
+    return matrix_norm(A, *ord, dims, keepdim, dtype);
+  }
+  return vector_norm(A, ord.value_or(Scalar(2.0)), dim, keepdim, dtype);
+}
+}  // namespace linalg
+
+// ---- logsumexp ------------------------------------------------------------------------------
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_CHECK_TYPE(!self.is_complex(), "logsumexp(): Expected floating point type for result tensor, but got: ",
+                   self.scalar_type());
+  Tensor x = isIntegralType(self.scalar_type(), true) ? self.to(get_default_dtype()) : self;
+  DimMask mask = make_dim_mask(dim, x.dim(), "logsumexp");
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < x.dim(); ++d) if (mask.test(d)) dims.push_back(d);
+  if (x.numel() == 0) return log(sum(exp(x), IntArrayRef(dims), keepdim));
+  // Shift by the (finite) max so exp cannot overflow; infinite maxes shift by 0.
+  Tensor shift = nan_to_num(amax(x, dims, /*keepdim=*/true), std::nan(""), 0.0, 0.0);
+  Tensor s = log(sum(exp(sub(x, shift)), IntArrayRef(dims), keepdim));
+  return add(s, shift.view(s.sizes()));
+}
+
+// ---- Tensor methods ---------------------------------------------------------------------------
+Tensor Tensor::var(bool unbiased) const { return ember::var(*this, unbiased); }
+Tensor Tensor::var(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
+  return ember::var(*this, dim, unbiased, keepdim);
+}
+Tensor Tensor::var(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) const {
+  return ember::var(*this, dim, correction, keepdim);
+}
+Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
+Tensor Tensor::std(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
+  return ember::std(*this, dim, unbiased, keepdim);
+}
+Tensor Tensor::std(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) const {
+  return ember::std(*this, dim, correction, keepdim);
+}
+Tensor Tensor::norm(const std::optional<Scalar>& p) const { return ember::norm(*this, p); }
+Tensor Tensor::norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) const {
+  return ember::norm(*this, p, dim, keepdim);
+}
+Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const { return ember::logsumexp(*this, dim, keepdim); }
+
+}  // namespace ember
