@@ -280,7 +280,8 @@ void TensorIterator::serial_for_each_impl(LoopRef loop, int64_t begin, int64_t e
     return;
   }
   int64_t counter[16];
-  EMBER_INTERNAL_ASSERT(nd <= 16, "TensorIterator supports up to 16 coalesced dims");
+  EMBER_CHECK(nd <= 16, name_, ": tensors with more than 16 dimensions that cannot be merged are not supported "
+              "(got ", nd, " after merging)");
   int64_t idx = begin;
   for (int d = 0; d < nd; ++d) { counter[d] = idx % shape_[d]; idx /= shape_[d]; }
   for (int k = 0; k < nt; ++k) inner[k] = operands_[k].strides[0];

@@ -95,10 +95,9 @@ inline double ref_sum(const std::vector<double>& v) {
 // logical shape `shape`: "contiguous", "transposed" (dims 0 and last swapped in memory),
 // "sliced" (every other element of dim 0, an offset window of the last dim), "expanded"
 // (dim 0 broadcast from size 1).
-inline Tensor make_input(IntArrayRef shape, ScalarType dt, const std::string& layout, uint64_t seed = 0) {
+inline Tensor make_input(IntArrayRef shape, ScalarType dt, const std::string& layout) {
   std::vector<int64_t> s(shape.begin(), shape.end());
   auto gen = [&](std::vector<int64_t> sz) {
-    Tensor base;
     if (isIntegralType(dt, true)) {
       Tensor r = randint(-4, 5, sz, TensorOptions().dtype(kLong));
       if (dt == kBool) return gt(r, 0);
@@ -112,7 +111,6 @@ inline Tensor make_input(IntArrayRef shape, ScalarType dt, const std::string& la
     }
     return randn(sz, TensorOptions().dtype(kDouble)).to(dt);
   };
-  (void)seed;
   int64_t nd = s.size();
   if (layout == "transposed" && nd >= 2) {
     std::vector<int64_t> t = s;
