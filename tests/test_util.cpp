@@ -341,4 +341,30 @@ const std::vector<GoldenCase>& load_golden(const std::string& name) {
 
 bool ember_has_symbol(const char* mangled_name) { return dlsym(RTLD_DEFAULT, mangled_name) != nullptr; }
 
+Tensor random_tensor(IntArrayRef shape, ScalarType dt, int64_t int_low, int64_t int_high) {
+  if (isIntegralType(dt, /*includeBool=*/false)) return randint(int_low, int_high, shape, dtype(kLong)).to(dt);
+  if (isComplexType(dt)) {
+    std::vector<int64_t> s(shape.begin(), shape.end());
+    s.push_back(2);
+    return view_as_complex(randn(s, dtype(kDouble))).to(dt);
+  }
+  return randn(shape, dtype(kDouble)).to(dt);
+}
+
+std::vector<std::complex<double>> to_complex_vector(const Tensor& t) {
+  Tensor c = t.to(kComplexDouble).contiguous();
+  const auto* p = c.data_ptr<Complex<double>>();
+  std::vector<std::complex<double>> v(size_t(c.numel()));
+  for (int64_t i = 0; i < c.numel(); ++i) v[size_t(i)] = {p[i].real(), p[i].imag()};
+  return v;
+}
+
+Tensor from_complex_vector(const std::vector<std::complex<double>>& v, IntArrayRef shape) {
+  Tensor t = empty(shape, dtype(kComplexDouble));
+  EMBER_CHECK(size_t(t.numel()) == v.size(), "from_complex_vector: ", v.size(), " values for shape ", shape);
+  auto* p = t.data_ptr<Complex<double>>();
+  for (size_t i = 0; i < v.size(); ++i) p[i] = Complex<double>(v[i].real(), v[i].imag());
+  return t;
+}
+
 }  // namespace ember::test

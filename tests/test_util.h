@@ -2,6 +2,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,13 @@ namespace ember::test {
                                          double atol = -1);
 #define EXPECT_TENSOR_CLOSE(a, b, ...) EXPECT_TRUE(::ember::test::tensors_close(a, b, ##__VA_ARGS__))
 #define EXPECT_TENSOR_EQ(a, b) EXPECT_TRUE(::ember::test::tensors_close(a, b, 0, 0))
+
+// Random test data: integers uniform in [int_low, int_high), floating values N(0, 1)
+// (complex: real and imaginary parts each N(0, 1)), drawn in double and cast to `dt`.
+Tensor random_tensor(IntArrayRef shape, ScalarType dt, int64_t int_low = -5, int64_t int_high = 6);
+// Element values in row-major order as complex double, and back (a kComplexDouble tensor).
+std::vector<std::complex<double>> to_complex_vector(const Tensor& t);
+Tensor from_complex_vector(const std::vector<std::complex<double>>& v, IntArrayRef shape);
 
 // Expects `stmt` to throw ember::Error whose message contains `substr`.
 #define EXPECT_ERROR_WITH(stmt, substr)                                                   \

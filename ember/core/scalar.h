@@ -16,6 +16,7 @@ class Scalar {
 
   Scalar() : Scalar(int64_t(0)) {}
   Scalar(bool v) : tag_(Tag::Bool) { v_.i = v; }  // NOLINT
+  Scalar(const char*) = delete;  // a string literal would otherwise become the bool `true`
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : tag_(Tag::Int) { v_.i = static_cast<int64_t>(v); }  // NOLINT
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>

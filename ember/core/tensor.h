@@ -2,7 +2,10 @@
 // Methods are declared here and defined in ember/ops/ (the op table), so this header
 // stays light; free functions with the same names live in ember/ops/functions.h.
 #pragma once
+#include <functional>
 #include <initializer_list>
+#include <memory>
+#include <type_traits>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -10,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ember/core/generator.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor_impl.h"
 #include "ember/core/tensor_options.h"
@@ -18,6 +22,7 @@ namespace ember {
 
 class Tensor;
 namespace indexing { class TensorIndex; }
+namespace autograd { struct Node; }
 template <class T, size_t N> class TensorAccessor;
 using TensorList = ArrayRef<Tensor>;
 
@@ -97,6 +102,33 @@ class Tensor {
   bool is_leaf() const;
   Tensor detach() const;
   Tensor& detach_();
+  // The accumulated gradient (undefined until a backward reaches this leaf).
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  uint32_t output_nr() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  // Backpropagates from this tensor (a scalar, or with `gradient` of its shape).
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
+  // hook(grad) runs when this tensor's gradient is computed; returning a tensor replaces it.
+  template <class F>
+  unsigned register_hook(F&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, Tensor>>) {
+      return _register_hook([h = std::forward<F>(hook)](const Tensor& g) mutable { h(g); return Tensor(); });
+    } else {
+      return _register_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
+    }
+  }
+  void remove_hook(unsigned pos) const;
+  unsigned _register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  bool is_view() const;
+  const Tensor& _base() const;
+  // A tensor sharing the data but not the autograd history or version counter.
+  Tensor data() const;
+  // Forward-mode tangent at `level` (undefined if none).
+  Tensor _fw_grad(uint64_t level) const;
 
   // ---- conversion, copies ---------------------------------------------------
   Tensor to(ScalarType t, bool non_blocking = false, bool copy = false,
@@ -115,6 +147,15 @@ class Tensor {
   Tensor contiguous(MemoryFormat f = MemoryFormat::Contiguous) const;
   Tensor clone(std::optional<MemoryFormat> f = std::nullopt) const;
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  // random fills (ember/ops/random.cpp)
+  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = std::nullopt);
+  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt);
+  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt);
+  Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt);
+  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt);
+  Tensor& random_(int64_t to, std::optional<Generator> generator = std::nullopt);
+  Tensor& random_(std::optional<Generator> generator = std::nullopt);
+  Tensor bernoulli(std::optional<Generator> generator = std::nullopt) const;
   Tensor& fill_(const Scalar& v);
   Tensor& fill_(const Tensor& v);
   Tensor& zero_();

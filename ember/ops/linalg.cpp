@@ -2,6 +2,7 @@
 // matmul (every broadcasting case of torch.matmul), trace, and their out= forms and Tensor
 // methods. Shape/dtype checks and PyTorch's messages live here; tensors become GEMMs in
 // linalg_gemm.cpp, which run on the "mm" family's kernel (blas.cpp).
+#include "ember/autograd/record.h"
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -109,7 +110,44 @@ std::optional<Tensor> collapse_batch(const Tensor& t, int64_t nb) {
 }  // namespace
 
 // ---- mm, bmm, addmm, baddbmm, addbmm ---------------------------------------------
+namespace {
+// mm and bmm record (a @ b)'s derivatives: grad @ b^H and a^H @ grad.
+Tensor record_matmul(const Tensor& a, const Tensor& b, const char* op, const std::function<Tensor()>& impl) {
+  autograd::Recording rec({&a, &b});
+  if (EMBER_LIKELY(!rec.any())) return impl();
+  Tensor r;
+  {
+    autograd::BelowAutogradGuard below;
+    r = impl();
+  }
+  const bool batched = a.dim() == 3;
+  if (rec.reverse()) {
+    rec.record(op, {&r}, [batched](const autograd::VjpCtx& c) {
+      Tensor a = c.saved_tensor(0), b = c.saved_tensor(1);
+      auto mH = [&](const Tensor& t) { return t.transpose(-2, -1).conj(); };
+      auto prod = [&](const Tensor& x, const Tensor& y) { return batched ? x.bmm(y) : x.mm(y); };
+      return autograd::variable_list{c.needs_input_grad(0) ? prod(c.grad(), mH(b)) : Tensor(),
+                                     c.needs_input_grad(1) ? prod(mH(a), c.grad()) : Tensor()};
+    }, {{a}, {b}});
+  }
+  if (rec.forward()) {
+    rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) {
+      auto prod = [&](const Tensor& x, const Tensor& y) { return batched ? x.bmm(y) : x.mm(y); };
+      Tensor ta = t(0), tb = t(1), res;
+      if (ta.defined()) res = prod(ta, b);
+      if (tb.defined()) res = res.defined() ? res.add(prod(a, tb)) : prod(a, tb);
+      return res;
+    });
+  }
+  return r;
+}
+}  // namespace
+
 Tensor mm(const Tensor& self, const Tensor& mat2) {
+  if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
+    if (autograd::Recording({&self, &mat2}).any())
+      return record_matmul(self, mat2, "mm", [&] { return mm(self, mat2); });
+  }
   check_same_device("mm", {&self, &mat2});
   EMBER_CHECK(self.dim() == 2, "self must be a matrix");
   EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
@@ -135,6 +173,10 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
+    if (autograd::Recording({&self, &mat2}).any())
+      return record_matmul(self, mat2, "bmm", [&] { return bmm(self, mat2); });
+  }
   check_same_device("bmm", {&self, &mat2});
   check_bmm_args("bmm", self, mat2);
   Tensor out = empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
@@ -482,8 +524,13 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   std::optional<Tensor> a3 = collapse_batch(ae, nb), b3 = collapse_batch(be, nb);
   if (!a3) a3 = ae.reshape({B, n, ka});
   if (!b3) b3 = be.reshape({B, kb, p});
-  Tensor out = empty(out_sizes, a.options());
-  gemm_into(out.view({B, n, p}), *a3, *b3, 1, 0, "matmul");
+  Tensor out;
+  if (autograd::Recording({&a, &b}).any()) {
+    out = bmm(*a3, *b3).view(out_sizes);  // differentiable through bmm's derivative
+  } else {
+    out = empty(out_sizes, a.options());
+    gemm_into(out.view({B, n, p}), *a3, *b3, 1, 0, "matmul");
+  }
   if (da == 1) out = out.squeeze(-2);
   if (db == 1) out = out.squeeze(-1);
   return out;

@@ -22,23 +22,6 @@ using lapack::real_of;
 
 namespace {
 
-constexpr DtypeSet kLapackTypes{kFloat, kDouble, kComplexFloat, kComplexDouble};
-
-template <class F>
-void for_each_matrix(int64_t batch, int64_t work, const F& f) {
-  blas::sync_threads();
-  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(work, 1));
-  parallel_for(0, batch, grain, [&](int64_t b0, int64_t b1) {
-    for (int64_t i = b0; i < b1; ++i) f(i);
-  });
-}
-
-int64_t first_failure(const std::vector<lint>& infos) {
-  for (size_t i = 0; i < infos.size(); ++i)
-    if (infos[i] != 0) return int64_t(i);
-  return -1;
-}
-
 std::vector<int64_t> with_batch(const Tensor& A, std::initializer_list<int64_t> tail) {
   std::vector<int64_t> s(A.sizes().begin(), A.sizes().end() - 2);
   s.insert(s.end(), tail);

@@ -55,25 +55,6 @@ using lapack::real_of;
 
 namespace {
 
-constexpr DtypeSet kLapackTypes{kFloat, kDouble, kComplexFloat, kComplexDouble};
-
-// Runs f(i) for every matrix of a batch, several small matrices per task.
-template <class F>
-void for_each_matrix(int64_t batch, int64_t n, const F& f) {
-  blas::sync_threads();
-  const double flops = double(std::max<int64_t>(n, 1)) * n * n;
-  const int64_t grain = std::max<int64_t>(1, int64_t(32768.0 / flops));
-  parallel_for(0, batch, grain, [&](int64_t b0, int64_t b1) {
-    for (int64_t i = b0; i < b1; ++i) f(i);
-  });
-}
-
-// The first failed batch element (info != 0), or -1.
-int64_t first_failure(const std::vector<lint>& infos) {
-  for (size_t i = 0; i < infos.size(); ++i)
-    if (infos[i] != 0) return int64_t(i);
-  return -1;
-}
 
 // Note [Parallel LU]
 // OpenBLAS runs single-threaded (Note [BLAS threads]), so batches are parallel over their
@@ -143,7 +124,7 @@ void lu_batch(Tensor& a, std::vector<lint>& pivots, std::vector<lint>& infos) {
     for (int64_t i = 0; i < B; ++i) lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], true);
     return;
   }
-  for_each_matrix(B, n, [&](int64_t i) {
+  for_each_matrix(B, n * n * n, [&](int64_t i) {
     lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], false);
   });
 }
@@ -183,7 +164,7 @@ Tensor inv_impl(const Tensor& A, const char* api) {
     lint q = 0, nn = lint(n);
     lapack::getri<T>(nn, base, nn, nullptr, &wq, -1, &q);
     const lint lwork = std::max<lint>(1, lapack::work_size(wq));
-    for_each_matrix(B, n, [&](int64_t i) {
+    for_each_matrix(B, n * n * n, [&](int64_t i) {
       thread_local std::vector<lint> ipiv;  // per-thread scratch, reused across matrices
       thread_local std::vector<T> work;
       ipiv.resize(n), work.resize(lwork);
@@ -245,7 +226,7 @@ Tensor cholesky_impl(const Tensor& A, bool upper, const char* api) {
   visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* base = static_cast<T*>(a.data_ptr());
-    for_each_matrix(B, n, [&](int64_t i) {
+    for_each_matrix(B, n * n * n, [&](int64_t i) {
       T* m = base + i * n * n;
       lapack::potrf<T>(upper ? 'U' : 'L', lint(n), m, lint(n), &infos[i]);
       for (int64_t j = 0; j < n; ++j)      // column j (column-major)

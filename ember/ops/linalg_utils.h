@@ -1,8 +1,13 @@
 // Internal helpers shared by the linear-algebra files (linalg.cpp, linalg_einsum.cpp,
 // linalg_lapack.cpp): the tensor-level GEMM driver and small checks.
 #pragma once
+#include <algorithm>
 #include <initializer_list>
 #include <string>
+#include <vector>
+
+#include "ember/core/dtype.h"
+#include "ember/core/parallel.h"
 
 #include "ember/core/tensor.h"
 #include "ember/ops/blas.h"
@@ -43,6 +48,28 @@ void check_lapack_input(const Tensor& A, const char* api, bool square);
 // A copy of A (..., m, n) whose matrices are column-major and packed one after another:
 // the layout LAPACK reads and overwrites. The result has A's logical values.
 Tensor colmajor_copy(const Tensor& A);
+
+// The dtypes LAPACK computes in.
+inline constexpr DtypeSet kLapackTypes{kFloat, kDouble, kComplexFloat, kComplexDouble};
+
+// Runs f(i) for every matrix i of a batch in parallel, several matrices per task when one
+// matrix costs less than ~32K flops (`work`: an estimate of one matrix's flops).
+template <class F>
+void for_each_matrix(int64_t batch, int64_t work, const F& f) {
+  blas::sync_threads();
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(work, 1));
+  parallel_for(0, batch, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t i = b0; i < b1; ++i) f(i);
+  });
+}
+
+// The first failed batch element (LAPACK info != 0), or -1.
+template <class Int>
+int64_t first_failure(const std::vector<Int>& infos) {
+  for (size_t i = 0; i < infos.size(); ++i)
+    if (infos[i] != 0) return int64_t(i);
+  return -1;
+}
 
 // Product of the batch sizes of A (all dims but the last two).
 int64_t batch_count(const Tensor& A);

@@ -1,6 +1,8 @@
 // Pointwise ops: an OpDef per line of the pointwise table and the public functions.
 #include "ember/ops/pointwise.h"
 
+#include "ember/autograd/grad_mode.h"
+
 #include "ember/ops/functions.h"
 #include "ember/ops/pointwise_ops.h"
 #include "ember/ops/type_promotion.h"
@@ -26,6 +28,11 @@ std::string dtype_list(DtypeSet s) {
 
 Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
                      const PointwiseArgs& args, bool inplace) {
+  // Tensors without autograd metadata (the common case) skip the autograd layer.
+  for (const Tensor& t : inputs)
+    if (EMBER_UNLIKELY(t.defined() && t.unsafeGetTensorImpl()->autograd_meta() &&
+                       (autograd::GradMode::is_enabled() || autograd::forward_ad_enabled())))
+      return autograd::differentiable_pointwise(op, std::move(out), inputs, args, inplace);
   TensorIteratorConfig cfg;
   cfg.set_op_name(op.name.data());
   if (inplace) cfg.is_inplace(true);

@@ -15,6 +15,13 @@ using PointwiseOp = OpDef<PointwiseFn>;
 Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
                      const PointwiseArgs& args = {}, bool inplace = false);
 
+namespace autograd {
+// The autograd path of run_pointwise (ember/autograd/pointwise_derivatives.cpp).
+Tensor differentiable_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
+                                const PointwiseArgs& args, bool inplace);
+void link_pointwise_derivatives();
+}  // namespace autograd
+
 #define EMBER_DECLARE_PW_OP(name, F, dtypes, kind) extern PointwiseOp name##_op;
 #undef EMBER_DECLARE_PW_OP
 

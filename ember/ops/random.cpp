@@ -41,6 +41,11 @@ void check_float(const Tensor& t, const char* op) {
 
 Tensor& uniform_(Tensor& self, double from, double to, OptGen g) {
   EMBER_CHECK(from <= to, "uniform_: expects to return a [from, to) range, but found from=", from, " > to=", to);
+  if (self.is_complex()) {  // as PyTorch: the real and imaginary parts are independent uniforms
+    Tensor parts = view_as_real(self);
+    uniform_(parts, from, to, g);
+    return self;
+  }
   check_float(self, "uniform_");
   double span = to - from;
   fill_with(self, g, [&](const auto& w) { return from + span * uniform01(w); });
@@ -53,6 +58,13 @@ Tensor& uniform_(Tensor& self, double from, double to, OptGen g) {
 }
 Tensor& normal_(Tensor& self, double mean, double std, OptGen g) {
   EMBER_CHECK(std >= 0, "normal_: expects std >= 0.0, but found std ", std);
+  if (self.is_complex()) {
+    // As PyTorch: a complex normal with variance std^2 has independent real and imaginary
+    // parts of variance std^2 / 2 (the mean goes into both parts).
+    Tensor parts = view_as_real(self);
+    normal_(parts, mean, std * M_SQRT1_2, g);
+    return self;
+  }
   check_float(self, "normal_");
   fill_with(self, g, [&](const auto& w) { return mean + std * normal01(w); });
   return self;

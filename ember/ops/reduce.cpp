@@ -1,6 +1,7 @@
 // Reductions, part 1: the reduction op table, dim-list parsing, the plan builder that feeds
 // the CPU engine (Note [Reduction plan]), and sum/nansum/mean/nanmean/prod/all/any/
 // count_nonzero with their Tensor methods.
+#include "ember/autograd/record.h"
 #include "ember/ops/reduce.h"
 
 #include <algorithm>
@@ -172,11 +173,64 @@ Tensor sum_like(const ReduceOp& op, const Tensor& self, OptionalIntArrayRef dim,
 }
 }  // namespace
 
+namespace {
+// The reduced dims of a sum/mean over `dim` (all dims when none are given).
+std::vector<int64_t> reduced_dims(const Tensor& self, OptionalIntArrayRef dim) {
+  std::vector<int64_t> dims;
+  if (!dim || dim->empty()) {
+    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+  } else {
+    for (int64_t d : *dim) dims.push_back(maybe_wrap_dim(d, self.dim()));
+    std::sort(dims.begin(), dims.end());
+  }
+  return dims;
+}
+// The gradient of a sum: grad broadcast back over the reduced dims.
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, const std::vector<int64_t>& dims, bool keepdim) {
+  Tensor g = grad;
+  if (!keepdim && !sizes.empty())
+    for (int64_t d : dims) g = g.unsqueeze(d);
+  return g.expand(sizes);
+}
+// sum and mean with their derivatives (mean divides by the reduced count).
+Tensor differentiable_sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                          bool is_mean, const std::function<Tensor()>& impl) {
+  autograd::Recording rec({&self});
+  if (EMBER_LIKELY(!rec.any())) return impl();
+  Tensor r;
+  {
+    autograd::BelowAutogradGuard below;
+    r = impl();
+  }
+  std::vector<int64_t> dims = reduced_dims(self, dim);
+  double count = 1;
+  for (int64_t d : dims) count *= double(self.size(d));
+  if (rec.reverse()) {
+    DimVector sizes(self.sizes());
+    rec.record(is_mean ? "mean" : "sum", {&r}, [sizes, dims, keepdim, is_mean, count](const autograd::VjpCtx& c) {
+      Tensor g = sum_backward(c.grad(), sizes, dims, keepdim);
+      return autograd::variable_list{is_mean ? g.div(count) : g};
+    });
+  }
+  if (rec.forward()) {
+    std::vector<int64_t> dv(dims);
+    rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) {
+      Tensor tg = t(0);
+      Tensor s = dim ? tg.sum(dv, keepdim, dtype) : tg.sum(dtype);
+      return is_mean ? s.div(count) : s;
+    });
+  }
+  return r;
+}
+}  // namespace
+
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sum_like(sum_op, self, std::nullopt, false, dtype, "sum");
+  return differentiable_sum(self, std::nullopt, false, dtype, false,
+                            [&] { return sum_like(sum_op, self, std::nullopt, false, dtype, "sum"); });
 }
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_like(sum_op, self, dim, keepdim, dtype, "sum");
+  return differentiable_sum(self, dim, keepdim, dtype, false,
+                            [&] { return sum_like(sum_op, self, dim, keepdim, dtype, "sum"); });
 }
 Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   EMBER_CHECK_TYPE(!self.is_complex() && !(dtype && isComplexType(*dtype)), "nansum does not support complex inputs");
@@ -185,6 +239,11 @@ Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::op
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) { return mean(self, std::nullopt, false, dtype); }
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() != nullptr)) {
+    autograd::Recording rec({&self});
+    if (rec.any())
+      return differentiable_sum(self, dim, keepdim, dtype, true, [&] { return mean(self, dim, keepdim, dtype); });
+  }
   ScalarType result = dtype ? *dtype : self.scalar_type();
   EMBER_CHECK_TYPE(isFloatingType(result) || isComplexType(result),
                    "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",

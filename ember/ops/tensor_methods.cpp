@@ -7,35 +7,15 @@
 
 namespace ember {
 
-// ---- autograd flags (the autograd layer replaces the meta with its own) ----------
-namespace {
-struct FlagAutogradMeta final : AutogradMetaInterface {
-  bool requires_grad_ = false;
-  bool requires_grad() const override { return requires_grad_; }
-  void set_requires_grad(bool r) override { requires_grad_ = r; }
-};
-}  // namespace
-
-bool Tensor::requires_grad() const {
-  auto* m = impl_->autograd_meta();
-  return m && m->requires_grad();
-}
-Tensor& Tensor::requires_grad_(bool r) {
-  EMBER_CHECK(!r || is_floating_point() || is_complex(), "requires_grad_: only Tensors of floating point and "
-              "complex dtype can require gradients (got ", dtype(), ")");
-  if (!impl_->autograd_meta()) {
-    if (!r) return *this;
-    impl_->set_autograd_meta(std::make_unique<FlagAutogradMeta>());
-  }
-  impl_->autograd_meta()->set_requires_grad(r);
-  return *this;
-}
-bool Tensor::is_leaf() const { return true; }
-Tensor Tensor::detach() const { return ember::detach(*this); }
-Tensor& Tensor::detach_() {
-  if (impl_->autograd_meta()) impl_->autograd_meta()->set_requires_grad(false);
-  return *this;
-}
+// ---- random fills ----------------------------------------------------------------
+Tensor& Tensor::uniform_(double from, double to, OptGen g) { return ember::uniform_(*this, from, to, g); }
+Tensor& Tensor::normal_(double mean, double std, OptGen g) { return ember::normal_(*this, mean, std, g); }
+Tensor& Tensor::bernoulli_(double p, OptGen g) { return ember::bernoulli_(*this, p, g); }
+Tensor& Tensor::exponential_(double lambd, OptGen g) { return ember::exponential_(*this, lambd, g); }
+Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, OptGen g) { return ember::random_(*this, from, to, g); }
+Tensor& Tensor::random_(int64_t to, OptGen g) { return ember::random_(*this, 0, to, g); }
+Tensor& Tensor::random_(OptGen g) { return ember::random_(*this, 0, std::nullopt, g); }
+Tensor Tensor::bernoulli(OptGen g) const { return ember::bernoulli(*this, g); }
 
 // ---- conversion ---------------------------------------------------------------------
 namespace {

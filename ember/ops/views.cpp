@@ -457,6 +457,5 @@ Tensor imag(const Tensor& self) {
   return select(view_as_real(self), -1, 1);
 }
 
-Tensor detach(const Tensor& self) { return alias(self); }
 
 }  // namespace ember

@@ -15,34 +15,11 @@ namespace {
 
 using cd = std::complex<double>;
 
-Tensor make(IntArrayRef shape, ScalarType dt) {
-  if (isIntegralType(dt, false)) return randint(-4, 5, shape, dtype(kLong)).to(dt);
-  if (isComplexType(dt)) {
-    std::vector<int64_t> s(shape.begin(), shape.end());
-    s.push_back(2);
-    return view_as_complex(randn(s, dtype(kDouble))).to(dt);
-  }
-  return randn(shape, dtype(kDouble)).to(dt);
-}
-
-std::vector<cd> values(const Tensor& t) {
-  Tensor c = t.to(kComplexDouble).contiguous();
-  const auto* p = c.data_ptr<Complex<double>>();
-  std::vector<cd> v(c.numel());
-  for (int64_t i = 0; i < c.numel(); ++i) v[i] = cd(p[i].real(), p[i].imag());
-  return v;
-}
-
-Tensor from_values(const std::vector<cd>& v, IntArrayRef shape) {
-  Tensor t = empty(shape, dtype(kComplexDouble));
-  auto* p = t.data_ptr<Complex<double>>();
-  for (size_t i = 0; i < v.size(); ++i) p[i] = Complex<double>(v[i].real(), v[i].imag());
-  return t;
-}
+Tensor make(IntArrayRef shape, ScalarType dt) { return random_tensor(shape, dt, -4, 5); }
 
 Tensor real_values(std::initializer_list<double> v, IntArrayRef shape) {
   std::vector<cd> c(v.begin(), v.end());
-  return from_values(c, shape).to(kDouble);
+  return from_complex_vector(c, shape).to(kDouble);
 }
 
 // ---- brute-force einsum (explicit output, no ellipsis; size-1 dims broadcast) -----------
@@ -66,7 +43,7 @@ Tensor brute_einsum(const std::string& eq, std::vector<Tensor> ops) {
   std::vector<char> labels;
   for (auto& [c, s] : size) labels.push_back(c);
   std::vector<std::vector<cd>> vals;
-  for (auto& o : ops) vals.push_back(values(o));
+  for (auto& o : ops) vals.push_back(to_complex_vector(o));
   std::vector<int64_t> out_shape;
   for (char c : out) out_shape.push_back(size[c]);
   int64_t out_n = 1;
@@ -92,7 +69,7 @@ Tensor brute_einsum(const std::string& eq, std::vector<Tensor> ops) {
     for (size_t d = 0; d < out.size(); ++d) o = o * out_shape[d] + idx[out[d]];
     res[o] += prod;
   }
-  return from_values(res, out_shape);
+  return from_complex_vector(res, out_shape);
 }
 
 ::testing::AssertionResult close_as(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
@@ -227,14 +204,14 @@ TEST(LinalgTensordot, ValuesBroadcastAndErrors) {
 
 TEST(LinalgKron, ValuesAndPromotion) {
   Tensor a = make({2, 3}, kDouble), b = make({4, 5}, kDouble);
-  auto av = values(a), bv = values(b);
+  auto av = to_complex_vector(a), bv = to_complex_vector(b);
   std::vector<cd> e(8 * 15);
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 3; ++j)
       for (int k = 0; k < 4; ++k)
         for (int l = 0; l < 5; ++l) e[(i * 4 + k) * 15 + j * 5 + l] = av[i * 3 + j] * bv[k * 5 + l];
-  EXPECT_TRUE(close_as(kron(a, b), from_values(e, {8, 15}), 1e-14, 1e-14));
-  EXPECT_TRUE(close_as(a.kron(b), from_values(e, {8, 15}), 1e-14, 1e-14));
+  EXPECT_TRUE(close_as(kron(a, b), from_complex_vector(e, {8, 15}), 1e-14, 1e-14));
+  EXPECT_TRUE(close_as(a.kron(b), from_complex_vector(e, {8, 15}), 1e-14, 1e-14));
   EXPECT_EQ(kron(make({2, 3}, kFloat), make({4}, kDouble)).sizes(), IntArrayRef({2, 12}));
   EXPECT_EQ(kron(make({2, 3}, kFloat), make({4}, kDouble)).scalar_type(), kDouble);
   EXPECT_EQ(kron(make({2, 3}, kFloat), make({}, kFloat)).sizes(), IntArrayRef({2, 3}));
@@ -253,7 +230,7 @@ Tensor cmm(const Tensor& a, const Tensor& b) {
     B = 1;
     for (int64_t d = 0; d + 2 < a.dim(); ++d) B *= a.size(d);
   }
-  auto av = values(a), bv = values(b);
+  auto av = to_complex_vector(a), bv = to_complex_vector(b);
   std::vector<cd> c(B * m * n, 0);
   for (int64_t z = 0; z < B; ++z)
     for (int64_t i = 0; i < m; ++i)
@@ -264,7 +241,7 @@ Tensor cmm(const Tensor& a, const Tensor& b) {
       }
   std::vector<int64_t> shape(a.sizes().begin(), a.sizes().end() - 1);
   shape.push_back(n);
-  return from_values(c, shape);
+  return from_complex_vector(c, shape);
 }
 Tensor cH(const Tensor& a) { return conj(a.to(kComplexDouble)).transpose(-2, -1).contiguous(); }
 Tensor ceye(int64_t n, IntArrayRef batch = {}) {
@@ -297,7 +274,7 @@ TEST(LinalgInv, ReconstructionAndValues) {
       Tensor inv = linalg::inv(a);
       EXPECT_EQ(inv.sizes(), a.sizes());
       EXPECT_EQ(inv.scalar_type(), dt);
-      EXPECT_TRUE(close_as(from_values(values(cmm(a, inv)), a.sizes()), ceye(5, batch), 0, tol_for(dt)));
+      EXPECT_TRUE(close_as(from_complex_vector(to_complex_vector(cmm(a, inv)), a.sizes()), ceye(5, batch), 0, tol_for(dt)));
       EXPECT_TRUE(close_as(inverse(a), inv.to(kComplexDouble), 0, tol_for(dt)));
       EXPECT_TRUE(close_as(a.inverse(), inv.to(kComplexDouble), 0, tol_for(dt)));
     }
@@ -434,25 +411,25 @@ TEST(LinalgDet, ValuesBatchesAndSingular) {
   auto [sign, logabs] = linalg::slogdet(A.neg());
   EXPECT_EQ(sign.item<double>(), -1.0);
   EXPECT_NEAR(logabs.item<double>(), 4.248495242049, 1e-10);
-  Tensor C = from_values({cd(1, 1), cd(2, 0), cd(0, 3), cd(4, -1)}, {2, 2});
-  EXPECT_TRUE(close_as(linalg::det(C), from_values({cd(5, -3)}, {}), 1e-12, 1e-12));
+  Tensor C = from_complex_vector({cd(1, 1), cd(2, 0), cd(0, 3), cd(4, -1)}, {2, 2});
+  EXPECT_TRUE(close_as(linalg::det(C), from_complex_vector({cd(5, -3)}, {}), 1e-12, 1e-12));
   auto [cs, cl] = linalg::slogdet(C.to(kComplexFloat));
   EXPECT_EQ(cs.scalar_type(), kComplexFloat);
   EXPECT_EQ(cl.scalar_type(), kFloat);
-  EXPECT_TRUE(close_as(cs, from_values({cd(0.857492925713, -0.514495755428)}, {}), 1e-5, 1e-6));
+  EXPECT_TRUE(close_as(cs, from_complex_vector({cd(0.857492925713, -0.514495755428)}, {}), 1e-5, 1e-6));
   EXPECT_NEAR(cl.item<double>(), 1.763180262308, 1e-5);
   // Batched, against a cofactor expansion of 3x3 determinants.
   for (ScalarType dt : kLapackTypes) {
     Tensor b = make({2, 3, 3, 3}, dt);
     Tensor d = linalg::det(b);
     EXPECT_EQ(d.sizes(), IntArrayRef({2, 3}));
-    auto v = values(b);
+    auto v = to_complex_vector(b);
     std::vector<cd> e(6);
     for (int z = 0; z < 6; ++z) {
       const cd* m = &v[z * 9];
       e[z] = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
     }
-    EXPECT_TRUE(close_as(d, from_values(e, {2, 3}), tol_for(dt), tol_for(dt)));
+    EXPECT_TRUE(close_as(d, from_complex_vector(e, {2, 3}), tol_for(dt), tol_for(dt)));
   }
   EXPECT_EQ(linalg::det(zeros({3, 3})).item<double>(), 0.0);
   auto [zs, zl] = linalg::slogdet(zeros({3, 3}));
@@ -476,13 +453,13 @@ TEST(LinalgCholesky, ReconstructionUpperAndValues) {
     Tensor A = spd({2}, 5, dt);
     Tensor L = linalg::cholesky(A);
     EXPECT_TRUE(close_as(cmm(L, cH(L)), A.to(kComplexDouble), tol_for(dt), tol_for(dt) * 10));
-    auto lv = values(L);
+    auto lv = to_complex_vector(L);
     for (int z = 0; z < 2; ++z)
       for (int i = 0; i < 5; ++i)
         for (int j = i + 1; j < 5; ++j) EXPECT_EQ(lv[z * 25 + i * 5 + j], cd(0)) << "L not lower triangular";
     Tensor U = linalg::cholesky(A, true);
     EXPECT_TRUE(close_as(cmm(cH(U), U), A.to(kComplexDouble), tol_for(dt), tol_for(dt) * 10));
-    auto uv = values(U);
+    auto uv = to_complex_vector(U);
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < i; ++j) EXPECT_EQ(uv[i * 5 + j], cd(0)) << "U not upper triangular";
     EXPECT_TRUE(close_as(cholesky(A), L.to(kComplexDouble), 0, 0));
@@ -527,7 +504,7 @@ TEST(LinalgQr, ModesAndReconstruction) {
         EXPECT_EQ(R.sizes(), IntArrayRef(rs));
         EXPECT_TRUE(close_as(cmm(Q, R), A.to(kComplexDouble), tol_for(dt), tol_for(dt)));
         EXPECT_TRUE(close_as(cmm(cH(Q), Q), ceye(qc, batch), 0, tol_for(dt)));
-        auto rv = values(R);
+        auto rv = to_complex_vector(R);
         for (size_t z = 0; z < rv.size(); ++z) {
           const int64_t i = (z / n) % qc, j = z % n;
           if (i > j) EXPECT_EQ(rv[z], cd(0)) << "R not upper triangular";
@@ -568,7 +545,7 @@ TEST(LinalgSvd, FullReducedAndValues) {
         EXPECT_TRUE(close_as(cmm(US, Vk), A.to(kComplexDouble), tol_for(dt), tol_for(dt) * 10));
         EXPECT_TRUE(close_as(cmm(cH(U), U), ceye(U.size(-1), batch), 0, tol_for(dt)));
         EXPECT_TRUE(close_as(cmm(Vh, cH(Vh)), ceye(Vh.size(-2), batch), 0, tol_for(dt)));
-        auto sv = values(S);
+        auto sv = to_complex_vector(S);
         for (size_t z = 0; z < sv.size(); ++z) {
           EXPECT_GE(sv[z].real(), 0);
           if (z % k != 0) EXPECT_LE(sv[z].real(), sv[z - 1].real() + 1e-12);
@@ -609,7 +586,7 @@ TEST(LinalgEigh, DecompositionUploAndValues) {
     Tensor Vw = V.to(kComplexDouble) * w.to(kComplexDouble).unsqueeze(-2);  // V diag(w)
     EXPECT_TRUE(close_as(cmm(A, V), Vw, tol_for(dt), tol_for(dt) * 10));
     EXPECT_TRUE(close_as(cmm(cH(V), V), ceye(5, {2}), 0, tol_for(dt)));
-    auto wv = values(w);
+    auto wv = to_complex_vector(w);
     for (size_t z = 1; z < wv.size(); ++z)
       if (z % 5 != 0) EXPECT_LE(wv[z - 1].real(), wv[z].real());
     EXPECT_TRUE(close_as(linalg::eigvalsh(A), w.to(kComplexDouble), tol_for(dt), tol_for(dt)));

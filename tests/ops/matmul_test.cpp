@@ -16,35 +16,12 @@ namespace {
 using cd = std::complex<double>;
 
 // ---- reference helpers ----------------------------------------------------------------
-Tensor make(IntArrayRef shape, ScalarType dt) {
-  if (isIntegralType(dt, false)) return randint(dt == kByte ? 0 : -5, 6, shape, dtype(kLong)).to(dt);
-  if (isComplexType(dt)) {
-    std::vector<int64_t> s(shape.begin(), shape.end());
-    s.push_back(2);
-    return view_as_complex(randn(s, dtype(kDouble))).to(dt);
-  }
-  return randn(shape, dtype(kDouble)).to(dt);
-}
-
-std::vector<cd> values(const Tensor& t) {
-  Tensor c = t.to(kComplexDouble).contiguous();
-  const auto* p = c.data_ptr<Complex<double>>();
-  std::vector<cd> v(c.numel());
-  for (int64_t i = 0; i < c.numel(); ++i) v[i] = cd(p[i].real(), p[i].imag());
-  return v;
-}
-
-Tensor from_values(const std::vector<cd>& v, IntArrayRef shape) {
-  Tensor t = empty(shape, dtype(kComplexDouble));
-  auto* p = t.data_ptr<Complex<double>>();
-  for (size_t i = 0; i < v.size(); ++i) p[i] = Complex<double>(v[i].real(), v[i].imag());
-  return t;
-}
+Tensor make(IntArrayRef shape, ScalarType dt) { return random_tensor(shape, dt, dt == kByte ? 0 : -5, 6); }
 
 // Naive (m x k) @ (k x n) in complex double, the reference for every dtype.
 Tensor naive_mm(const Tensor& a, const Tensor& b) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
-  auto av = values(a), bv = values(b);
+  auto av = to_complex_vector(a), bv = to_complex_vector(b);
   std::vector<cd> c(m * n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -52,16 +29,16 @@ Tensor naive_mm(const Tensor& a, const Tensor& b) {
       for (int64_t p = 0; p < k; ++p) s += av[i * k + p] * bv[p * n + j];
       c[i * n + j] = s;
     }
-  return from_values(c, {m, n});
+  return from_complex_vector(c, {m, n});
 }
 
 Tensor naive_bmm(const Tensor& a, const Tensor& b) {
   std::vector<cd> all;
   for (int64_t i = 0; i < a.size(0); ++i) {
-    auto v = values(naive_mm(a.select(0, i), b.select(0, i)));
+    auto v = to_complex_vector(naive_mm(a.select(0, i), b.select(0, i)));
     all.insert(all.end(), v.begin(), v.end());
   }
-  return from_values(all, {a.size(0), a.size(1), b.size(2)});
+  return from_complex_vector(all, {a.size(0), a.size(1), b.size(2)});
 }
 
 // Tolerances for a K-term dot product of N(0,1) values in dtype t.
@@ -381,8 +358,8 @@ TEST(MatmulAddmm, BetaAlphaAndBroadcastSelf) {
     Tensor self = make({6, 4}, dt), m1 = make({6, 5}, dt), m2 = make({5, 4}, dt);
     const bool integral = isIntegralType(dt, false);
     Scalar beta = integral ? Scalar(2) : Scalar(0.5), alpha = integral ? Scalar(-3) : Scalar(1.5);
-    Tensor e = from_values([&] {
-      auto s = values(self), p = values(naive_mm(m1, m2));
+    Tensor e = from_complex_vector([&] {
+      auto s = to_complex_vector(self), p = to_complex_vector(naive_mm(m1, m2));
       std::vector<cd> r(s.size());
       for (size_t i = 0; i < s.size(); ++i) r[i] = beta.toDouble() * s[i] + alpha.toDouble() * p[i];
       return r;
@@ -396,8 +373,8 @@ TEST(MatmulAddmm, BetaAlphaAndBroadcastSelf) {
     EXPECT_MATMUL_CLOSE(inplace, e, 8);
     // self broadcast from a row.
     Tensor row = make({4}, dt);
-    Tensor erow = from_values([&] {
-      auto s = values(row), p = values(naive_mm(m1, m2));
+    Tensor erow = from_complex_vector([&] {
+      auto s = to_complex_vector(row), p = to_complex_vector(naive_mm(m1, m2));
       std::vector<cd> r(p.size());
       for (size_t i = 0; i < p.size(); ++i) r[i] = s[i % 4] + p[i];
       return r;
@@ -450,8 +427,8 @@ TEST(MatmulBaddbmm, ValuesInplaceAndErrors) {
   for (ScalarType dt : {kFloat, kDouble, kComplexDouble, kBFloat16, kInt}) {
     SCOPED_TRACE(::testing::Message() << dt);
     Tensor self = make({3, 4, 5}, dt), b1 = make({3, 4, 6}, dt), b2 = make({3, 6, 5}, dt);
-    Tensor e = from_values([&] {
-      auto s = values(self), p = values(naive_bmm(b1, b2));
+    Tensor e = from_complex_vector([&] {
+      auto s = to_complex_vector(self), p = to_complex_vector(naive_bmm(b1, b2));
       std::vector<cd> r(s.size());
       for (size_t i = 0; i < s.size(); ++i) r[i] = 2.0 * s[i] - 1.0 * p[i];
       return r;
@@ -464,8 +441,8 @@ TEST(MatmulBaddbmm, ValuesInplaceAndErrors) {
     EXPECT_MATMUL_CLOSE(baddbmm_out(out, self, b1, b2, 2, -1), e, 12);
     // self broadcast from (5).
     Tensor row = make({5}, dt);
-    Tensor erow = from_values([&] {
-      auto s = values(row), p = values(naive_bmm(b1, b2));
+    Tensor erow = from_complex_vector([&] {
+      auto s = to_complex_vector(row), p = to_complex_vector(naive_bmm(b1, b2));
       std::vector<cd> r(p.size());
       for (size_t i = 0; i < p.size(); ++i) r[i] = s[i % 5] + p[i];
       return r;
@@ -493,8 +470,8 @@ TEST(MatmulAddbmm, ValuesAndErrors) {
   for (ScalarType dt : {kFloat, kDouble, kComplexFloat, kBFloat16, kShort}) {
     SCOPED_TRACE(::testing::Message() << dt);
     Tensor self = make({4, 5}, dt), b1 = make({3, 4, 6}, dt), b2 = make({3, 6, 5}, dt);
-    Tensor e = from_values([&] {
-      auto s = values(self), p = values(naive_bmm(b1, b2));
+    Tensor e = from_complex_vector([&] {
+      auto s = to_complex_vector(self), p = to_complex_vector(naive_bmm(b1, b2));
       std::vector<cd> r(s.size());
       for (size_t i = 0; i < s.size(); ++i) r[i] = 3.0 * s[i] + 2.0 * (p[i] + p[i + 20] + p[i + 40]);
       return r;
@@ -541,8 +518,8 @@ TEST(MatmulMv, EveryDtypeAndLayout) {
 TEST(MatmulMv, AddmvAndErrors) {
   Tensor self = make({7}, kDouble), a = make({7, 9}, kDouble), v = make({9}, kDouble);
   Tensor p = naive_mm(a, v.unsqueeze(1)).squeeze(1);
-  Tensor e = from_values([&] {
-    auto s = values(self), q = values(p);
+  Tensor e = from_complex_vector([&] {
+    auto s = to_complex_vector(self), q = to_complex_vector(p);
     std::vector<cd> r(7);
     for (int i = 0; i < 7; ++i) r[i] = 0.5 * s[i] + 2.0 * q[i];
     return r;
@@ -585,9 +562,9 @@ TEST(MatmulDot, DotAndVdot) {
     EXPECT_MATMUL_CLOSE(dot(xe, y), naive_mm(xe.unsqueeze(0), y.unsqueeze(1)).reshape({}), 40);
   }
   // Known values: vdot([1+2i], [3+4i]) = (1-2i)(3+4i) = 11-2i; dot = (1+2i)(3+4i) = -5+10i.
-  Tensor a = from_values({cd(1, 2)}, {1}).to(kComplexFloat), b = from_values({cd(3, 4)}, {1}).to(kComplexFloat);
-  EXPECT_TENSOR_EQ(vdot(a, b), from_values({cd(11, -2)}, {}).to(kComplexFloat));
-  EXPECT_TENSOR_EQ(dot(a, b), from_values({cd(-5, 10)}, {}).to(kComplexFloat));
+  Tensor a = from_complex_vector({cd(1, 2)}, {1}).to(kComplexFloat), b = from_complex_vector({cd(3, 4)}, {1}).to(kComplexFloat);
+  EXPECT_TENSOR_EQ(vdot(a, b), from_complex_vector({cd(11, -2)}, {}).to(kComplexFloat));
+  EXPECT_TENSOR_EQ(dot(a, b), from_complex_vector({cd(-5, 10)}, {}).to(kComplexFloat));
   EXPECT_TENSOR_EQ(dot(make({0}, kFloat), make({0}, kFloat)), zeros({}));
 }
 
@@ -613,8 +590,8 @@ TEST(MatmulOuter, OuterAndAddr) {
   EXPECT_ERROR_WITH(outer(x, make({3, 1}, kFloat)), "outer: Expected 1-D argument vec2, but got 2-D");
   // addr: beta * self + alpha * outer, self broadcast, beta = 0 ignores NaN.
   Tensor self = make({3, 4}, kDouble);
-  Tensor e = from_values([&] {
-    auto s = values(self), p = values(naive_mm(x.unsqueeze(1), y.unsqueeze(0)));
+  Tensor e = from_complex_vector([&] {
+    auto s = to_complex_vector(self), p = to_complex_vector(naive_mm(x.unsqueeze(1), y.unsqueeze(0)));
     std::vector<cd> r(12);
     for (int i = 0; i < 12; ++i) r[i] = 2.0 * s[i] + 0.5 * p[i];
     return r;

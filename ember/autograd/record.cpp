@@ -1,0 +1,469 @@
+// Recording ops into the graph, views, in-place history, and forward-mode tangents.
+//
+// Note [Below autograd]
+// An op that records decides first (Recording), then runs its implementation under
+// BelowAutogradGuard: the ops it calls internally record nothing and propagate no
+// tangents, so an op's derivative is exactly the one it declares. Derivative formulas
+// themselves run with grad mode as the engine sets it (on for create_graph), so they are
+// differentiable: grad-of-grad works through them.
+#include "ember/autograd/record.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "ember/autograd/autograd_meta.h"
+#include "ember/autograd/forward_ad.h"
+#include "ember/ops/functions.h"
+#include "ember/ops/views.h"
+
+namespace ember::autograd {
+
+namespace detail {
+void set_forward_ad_enabled(bool e);
+bool forward_ad_flag();
+}  // namespace detail
+
+// ---- forward-mode levels ------------------------------------------------------------------
+namespace forward_ad {
+namespace {
+std::mutex g_levels_mutex;
+std::vector<uint64_t> g_levels;  // open levels, outermost first
+std::atomic<uint64_t> g_next_level{0};
+std::atomic<bool> g_any_open{false};
+}  // namespace
+
+uint64_t enter_dual_level() {
+  std::lock_guard<std::mutex> lock(g_levels_mutex);
+  uint64_t l = g_next_level.fetch_add(1);
+  g_levels.push_back(l);
+  g_any_open.store(true);
+  return l;
+}
+void exit_dual_level(uint64_t level) {
+  std::lock_guard<std::mutex> lock(g_levels_mutex);
+  EMBER_CHECK(!g_levels.empty() && g_levels.back() == level, "exit_dual_level: trying to exit level ", level,
+              " which is not the innermost open dual level");
+  g_levels.pop_back();
+  g_any_open.store(!g_levels.empty());
+}
+void exit_dual_level() {
+  uint64_t l;
+  {
+    std::lock_guard<std::mutex> lock(g_levels_mutex);
+    EMBER_CHECK(!g_levels.empty(), "exit_dual_level: no dual level is open");
+    l = g_levels.back();
+  }
+  exit_dual_level(l);
+}
+
+namespace detail {
+bool any_level_open() { return g_any_open.load(std::memory_order_relaxed); }
+const std::vector<uint64_t>& open_levels() { return g_levels; }
+}  // namespace detail
+
+namespace {
+uint64_t resolve_level(int64_t level, const char* api) {
+  std::lock_guard<std::mutex> lock(g_levels_mutex);
+  EMBER_CHECK(!g_levels.empty(), api, ": no dual level is open; use `forward_ad::dual_level` (or enter_dual_level()) "
+              "first");
+  if (level < 0) return g_levels.back();
+  EMBER_CHECK(std::find(g_levels.begin(), g_levels.end(), uint64_t(level)) != g_levels.end(), api, ": dual level ",
+              level, " is not open");
+  return uint64_t(level);
+}
+bool level_open(uint64_t level) {
+  std::lock_guard<std::mutex> lock(g_levels_mutex);
+  return std::find(g_levels.begin(), g_levels.end(), level) != g_levels.end();
+}
+}  // namespace
+
+Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
+  uint64_t l = resolve_level(level, "make_dual");
+  EMBER_CHECK(primal.defined() && tangent.defined(), "make_dual: expected defined primal and tangent");
+  EMBER_CHECK(primal.sizes() == tangent.sizes(), "make_dual: Trying to set a forward gradient that has a different "
+              "size than that of the original Tensor, this is not supported. Tensor is of size ", primal.sizes(),
+              " while the given forward gradient is of size ", tangent.sizes(), ".");
+  EMBER_CHECK(primal.scalar_type() == tangent.scalar_type(), "make_dual: Expected tangent to have the same dtype as "
+              "primal, but got tangent of dtype ", tangent.scalar_type(), " and primal of dtype ",
+              primal.scalar_type());
+  EMBER_CHECK(primal.is_floating_point() || primal.is_complex(), "make_dual: Expected primal to be floating point or "
+              "complex, but got: ", primal.scalar_type());
+  EMBER_CHECK(primal.device() == tangent.device(), "make_dual: tangent is on ", tangent.device(),
+              " but primal is on ", primal.device());
+  Tensor dual;
+  {
+    BelowAutogradGuard g;
+    dual = make_view(primal, primal.sizes(), primal.strides(), primal.storage_offset());
+  }
+  dual.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
+  // The dual continues primal's reverse-mode history (a differentiable alias).
+  if (tensor_requires_grad(primal) && GradMode::is_enabled()) {
+    Recording rec({&primal});
+    rec.record("alias", {&dual}, [](const VjpCtx& c) { return variable_list{c.grad(0)}; });
+  }
+  set_fw_grad(dual, tangent, l);
+  return dual;
+}
+
+UnpackedDual unpack_dual(const Tensor& t, int64_t level) {
+  uint64_t l = resolve_level(level, "unpack_dual");
+  Tensor tangent = fw_grad(t, l);
+  // The primal is a view without the tangent at this level.
+  Tensor primal;
+  {
+    BelowAutogradGuard g;
+    primal = make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  }
+  primal.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
+  if (tensor_requires_grad(t) && GradMode::is_enabled()) {
+    Recording rec({&t});
+    rec.record("alias", {&primal}, [](const VjpCtx& c) { return variable_list{c.grad(0)}; });
+  }
+  if (AutogradMeta* m = get_meta(t))
+    for (auto& [lv, tg] : m->fw_grads_)
+      if (lv != l && level_open(lv)) set_fw_grad(primal, tg, lv);
+  return {primal, tangent};
+}
+}  // namespace forward_ad
+
+Tensor fw_grad(const Tensor& t, uint64_t level) {
+  AutogradMeta* m = t.defined() ? get_meta(t) : nullptr;
+  if (!m) return Tensor();
+  for (auto& [l, tg] : m->fw_grads_)
+    if (l == level) return forward_ad::level_open(level) ? tg : Tensor();
+  return Tensor();
+}
+
+void set_fw_grad(const Tensor& t, const Tensor& tangent, uint64_t level) {
+  AutogradMeta* m = materialize_meta(t);
+  Tensor tg = tangent;
+  if (tg.defined() && (tg.strides() != t.strides() || tg.sizes() != t.sizes())) {
+    // Same layout as the primal, so views of the primal can view the tangent alike.
+    BelowAutogradGuard g;
+    Tensor fresh = empty_strided(t.sizes(), t.strides(), tg.options());
+    fresh.copy_(tg);
+    tg = fresh;
+  }
+  auto& v = m->fw_grads_;
+  v.erase(std::remove_if(v.begin(), v.end(), [&](const auto& p) { return p.first == level || !forward_ad::level_open(p.first); }),
+          v.end());
+  if (tg.defined()) v.emplace_back(level, tg);
+}
+
+bool has_any_fw_grad(const Tensor& t) {
+  AutogradMeta* m = t.defined() ? get_meta(t) : nullptr;
+  if (!m) return false;
+  for (auto& p : m->fw_grads_)
+    if (forward_ad::level_open(p.first)) return true;
+  return false;
+}
+
+bool tensor_has_tangent(const Tensor& t) { return has_any_fw_grad(t); }
+
+// ---- Recording ------------------------------------------------------------------------------
+Recording::Recording(std::initializer_list<const Tensor*> inputs) : inputs_(inputs) { init(); }
+Recording::Recording(const std::vector<Tensor>& inputs) {
+  for (const Tensor& t : inputs) inputs_.push_back(&t);
+  init();
+}
+
+void Recording::init() {
+  if (GradMode::is_enabled())
+    for (const Tensor* t : inputs_)
+      if (t && tensor_requires_grad(*t)) {
+        rev_ = true;
+        break;
+      }
+  if (forward_ad_enabled())
+    for (const Tensor* t : inputs_)
+      if (t && t->defined() && has_any_fw_grad(*t)) {
+        fwd_ = true;
+        break;
+      }
+}
+
+namespace {
+std::shared_ptr<OpNode> make_node(std::string_view op, const std::vector<const Tensor*>& inputs, VjpFunction vjp,
+                                  std::vector<ToSave> saved, const PointwiseArgs& args) {
+  auto node = std::make_shared<OpNode>(backward_name(op), std::move(vjp));
+  std::vector<Edge> edges;
+  edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) edges.push_back(t ? gradient_edge(*t) : Edge());
+  node->set_next_edges(std::move(edges));
+  node->args_ = args;
+  if (AnomalyMode::is_enabled()) node->set_anomaly_context(std::string(op));
+  return node;
+}
+void save_all(OpNode& node, std::vector<ToSave>& saved) {
+  node.saved_.reserve(saved.size());
+  for (ToSave& s : saved) node.saved_.emplace_back(s.t, s.is_output);
+}
+}  // namespace
+
+std::shared_ptr<OpNode> Recording::record(std::string_view op, std::initializer_list<const Tensor*> outputs,
+                                          VjpFunction vjp, std::vector<ToSave> saved, const PointwiseArgs& args) {
+  auto node = make_node(op, inputs_, std::move(vjp), {}, args);
+  uint32_t nr = 0;
+  for (const Tensor* out : outputs) {
+    node->add_input_metadata(*out);
+    set_history(*out, node, nr++);
+  }
+  save_all(*node, saved);
+  return node;
+}
+std::shared_ptr<OpNode> Recording::record(std::string_view op, const std::vector<Tensor>& outputs, VjpFunction vjp,
+                                          std::vector<ToSave> saved, const PointwiseArgs& args) {
+  auto node = make_node(op, inputs_, std::move(vjp), {}, args);
+  uint32_t nr = 0;
+  for (const Tensor& out : outputs) {
+    node->add_input_metadata(out);
+    if (out.defined() && (out.is_floating_point() || out.is_complex())) set_history(out, node, nr);
+    ++nr;
+  }
+  save_all(*node, saved);
+  return node;
+}
+
+void Recording::forward_each(const Tensor& out,
+                             const std::function<Tensor(const std::function<Tensor(size_t)>&)>& jvp) const {
+  std::vector<uint64_t> levels;
+  {
+    std::lock_guard<std::mutex> lock(forward_ad::g_levels_mutex);
+    levels = forward_ad::g_levels;
+  }
+  for (uint64_t l : levels) {
+    bool any = false;
+    for (const Tensor* t : inputs_)
+      if (t && fw_grad(*t, l).defined()) any = true;
+    if (!any) continue;
+    Tensor tangent;
+    {
+      const bool prev = detail::forward_ad_flag();
+      detail::set_forward_ad_enabled(false);
+      try {
+        tangent = jvp([&](size_t i) { return inputs_[i] ? fw_grad(*inputs_[i], l) : Tensor(); });
+      } catch (...) {
+        detail::set_forward_ad_enabled(prev);
+        throw;
+      }
+      detail::set_forward_ad_enabled(prev);
+    }
+    if (!tangent.defined()) continue;
+    if (isComplexType(tangent.scalar_type()) && !isComplexType(out.scalar_type())) tangent = real(tangent);
+    if (tangent.scalar_type() != out.scalar_type()) tangent = tangent.to(out.scalar_type());
+    if (tangent.sizes() != out.sizes()) tangent = tangent.expand(out.sizes());
+    set_fw_grad(out, tangent, l);
+  }
+}
+
+// ---- OpNode ---------------------------------------------------------------------------------
+variable_list OpNode::apply(variable_list&& grads) {
+  EMBER_CHECK(!released_, "Trying to backward through the graph a second time (or directly access saved tensors "
+              "after they have already been freed). Saved intermediate values of the graph are freed when you call "
+              ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+              "a second time or if you need to access saved tensors after calling backward.");
+  bool any = false;
+  for (const Tensor& g : grads) any = any || g.defined();
+  if (!any) return variable_list(num_outputs());
+  // Undefined gradients of some outputs mean zeros.
+  for (size_t i = 0; i < grads.size(); ++i)
+    if (!grads[i].defined()) {
+      const InputMetadata& m = input_metadata(i);
+      grads[i] = zeros(m.shape, dtype(m.dtype).device(m.device));
+    }
+  VjpCtx ctx{grads, *this, saved_, args_, shared_from_this()};
+  variable_list r = vjp_(ctx);
+  r.resize(num_outputs());
+  for (size_t i = 0; i < r.size(); ++i)
+    if (!should_compute_output(i)) r[i] = Tensor();
+  return r;
+}
+
+void OpNode::release_variables() {
+  for (SavedVariable& s : saved_) s.reset();
+  if (!saved_.empty()) released_ = true;
+}
+
+// ---- in-place ops ---------------------------------------------------------------------------
+void check_inplace(const Tensor& self, const char* op) {
+  if (!GradMode::is_enabled()) return;
+  AutogradMeta* m = get_meta(self);
+  if (m && !m->grad_fn_ && m->requires_grad_ && !m->is_view_)
+    EMBER_ERROR(op, ": a leaf Variable that requires grad is being used in an in-place operation.");
+  if (m && m->is_view_ && m->base_.defined() && m->base_.is_leaf() && m->base_.requires_grad())
+    EMBER_ERROR(op, ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+void check_out_not_differentiable(const char* op, std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return;
+  for (const Tensor* t : inputs)
+    if (t && tensor_requires_grad(*t))
+      EMBER_ERROR(op, "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+                  "arguments requires grad.");
+}
+
+void rebase_history(const Tensor& self, const Tensor& result) {
+  AutogradMeta* rm = get_meta(result);
+  if (rm && rm->grad_fn_) {
+    AutogradMeta* m = materialize_meta(self);
+    if (m->is_view_ && m->base_.defined()) {
+      const Tensor& base = m->base_;
+      auto copy_slices = std::make_shared<CopySlices>(base, self, rm->grad_fn_);
+      AutogradMeta* bm = materialize_meta(base);
+      bm->grad_fn_ = copy_slices;
+      bm->output_nr_ = 0;
+      bm->requires_grad_ = false;
+      // The view's history now goes through its base.
+      auto view_fn = std::make_shared<AsStridedBackward>(base, self);
+      view_fn->set_next_edges({Edge(copy_slices, 0)});
+      m->grad_fn_ = view_fn;
+      m->output_nr_ = 0;
+    } else {
+      m->grad_fn_ = rm->grad_fn_;
+      m->output_nr_ = rm->output_nr_;
+      m->requires_grad_ = false;
+    }
+  }
+  if (rm && !rm->fw_grads_.empty())
+    for (auto& [l, tg] : rm->fw_grads_) {
+      Tensor existing = fw_grad(self, l);
+      if (existing.defined()) {
+        BelowAutogradGuard g;
+        existing.copy_(tg);
+      } else {
+        set_fw_grad(self, tg, l);
+      }
+    }
+}
+
+// ---- views ----------------------------------------------------------------------------------
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef base_sizes, IntArrayRef base_strides, int64_t base_offset,
+                           IntArrayRef view_sizes, IntArrayRef view_strides, int64_t view_offset) {
+  // The storage span the base covers, relative to its offset.
+  int64_t extent = 1;
+  for (size_t d = 0; d < base_sizes.size(); ++d) {
+    if (base_sizes[d] == 0) return zeros(base_sizes, grad.options());
+    extent += (base_sizes[d] - 1) * base_strides[d];
+  }
+  Tensor flat = zeros({extent}, grad.options());
+  Tensor idx = arange(extent, dtype(kLong));
+  Tensor pos = idx.as_strided(view_sizes, view_strides, view_offset - base_offset).reshape({-1});
+  flat = flat.index_add(0, pos, grad.reshape({-1}));
+  Tensor base_idx = idx.as_strided(base_sizes, base_strides, 0);
+  return flat.index_select(0, base_idx.reshape({-1})).view(base_sizes);
+}
+
+AsStridedBackward::AsStridedBackward(const Tensor& base, const Tensor& view)
+    : base_sizes_(base.sizes()), base_strides_(base.strides()), view_sizes_(view.sizes()),
+      view_strides_(view.strides()), base_offset_(base.storage_offset()), view_offset_(view.storage_offset()),
+      base_dtype_(base.scalar_type()), view_dtype_(view.scalar_type()) {
+  add_input_metadata(view);
+}
+
+namespace {
+// Geometry of a complex tensor as its real view (sizes + [2], strides * 2 + [1]).
+void as_real_geometry(DimVector& sizes, DimVector& strides, int64_t& offset) {
+  for (auto& s : strides) s *= 2;
+  sizes.push_back(2);
+  strides.push_back(1);
+  offset *= 2;
+}
+}  // namespace
+
+variable_list AsStridedBackward::apply(variable_list&& grads) {
+  Tensor g = grads[0];
+  if (!g.defined()) return {Tensor()};
+  DimVector bs = base_sizes_, bst = base_strides_, vs = view_sizes_, vst = view_strides_;
+  int64_t bo = base_offset_, vo = view_offset_;
+  const bool base_c = isComplexType(base_dtype_), view_c = isComplexType(view_dtype_);
+  if (base_c == view_c) return {as_strided_backward(g, bs, bst, bo, vs, vst, vo)};
+  if (base_c) {  // a real view of a complex base (view_as_real, real, imag)
+    as_real_geometry(bs, bst, bo);
+    Tensor r = as_strided_backward(g, bs, bst, bo, vs, vst, vo);
+    return {view_as_complex(r.contiguous())};
+  }
+  as_real_geometry(vs, vst, vo);  // view_as_complex of a real base
+  return {as_strided_backward(view_as_real(g.contiguous()), bs, bst, bo, vs, vst, vo)};
+}
+
+CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)
+    : base_sizes_(base.sizes()), base_strides_(base.strides()), view_sizes_(view.sizes()),
+      view_strides_(view.strides()), base_offset_(base.storage_offset()), view_offset_(view.storage_offset()),
+      fn_(std::move(fn)) {
+  add_input_metadata(base);
+  std::vector<Edge> edges{gradient_edge(base)};
+  for (size_t i = 1; i < fn_->num_outputs(); ++i) edges.push_back(fn_->next_edge(i));
+  set_next_edges(std::move(edges));
+}
+
+variable_list CopySlices::apply(variable_list&& grads) {
+  Tensor g = grads[0];
+  variable_list out(num_outputs());
+  if (!g.defined()) return out;
+  // The view's window of the base gradient (same geometry relative to base offset).
+  Tensor result = g.clone(MemoryFormat::Contiguous);
+  // Positions of the view's elements inside the (contiguous) base gradient.
+  int64_t extent = 1;
+  for (size_t d = 0; d < base_sizes_.size(); ++d) extent += (base_sizes_[d] - 1) * base_strides_[d];
+  Tensor base_pos = full({extent}, -1, dtype(kLong));
+  base_pos.as_strided(base_sizes_, base_strides_, 0).copy_(arange(result.numel(), dtype(kLong)).view(base_sizes_));
+  Tensor view_pos = base_pos.as_strided(view_sizes_, view_strides_, view_offset_ - base_offset_).reshape({-1});
+  Tensor flat = result.view({-1});
+  Tensor grad_slice = flat.index_select(0, view_pos).view(view_sizes_);
+  variable_list fn_grads = (*fn_)({grad_slice});
+  // The view's old values no longer reach the result except through fn's input 0.
+  Tensor g0 = fn_grads.empty() ? Tensor() : fn_grads[0];
+  Tensor replaced = g0.defined() ? g0.reshape({-1}).to(flat.scalar_type()) : zeros({view_pos.numel()}, flat.options());
+  flat = flat.index_copy(0, view_pos, replaced);
+  out[0] = flat.view(base_sizes_);
+  for (size_t i = 1; i < out.size() && i < fn_grads.size(); ++i) out[i] = fn_grads[i];
+  return out;
+}
+
+namespace {
+void view_hook(const Tensor& base, Tensor& view) {
+  const bool rev = GradMode::is_enabled() && tensor_requires_grad(base);
+  const bool fwd = forward_ad_enabled() && has_any_fw_grad(base);
+  if (!rev && !fwd) return;
+  if (rev) {
+    // Views of views are windows of the root base (which does not overlap itself, unlike
+    // an expanded intermediate view).
+    AutogradMeta* bm = get_meta(base);
+    const Tensor& root = bm && bm->is_view_ && bm->base_.defined() ? bm->base_ : base;
+    auto node = std::make_shared<AsStridedBackward>(root, view);
+    node->set_next_edges({gradient_edge(root)});
+    AutogradMeta* m = materialize_meta(view);
+    m->grad_fn_ = node;
+    m->output_nr_ = 0;
+    m->is_view_ = true;
+    m->base_ = root;
+  }
+  if (fwd) {
+    AutogradMeta* bm = get_meta(base);
+    for (auto& [l, tg] : bm->fw_grads_) {
+      if (!forward_ad::level_open(l)) continue;
+      Tensor tv;
+      {
+        BelowAutogradGuard g;
+        // The tangent has the base's layout: the same window, offset from the tangent's start.
+        int64_t off;
+        if (isComplexType(base.scalar_type()) && !isComplexType(view.scalar_type()))
+          off = tg.storage_offset() * 2 + (view.storage_offset() - base.storage_offset() * 2);
+        else if (!isComplexType(base.scalar_type()) && isComplexType(view.scalar_type()))
+          off = (tg.storage_offset() + view.storage_offset() * 2 - base.storage_offset()) / 2;
+        else
+          off = tg.storage_offset() + (view.storage_offset() - base.storage_offset());
+        tv = make_view(tg, view.sizes(), view.strides(), off, view.scalar_type());
+      }
+      set_fw_grad(view, tv, l);
+    }
+  }
+}
+struct InstallViewHook {
+  InstallViewHook() { set_view_hook(&view_hook); }
+} g_install_view_hook;
+}  // namespace
+
+void install_view_hook() { set_view_hook(&view_hook); }
+
+}  // namespace ember::autograd
