@@ -23,6 +23,10 @@ fi
 g++ ${CXXFLAGS/c++17/c++20} -o "$OUT/ops_bench_ember" bench/ops_bench.cpp -Icompat -I. \
   -L"$BUILD" -lember -Wl,-rpath,"$PWD/$BUILD"
 
+# The FMA ceiling the GEMM cases are bounded by (a plain loop of independent FMAs).
+g++ -O2 -march=native -fopenmp -o "$OUT/fma_peak" bench/fma_peak.cpp
+for t in 1 2; do OMP_NUM_THREADS=$t "$OUT/fma_peak"; done
+
 run_torch() {
   GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736 \
   OMP_WAIT_POLICY=PASSIVE ATEN_CPU_CAPABILITY=avx512 OPENBLAS_NUM_THREADS=$1 OMP_NUM_THREADS=$1 \
