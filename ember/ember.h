@@ -1,7 +1,9 @@
 // The umbrella header: everything in ember's tensor core.
 #pragma once
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/custom_function.h"
 #include "ember/autograd/forward_ad.h"
+#include "ember/autograd/functional.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/core/allocator.h"

@@ -85,6 +85,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (is_output && m && m->grad_fn_) {
     // Keep the data and version counter, not the history (the node owns the history).
     output_nr_ = m->output_nr_;
+    fw_grads_ = m->fw_grads_;
     {
       BelowAutogradGuard g;
       data_ = make_view(t, t.sizes(), t.strides(), t.storage_offset());
@@ -98,6 +99,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 
 void SavedVariable::reset() {
   data_ = Tensor();
+  fw_grads_.clear();
   released_ = was_defined_;
 }
 
@@ -130,6 +132,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& for_node) const {
     m->grad_fn_ = for_node;
     m->output_nr_ = output_nr_;
   }
+  if (!fw_grads_.empty()) materialize_meta(t)->fw_grads_ = fw_grads_;
   return t;
 }
 

@@ -41,7 +41,7 @@ UnpackedDual unpack_dual(const Tensor& t, int64_t level = -1);
 namespace detail {
 bool any_level_open();
 // Open levels, outermost first.
-const std::vector<uint64_t>& open_levels();
+std::vector<uint64_t> open_levels();
 void register_tangent_owner(uint64_t level, const Tensor& t);
 }  // namespace detail
 

@@ -56,6 +56,8 @@ struct Node : std::enable_shared_from_this<Node> {
   void set_next_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
   uint32_t add_input_metadata(const Tensor& t);
+  // An output that was not defined (custom functions): its gradient is always undefined.
+  void add_undefined_input_metadata() { input_metadata_.push_back(InputMetadata{}); }
   uint64_t sequence_nr() const { return sequence_nr_; }
   // Whether the gradient for input i of the forward op is needed (its edge is valid).
   bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
@@ -108,6 +110,7 @@ class SavedVariable {
   bool is_leaf_ = false;
   bool released_ = false;
   std::string op_name_;  // the node that produced the tensor, for error messages
+  std::vector<std::pair<uint64_t, Tensor>> fw_grads_;  // an output's tangents, restored on unpack
 };
 
 // The gradient edge of a tensor: its grad_fn and output number, or its grad accumulator

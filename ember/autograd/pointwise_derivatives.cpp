@@ -128,6 +128,46 @@ UNARY_DERIVATIVE(mish, [&] {
   Tensor tsp = softplus(x, 1, 20).tanh();
   return tsp.add(x.mul(x.sigmoid()).mul(tsp.square().neg().add(1)));
 }())
+
+// trigamma(x) = digamma'(x) for x > 0: shift to x + 6 with psi1(x) = psi1(x + 1) + 1/x^2,
+// then the asymptotic series (error < 1e-13 there). Written in ember ops, so differentiable.
+Tensor trigamma(const Tensor& x) {
+  Tensor acc = zeros_like(x);
+  Tensor z = x;
+  for (int j = 0; j < 6; ++j) {
+    acc = acc.add(z.square().reciprocal());
+    z = z.add(1);
+  }
+  Tensor r = z.reciprocal(), r2 = r.square();
+  // 1/z + 1/(2z^2) + 1/(6z^3) - 1/(30z^5) + 1/(42z^7) - 1/(30z^9)
+  Tensor series = r2.mul(-1.0 / 30).add(1.0 / 42).mul(r2).sub(1.0 / 30).mul(r2).add(1.0 / 6).mul(r2).mul(r)
+                      .add(r2.mul(0.5)).add(r);
+  return acc.add(series);
+}
+// Modified Bessel function I1 (i0's derivative): power series for |x| <= 15, asymptotic
+// expansion beyond.
+Tensor bessel_i1(const Tensor& x) {
+  Tensor h = x.mul(0.5);
+  Tensor term = h.clone(), sum = h.clone();
+  Tensor h2 = h.square();
+  for (int k = 1; k < 60; ++k) {
+    term = term.mul(h2).div(double(k) * double(k + 1));
+    sum = sum.add(term);
+  }
+  Tensor ax = x.abs().clamp_min(15.0);
+  Tensor inv = ax.mul(8).reciprocal();
+  // e^x / sqrt(2 pi x) * (1 - 3/(8x) - 15/(2 (8x)^2) - 105/(2 (8x)^3))
+  Tensor corr = inv.mul(-3).sub(inv.square().mul(7.5)).sub(inv.pow(3).mul(52.5)).add(1);
+  Tensor big = ax.exp().div(ax.mul(2 * kPi).sqrt()).mul(corr).mul(x.sgn());
+  return where(x.abs().le(15), sum, big);
+}
+UNARY_DERIVATIVE(digamma, trigamma(x))
+UNARY_DERIVATIVE(i0, bessel_i1(x))
+UNARY_DERIVATIVE(sinc, [&] {
+  Tensor px = x.mul(kPi);
+  Tensor d = px.cos().mul(px).sub(px.sin()).div(px.mul(x));
+  return where(x.eq(0), zeros_like(d), d);
+}())
 #undef UNARY_DERIVATIVE
 
 template <Tensor (*D)(const Tensor&, const Tensor&, const PointwiseArgs&)>
@@ -156,6 +196,37 @@ Tensor abs_jvp(const JvpCtx& c) {
   const Tensor& x = c.input(0);
   if (x.is_complex()) return real(c.tangent(0).conj().mul(x.sgn()));
   return c.tangent(0).mul(x.sgn());
+}
+
+// sgn(z) = z / |z|: for real inputs piecewise constant.
+variable_list sgn_vjp(const VjpCtx& c) {
+  Tensor x = c.input(0);
+  if (!x.is_complex()) return {zeros_like(c.grad())};
+  Tensor s = c.result(), r = x.abs();
+  Tensor g = c.grad().sub(s.mul(real(s.conj().mul(c.grad())))).div(r);
+  return {where(r.eq(0), zeros_like(g), g)};
+}
+Tensor sgn_jvp(const JvpCtx& c) {
+  const Tensor& x = c.input(0);
+  if (!x.is_complex()) return zeros_like(c.result());
+  Tensor s = c.result(), r = x.abs(), t = c.tangent(0);
+  Tensor d = t.sub(s.mul(real(s.conj().mul(t)))).div(r);
+  return where(r.eq(0), zeros_like(d), d);
+}
+// angle(z) = atan2(im, re); zero derivative for real inputs.
+variable_list angle_vjp(const VjpCtx& c) {
+  Tensor x = c.input(0);
+  if (!x.is_complex()) return {zeros_like(x)};
+  Tensor r2 = x.abs().square();
+  Tensor g = c.grad().mul(x).div(r2).mul(Scalar(Complex<double>(0, 1)));
+  return {where(r2.eq(0), zeros_like(g), g)};
+}
+Tensor angle_jvp(const JvpCtx& c) {
+  const Tensor& x = c.input(0);
+  if (!x.is_complex()) return zeros_like(c.result());
+  Tensor r2 = x.abs().square();
+  Tensor d = imag(x.conj().mul(c.tangent(0))).div(r2);
+  return where(r2.eq(0), zeros_like(d), d);
 }
 
 variable_list conj_vjp(const VjpCtx& c) { return {c.grad().conj()}; }
@@ -382,13 +453,16 @@ const Map& table() {
     UNARY(erfinv) UNARY(lgamma) UNARY(reciprocal) UNARY(frac) UNARY(relu) UNARY(square) UNARY(deg2rad)
     UNARY(rad2deg) UNARY(silu) UNARY(hardsigmoid) UNARY(hardswish) UNARY(selu) UNARY(hardtanh)
     UNARY(leaky_relu) UNARY(elu) UNARY(softplus) UNARY(softshrink) UNARY(hardshrink) UNARY(threshold)
-    UNARY(clamp_scalar) UNARY(nan_to_num) UNARY(gelu) UNARY(logit) UNARY(mish)
+    UNARY(clamp_scalar) UNARY(nan_to_num) UNARY(gelu) UNARY(logit) UNARY(mish) UNARY(digamma) UNARY(i0)
+    UNARY(sinc)
 #undef UNARY
     for (const char* z : {"sign", "floor", "ceil", "trunc", "round", "div_trunc", "div_floor"})
       t[z] = {&zero_vjp, &zero_jvp};
     t["neg"] = {&neg_vjp, &neg_jvp};
     t["abs"] = {&abs_vjp, &abs_jvp};
     t["conj_physical"] = {&conj_vjp, &conj_jvp};
+    t["sgn"] = {&sgn_vjp, &sgn_jvp};
+    t["angle"] = {&angle_vjp, &angle_jvp};
     t["add"] = {&add_vjp, &add_jvp};
     t["sub"] = {&sub_vjp, &sub_jvp};
     t["mul"] = {&mul_vjp, &mul_jvp};
@@ -482,13 +556,21 @@ Tensor differentiable_pointwise(const PointwiseOp& op_c, Tensor out, std::initia
     r = run_pointwise(op, {}, inputs_l, args, false);
   }
   if (!(r.is_floating_point() || r.is_complex())) return r;
+  // Tangents first: a saved output keeps the tangent it has when saved.
+  if (rec.forward()) {
+    JvpFn jvp = op.jvp;
+    rec.forward_each(r, [&](const std::function<Tensor(size_t)>& tangent_of) {
+      JvpCtx ctx{inputs, r, args, tangent_of};
+      return jvp(ctx);
+    });
+  }
   if (rec.reverse()) {
     // Save only what the formulas read, so that modifying another tensor in place later
     // does not invalidate the graph (PyTorch saves the same).
     const std::string_view n = op.name;
     const bool uses_result = n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" ||
                              n == "tan" || n == "tanh" || n == "sigmoid" || n == "erfinv" || n == "reciprocal" ||
-                             n == "relu" || n == "div_true" || n == "pow" || n == "hypot" || n == "copysign";
+                             n == "relu" || n == "div_true" || n == "pow" || n == "hypot" || n == "copysign" || n == "sgn";
     const bool uses_inputs = !(n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" ||
                                n == "tan" || n == "tanh" || n == "sigmoid" || n == "erfinv" || n == "reciprocal" ||
                                n == "relu" || n == "neg" || n == "add" || n == "sub" || n == "conj_physical" ||
@@ -499,13 +581,6 @@ Tensor differentiable_pointwise(const PointwiseOp& op_c, Tensor out, std::initia
     saved.push_back({uses_result ? r : Tensor(), true});
     VjpFn vjp = op.vjp;
     rec.record(public_name(op.name), {&r}, [vjp](const VjpCtx& c) { return vjp(c); }, std::move(saved), args);
-  }
-  if (rec.forward()) {
-    JvpFn jvp = op.jvp;
-    rec.forward_each(r, [&](const std::function<Tensor(size_t)>& tangent_of) {
-      JvpCtx ctx{inputs, r, args, tangent_of};
-      return jvp(ctx);
-    });
   }
   return r;
 }

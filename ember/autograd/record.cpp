@@ -58,7 +58,10 @@ void exit_dual_level() {
 
 namespace detail {
 bool any_level_open() { return g_any_open.load(std::memory_order_relaxed); }
-const std::vector<uint64_t>& open_levels() { return g_levels; }
+std::vector<uint64_t> open_levels() {
+  std::lock_guard<std::mutex> lock(g_levels_mutex);
+  return g_levels;
+}
 }  // namespace detail
 
 namespace {
@@ -183,7 +186,7 @@ void Recording::init() {
 }
 
 namespace {
-std::shared_ptr<OpNode> make_node(std::string_view op, const std::vector<const Tensor*>& inputs, VjpFunction vjp,
+std::shared_ptr<OpNode> new_op_node(std::string_view op, const std::vector<const Tensor*>& inputs, VjpFunction vjp,
                                   std::vector<ToSave> saved, const PointwiseArgs& args) {
   auto node = std::make_shared<OpNode>(backward_name(op), std::move(vjp));
   std::vector<Edge> edges;
@@ -202,7 +205,7 @@ void save_all(OpNode& node, std::vector<ToSave>& saved) {
 
 std::shared_ptr<OpNode> Recording::record(std::string_view op, std::initializer_list<const Tensor*> outputs,
                                           VjpFunction vjp, std::vector<ToSave> saved, const PointwiseArgs& args) {
-  auto node = make_node(op, inputs_, std::move(vjp), {}, args);
+  auto node = new_op_node(op, inputs_, std::move(vjp), {}, args);
   uint32_t nr = 0;
   for (const Tensor* out : outputs) {
     node->add_input_metadata(*out);
@@ -213,13 +216,20 @@ std::shared_ptr<OpNode> Recording::record(std::string_view op, std::initializer_
 }
 std::shared_ptr<OpNode> Recording::record(std::string_view op, const std::vector<Tensor>& outputs, VjpFunction vjp,
                                           std::vector<ToSave> saved, const PointwiseArgs& args) {
-  auto node = make_node(op, inputs_, std::move(vjp), {}, args);
+  auto node = new_op_node(op, inputs_, std::move(vjp), {}, args);
   uint32_t nr = 0;
   for (const Tensor& out : outputs) {
     node->add_input_metadata(out);
     if (out.defined() && (out.is_floating_point() || out.is_complex())) set_history(out, node, nr);
     ++nr;
   }
+  save_all(*node, saved);
+  return node;
+}
+
+std::shared_ptr<OpNode> Recording::make_node(std::string_view op, VjpFunction vjp, std::vector<ToSave> saved,
+                                             const PointwiseArgs& args) {
+  auto node = new_op_node(op, inputs_, std::move(vjp), {}, args);
   save_all(*node, saved);
   return node;
 }
@@ -302,30 +312,44 @@ void check_out_not_differentiable(const char* op, std::initializer_list<const Te
                   "arguments requires grad.");
 }
 
+namespace {
+void rebase_onto(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
+  AutogradMeta* m = materialize_meta(self);
+  if (m->is_view_ && m->base_.defined()) {
+    // The base's history goes through fn for the view's window (CopySlices); the view's
+    // own history is then a window of the base.
+    const Tensor& base = m->base_;
+    auto copy_slices = std::make_shared<CopySlices>(base, self, fn);
+    AutogradMeta* bm = materialize_meta(base);
+    bm->grad_fn_ = copy_slices;
+    bm->output_nr_ = 0;
+    bm->requires_grad_ = false;
+    auto view_fn = std::make_shared<AsStridedBackward>(base, self);
+    view_fn->set_next_edges({Edge(copy_slices, 0)});
+    m->grad_fn_ = view_fn;
+    m->output_nr_ = 0;
+  } else {
+    m->grad_fn_ = fn;
+    m->output_nr_ = output_nr;
+    m->requires_grad_ = false;
+  }
+}
+}  // namespace
+
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  if (fn->num_inputs() == 0) fn->add_input_metadata(self);
+  rebase_onto(self, fn, 0);
+}
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
+  rebase_onto(self, fn, output_nr);
+}
+
 void rebase_history(const Tensor& self, const Tensor& result) {
   AutogradMeta* rm = get_meta(result);
-  if (rm && rm->grad_fn_) {
-    AutogradMeta* m = materialize_meta(self);
-    if (m->is_view_ && m->base_.defined()) {
-      const Tensor& base = m->base_;
-      auto copy_slices = std::make_shared<CopySlices>(base, self, rm->grad_fn_);
-      AutogradMeta* bm = materialize_meta(base);
-      bm->grad_fn_ = copy_slices;
-      bm->output_nr_ = 0;
-      bm->requires_grad_ = false;
-      // The view's history now goes through its base.
-      auto view_fn = std::make_shared<AsStridedBackward>(base, self);
-      view_fn->set_next_edges({Edge(copy_slices, 0)});
-      m->grad_fn_ = view_fn;
-      m->output_nr_ = 0;
-    } else {
-      m->grad_fn_ = rm->grad_fn_;
-      m->output_nr_ = rm->output_nr_;
-      m->requires_grad_ = false;
-    }
-  }
+  if (rm && rm->grad_fn_) rebase_onto(self, rm->grad_fn_, rm->output_nr_);
   if (rm && !rm->fw_grads_.empty())
     for (auto& [l, tg] : rm->fw_grads_) {
+      if (!forward_ad::level_open(l)) continue;
       Tensor existing = fw_grad(self, l);
       if (existing.defined()) {
         BelowAutogradGuard g;
@@ -337,20 +361,78 @@ void rebase_history(const Tensor& self, const Tensor& result) {
 }
 
 // ---- views ----------------------------------------------------------------------------------
+namespace {
+// A strided window (the view) of a strided base over one storage, offsets relative to the
+// base's offset.
+struct Window {
+  DimVector base_sizes, base_strides, view_sizes, view_strides;
+  int64_t view_offset = 0;
+
+  int64_t extent() const {
+    int64_t e = 1;
+    for (size_t d = 0; d < base_sizes.size(); ++d) e += (base_sizes[d] - 1) * base_strides[d];
+    return e;
+  }
+  bool empty_base() const {
+    for (int64_t s : base_sizes)
+      if (s == 0) return true;
+    return false;
+  }
+  // Storage positions of the base's and the view's elements, row-major.
+  Tensor base_positions() const {
+    return arange(extent(), dtype(kLong)).as_strided(base_sizes, base_strides, 0).reshape({-1});
+  }
+  Tensor view_positions() const {
+    return arange(extent(), dtype(kLong)).as_strided(view_sizes, view_strides, view_offset).reshape({-1});
+  }
+};
+
+Tensor window_gather(const Tensor& g_base, const Window& w);
+
+// The base-shaped gradient of a view-shaped one: scattered into zeros, summing where the
+// view's elements share storage (expand). Linear, with window_gather as its adjoint.
+Tensor window_scatter(const Tensor& g_view, const Window& w) {
+  Recording rec({&g_view});
+  Tensor r;
+  {
+    BelowAutogradGuard below;
+    if (w.empty_base()) {
+      r = zeros(w.base_sizes, g_view.options());
+    } else {
+      Tensor flat = zeros({w.extent()}, g_view.options()).index_add(0, w.view_positions(), g_view.reshape({-1}));
+      r = flat.index_select(0, w.base_positions()).view(w.base_sizes);
+    }
+  }
+  if (rec.forward()) rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) { return window_scatter(t(0), w); });
+  if (rec.reverse())
+    rec.record("as_strided_scatter", {&r}, [w](const VjpCtx& c) { return variable_list{window_gather(c.grad(), w)}; });
+  return r;
+}
+
+// The view's elements of a base-shaped tensor (the adjoint of window_scatter).
+Tensor window_gather(const Tensor& g_base, const Window& w) {
+  Recording rec({&g_base});
+  Tensor r;
+  {
+    BelowAutogradGuard below;
+    // storage position -> base element index
+    Tensor inverse = full({w.extent()}, -1, dtype(kLong));
+    inverse = inverse.index_copy(0, w.base_positions(), arange(g_base.numel(), dtype(kLong)));
+    Tensor index = inverse.index_select(0, w.view_positions());
+    r = g_base.reshape({-1}).index_select(0, index).view(w.view_sizes);
+  }
+  if (rec.forward()) rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) { return window_gather(t(0), w); });
+  if (rec.reverse())
+    rec.record("as_strided_gather", {&r}, [w](const VjpCtx& c) { return variable_list{window_scatter(c.grad(), w)}; });
+  return r;
+}
+}  // namespace
+
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef base_sizes, IntArrayRef base_strides, int64_t base_offset,
                            IntArrayRef view_sizes, IntArrayRef view_strides, int64_t view_offset) {
-  // The storage span the base covers, relative to its offset.
-  int64_t extent = 1;
-  for (size_t d = 0; d < base_sizes.size(); ++d) {
-    if (base_sizes[d] == 0) return zeros(base_sizes, grad.options());
-    extent += (base_sizes[d] - 1) * base_strides[d];
-  }
-  Tensor flat = zeros({extent}, grad.options());
-  Tensor idx = arange(extent, dtype(kLong));
-  Tensor pos = idx.as_strided(view_sizes, view_strides, view_offset - base_offset).reshape({-1});
-  flat = flat.index_add(0, pos, grad.reshape({-1}));
-  Tensor base_idx = idx.as_strided(base_sizes, base_strides, 0);
-  return flat.index_select(0, base_idx.reshape({-1})).view(base_sizes);
+  Window w{DimVector(base_sizes), DimVector(base_strides), DimVector(view_sizes), DimVector(view_strides),
+           view_offset - base_offset};
+  return window_scatter(grad, w);
 }
 
 AsStridedBackward::AsStridedBackward(const Tensor& base, const Tensor& view)
@@ -400,22 +482,16 @@ variable_list CopySlices::apply(variable_list&& grads) {
   Tensor g = grads[0];
   variable_list out(num_outputs());
   if (!g.defined()) return out;
-  // The view's window of the base gradient (same geometry relative to base offset).
-  Tensor result = g.clone(MemoryFormat::Contiguous);
-  // Positions of the view's elements inside the (contiguous) base gradient.
-  int64_t extent = 1;
-  for (size_t d = 0; d < base_sizes_.size(); ++d) extent += (base_sizes_[d] - 1) * base_strides_[d];
-  Tensor base_pos = full({extent}, -1, dtype(kLong));
-  base_pos.as_strided(base_sizes_, base_strides_, 0).copy_(arange(result.numel(), dtype(kLong)).view(base_sizes_));
-  Tensor view_pos = base_pos.as_strided(view_sizes_, view_strides_, view_offset_ - base_offset_).reshape({-1});
-  Tensor flat = result.view({-1});
-  Tensor grad_slice = flat.index_select(0, view_pos).view(view_sizes_);
+  Window w{base_sizes_, base_strides_, view_sizes_, view_strides_, view_offset_ - base_offset_};
+  // The view's window of the base gradient goes through fn; fn's gradient for the view's
+  // old value replaces that window (written with differentiable ops for create_graph).
+  Tensor g_base = g.sizes() == IntArrayRef(base_sizes_) ? g : g.expand(base_sizes_);
+  Tensor grad_slice = window_gather(g_base, w);
   variable_list fn_grads = (*fn_)({grad_slice});
-  // The view's old values no longer reach the result except through fn's input 0.
   Tensor g0 = fn_grads.empty() ? Tensor() : fn_grads[0];
-  Tensor replaced = g0.defined() ? g0.reshape({-1}).to(flat.scalar_type()) : zeros({view_pos.numel()}, flat.options());
-  flat = flat.index_copy(0, view_pos, replaced);
-  out[0] = flat.view(base_sizes_);
+  Tensor result = g_base.sub(window_scatter(grad_slice, w));
+  if (g0.defined()) result = result.add(window_scatter(g0.to(g_base.scalar_type()).expand(view_sizes_), w));
+  out[0] = result;
   for (size_t i = 1; i < out.size() && i < fn_grads.size(); ++i) out[i] = fn_grads[i];
   return out;
 }

@@ -43,6 +43,11 @@ class Recording {
   std::shared_ptr<OpNode> record(std::string_view op, const std::vector<Tensor>& outputs, VjpFunction vjp,
                                  std::vector<ToSave> saved = {}, const PointwiseArgs& args = {});
 
+  // A node whose next edges are the inputs' current gradient edges, for an in-place op
+  // to pass to rebase_history (which gives it its output).
+  std::shared_ptr<OpNode> make_node(std::string_view op, VjpFunction vjp, std::vector<ToSave> saved = {},
+                                    const PointwiseArgs& args = {});
+
   // For each open dual level where an input has a tangent: sets out's tangent to
   // jvp(tangent_of), where tangent_of(i) is input i's tangent at that level (undefined
   // when it has none). Runs with forward AD off for the level being computed.
@@ -64,6 +69,10 @@ void check_out_not_differentiable(const char* op, std::initializer_list<const Te
 // After an in-place op wrote `self`: its history continues from output 0 of `fn` (through
 // CopySlices on the base when self is a view). Also moves the forward tangent.
 void rebase_history(const Tensor& self, const Tensor& functional_result);
+// self (just modified in place) becomes output 0 of fn (given its metadata), or output
+// `output_nr` of fn when fn already describes its outputs.
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_t output_nr);
 
 // Installs the view hook (records the view relationship and its backward).
 void install_view_hook();

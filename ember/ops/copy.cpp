@@ -2,6 +2,9 @@
 // metadata helpers that need ops.
 #include <cstring>
 
+#include "ember/autograd/autograd_meta.h"
+#include "ember/autograd/forward_ad.h"
+#include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/op_def.h"
 #include "ember/ops/tensor_iterator.h"
@@ -35,8 +38,47 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
+namespace {
+// copy_ when autograd records it: self's old value gets no gradient, src gets grad
+// (summed over broadcast dims and cast by the engine). clone/to/contiguous copy through
+// here, so they are differentiable too.
+Tensor& differentiable_copy(Tensor& self, const Tensor& src, bool non_blocking, autograd::Recording& rec) {
+  autograd::check_inplace(self, "copy_");
+  {
+    autograd::BelowAutogradGuard below;
+    copy_(self, src, non_blocking);
+  }
+  if (rec.reverse()) {
+    auto node = rec.make_node("copy_", [](const autograd::VjpCtx& c) {
+      return autograd::variable_list{Tensor(), c.needs_input_grad(1) ? c.grad() : Tensor()};
+    });
+    autograd::rebase_history(self, node);
+  }
+  if (rec.forward()) {
+    Tensor src_t;
+    for (uint64_t l : autograd::forward_ad::detail::open_levels()) {
+      Tensor ts = autograd::fw_grad(src, l), tself = autograd::fw_grad(self, l);
+      if (!ts.defined() && !tself.defined()) continue;
+      autograd::BelowAutogradGuard below;
+      if (!tself.defined()) {
+        tself = zeros_like(self);
+        autograd::set_fw_grad(self, tself, l);
+        tself = autograd::fw_grad(self, l);
+      }
+      if (ts.defined()) tself.copy_(ts.is_complex() && !tself.is_complex() ? real(ts) : ts);
+      else tself.zero_();
+    }
+  }
+  return self;
+}
+}  // namespace
+
 Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   EMBER_CHECK(self.defined() && src.defined(), "copy_: undefined tensor");
+  if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || src.unsafeGetTensorImpl()->autograd_meta())) {
+    autograd::Recording rec({&self, &src});
+    if (rec.any() && !self.is_same(src)) return differentiable_copy(self, src, non_blocking, rec);
+  }
   if (self.is_same(src)) return self;
   if (self.is_meta() || src.is_meta()) {
     EMBER_CHECK(self.is_meta(), "copy_: cannot copy from a meta tensor (it has no data) into ", self.device());
@@ -71,6 +113,28 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
 
 Tensor& fill_(Tensor& self, const Scalar& v) {
   EMBER_CHECK(self.defined(), "fill_: undefined tensor");
+  if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() != nullptr)) {
+    autograd::Recording rec({&self});
+    if (rec.any()) {
+      // The old value gets no gradient; the tangent becomes zero.
+      autograd::check_inplace(self, "fill_");
+      {
+        autograd::BelowAutogradGuard below;
+        fill_(self, v);
+      }
+      if (rec.reverse())
+        autograd::rebase_history(self, rec.make_node("fill_", [](const autograd::VjpCtx&) {
+          return autograd::variable_list{Tensor()};
+        }));
+      if (rec.forward())
+        for (uint64_t l : autograd::forward_ad::detail::open_levels()) {
+          Tensor t = autograd::fw_grad(self, l);
+          autograd::BelowAutogradGuard below;
+          if (t.defined()) t.zero_();
+        }
+      return self;
+    }
+  }
   if (self.is_meta() || self.numel() == 0) return self;
   ScalarType t = self.scalar_type();
   check_scalar_fits(v, t);

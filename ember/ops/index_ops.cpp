@@ -3,6 +3,7 @@
 // with their Tensor methods. Shape/dtype checks live here; loops in cpu/index_kernels.cpp.
 #include <limits>
 
+#include "ember/autograd/record.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
@@ -447,6 +448,28 @@ Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
 std::vector<Tensor> Tensor::nonzero_numpy() const { return ember::nonzero_numpy(*this); }
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || other.unsafeGetTensorImpl()->autograd_meta())) {
+    autograd::Recording rec({&self, &other});
+    if (rec.any()) {
+      Tensor r;
+      {
+        autograd::BelowAutogradGuard below;
+        r = where(condition, self, other);
+      }
+      if (rec.forward())
+        rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) {
+          Tensor ta = t(0), tb = t(1);
+          return where(condition, ta.defined() ? ta : zeros_like(r), tb.defined() ? tb : zeros_like(r));
+        });
+      if (rec.reverse())
+        rec.record("where", {&r}, [condition](const autograd::VjpCtx& c) {
+          Tensor zero = zeros_like(c.grad());
+          return autograd::variable_list{c.needs_input_grad(0) ? where(condition, c.grad(), zero) : Tensor(),
+                                         c.needs_input_grad(1) ? where(condition, zero, c.grad()) : Tensor()};
+        });
+      return r;
+    }
+  }
   EMBER_CHECK(condition.scalar_type() == kBool || condition.scalar_type() == kByte,
               "where expected condition to be a boolean tensor, but got a tensor with dtype ", condition.scalar_type());
   ScalarType t = result_type(self, other);

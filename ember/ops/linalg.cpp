@@ -121,15 +121,6 @@ Tensor record_matmul(const Tensor& a, const Tensor& b, const char* op, const std
     r = impl();
   }
   const bool batched = a.dim() == 3;
-  if (rec.reverse()) {
-    rec.record(op, {&r}, [batched](const autograd::VjpCtx& c) {
-      Tensor a = c.saved_tensor(0), b = c.saved_tensor(1);
-      auto mH = [&](const Tensor& t) { return t.transpose(-2, -1).conj(); };
-      auto prod = [&](const Tensor& x, const Tensor& y) { return batched ? x.bmm(y) : x.mm(y); };
-      return autograd::variable_list{c.needs_input_grad(0) ? prod(c.grad(), mH(b)) : Tensor(),
-                                     c.needs_input_grad(1) ? prod(mH(a), c.grad()) : Tensor()};
-    }, {{a}, {b}});
-  }
   if (rec.forward()) {
     rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) {
       auto prod = [&](const Tensor& x, const Tensor& y) { return batched ? x.bmm(y) : x.mm(y); };
@@ -138,6 +129,15 @@ Tensor record_matmul(const Tensor& a, const Tensor& b, const char* op, const std
       if (tb.defined()) res = res.defined() ? res.add(prod(a, tb)) : prod(a, tb);
       return res;
     });
+  }
+  if (rec.reverse()) {
+    rec.record(op, {&r}, [batched](const autograd::VjpCtx& c) {
+      Tensor a = c.saved_tensor(0), b = c.saved_tensor(1);
+      auto mH = [&](const Tensor& t) { return t.transpose(-2, -1).conj(); };
+      auto prod = [&](const Tensor& x, const Tensor& y) { return batched ? x.bmm(y) : x.mm(y); };
+      return autograd::variable_list{c.needs_input_grad(0) ? prod(c.grad(), mH(b)) : Tensor(),
+                                     c.needs_input_grad(1) ? prod(mH(a), c.grad()) : Tensor()};
+    }, {{a}, {b}});
   }
   return r;
 }

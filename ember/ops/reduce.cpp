@@ -205,19 +205,19 @@ Tensor differentiable_sum(const Tensor& self, OptionalIntArrayRef dim, bool keep
   std::vector<int64_t> dims = reduced_dims(self, dim);
   double count = 1;
   for (int64_t d : dims) count *= double(self.size(d));
-  if (rec.reverse()) {
-    DimVector sizes(self.sizes());
-    rec.record(is_mean ? "mean" : "sum", {&r}, [sizes, dims, keepdim, is_mean, count](const autograd::VjpCtx& c) {
-      Tensor g = sum_backward(c.grad(), sizes, dims, keepdim);
-      return autograd::variable_list{is_mean ? g.div(count) : g};
-    });
-  }
   if (rec.forward()) {
     std::vector<int64_t> dv(dims);
     rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) {
       Tensor tg = t(0);
       Tensor s = dim ? tg.sum(dv, keepdim, dtype) : tg.sum(dtype);
       return is_mean ? s.div(count) : s;
+    });
+  }
+  if (rec.reverse()) {
+    DimVector sizes(self.sizes());
+    rec.record(is_mean ? "mean" : "sum", {&r}, [sizes, dims, keepdim, is_mean, count](const autograd::VjpCtx& c) {
+      Tensor g = sum_backward(c.grad(), sizes, dims, keepdim);
+      return autograd::variable_list{is_mean ? g.div(count) : g};
     });
   }
   return r;
