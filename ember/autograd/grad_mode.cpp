@@ -29,6 +29,7 @@ BelowAutogradGuard::~BelowAutogradGuard() {
 }
 
 bool forward_ad_enabled() { return t_fw_enabled && forward_ad::detail::any_level_open(); }
+bool autograd_active() { return t_grad_enabled || forward_ad_enabled(); }
 
 namespace detail {
 void set_forward_ad_enabled(bool e) { t_fw_enabled = e; }

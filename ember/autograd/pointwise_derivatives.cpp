@@ -5,6 +5,7 @@
 // grad * conj(f'(z)) and the jvp is tangent * f'(z). Broadcasting and dtype differences
 // are left to the engine (Note [Autograd graph]), so a formula may return a gradient of
 // the output's shape.
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 #include <unordered_map>
@@ -506,6 +507,18 @@ void link(PointwiseOp& op) {
   }
 }
 
+// What each formula reads (the rest is not saved).
+bool saves_result(std::string_view n) {
+  return n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" || n == "tan" || n == "tanh" ||
+         n == "sigmoid" || n == "erfinv" || n == "reciprocal" || n == "relu" || n == "div_true" || n == "pow" ||
+         n == "hypot" || n == "copysign" || n == "sgn";
+}
+bool saves_inputs(std::string_view n) {
+  return !(n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" || n == "tan" || n == "tanh" ||
+           n == "sigmoid" || n == "erfinv" || n == "reciprocal" || n == "relu" || n == "neg" || n == "add" ||
+           n == "sub" || n == "conj_physical" || n == "lerp_scalar");
+}
+
 }  // namespace
 
 // Links every pointwise op's derivative slots; called before the generic tests walk the table.
@@ -536,7 +549,18 @@ Tensor differentiable_pointwise(const PointwiseOp& op_c, Tensor out, std::initia
   if (inplace) {
     check_inplace(out, op.name.data());
     // Out of place with history, then written back; self's history continues from it.
-    Tensor r = differentiable_pointwise(op, {}, inputs_l, args, false);
+    // A formula that reads self's old value gets a copy of it (with self's history).
+    Tensor r;
+    if (saves_inputs(op.name) && std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return t.is_same(out); })) {
+      Tensor old = out.clone();
+      std::vector<Tensor> in2;
+      for (const Tensor& t : inputs) in2.push_back(t.is_same(out) ? old : t);
+      if (in2.size() == 1) r = differentiable_pointwise(op, {}, {in2[0]}, args, false);
+      else if (in2.size() == 2) r = differentiable_pointwise(op, {}, {in2[0], in2[1]}, args, false);
+      else r = differentiable_pointwise(op, {}, {in2[0], in2[1], in2[2]}, args, false);
+    } else {
+      r = differentiable_pointwise(op, {}, inputs_l, args, false);
+    }
     EMBER_CHECK_TYPE(canCast(r.scalar_type(), out.scalar_type()), op.name, "_: result type ", r.scalar_type(),
                      " can't be cast to the desired output type ", out.scalar_type());
     EMBER_CHECK(r.sizes() == out.sizes(), op.name, "_: output with shape ", out.sizes(),
@@ -567,14 +591,8 @@ Tensor differentiable_pointwise(const PointwiseOp& op_c, Tensor out, std::initia
   if (rec.reverse()) {
     // Save only what the formulas read, so that modifying another tensor in place later
     // does not invalidate the graph (PyTorch saves the same).
-    const std::string_view n = op.name;
-    const bool uses_result = n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" ||
-                             n == "tan" || n == "tanh" || n == "sigmoid" || n == "erfinv" || n == "reciprocal" ||
-                             n == "relu" || n == "div_true" || n == "pow" || n == "hypot" || n == "copysign" || n == "sgn";
-    const bool uses_inputs = !(n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" ||
-                               n == "tan" || n == "tanh" || n == "sigmoid" || n == "erfinv" || n == "reciprocal" ||
-                               n == "relu" || n == "neg" || n == "add" || n == "sub" || n == "conj_physical" ||
-                               n == "lerp_scalar");
+    const bool uses_result = saves_result(op.name);
+    const bool uses_inputs = saves_inputs(op.name);
     std::vector<ToSave> saved;
     saved.reserve(inputs.size() + 1);
     for (const Tensor& t : inputs) saved.push_back({uses_inputs ? t : Tensor(), false});

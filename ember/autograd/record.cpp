@@ -163,6 +163,10 @@ bool has_any_fw_grad(const Tensor& t) {
 
 bool tensor_has_tangent(const Tensor& t) { return has_any_fw_grad(t); }
 
+bool needs_autograd(const Tensor& t) {
+  return (GradMode::is_enabled() && tensor_requires_grad(t)) || (forward_ad_enabled() && has_any_fw_grad(t));
+}
+
 // ---- Recording ------------------------------------------------------------------------------
 Recording::Recording(std::initializer_list<const Tensor*> inputs) : inputs_(inputs) { init(); }
 Recording::Recording(const std::vector<Tensor>& inputs) {
@@ -344,20 +348,108 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_
   rebase_onto(self, fn, output_nr);
 }
 
+Tensor inplace_tangent(const Tensor& self, uint64_t level) {
+  Tensor existing = fw_grad(self, level);
+  if (existing.defined()) return existing;
+  AutogradMeta* m = get_meta(self);
+  BelowAutogradGuard g;
+  if (m && m->is_view_ && m->base_.defined()) {
+    // The base gets a zero tangent; the view's tangent is the same window of it, so
+    // writing through the view updates the base's tangent.
+    const Tensor& base = m->base_;
+    Tensor bt = fw_grad(base, level);
+    if (!bt.defined()) {
+      set_fw_grad(base, zeros_like(base), level);
+      bt = fw_grad(base, level);
+    }
+    int64_t off;
+    if (isComplexType(base.scalar_type()) && !isComplexType(self.scalar_type()))
+      off = bt.storage_offset() * 2 + (self.storage_offset() - base.storage_offset() * 2);
+    else if (!isComplexType(base.scalar_type()) && isComplexType(self.scalar_type()))
+      off = (bt.storage_offset() + self.storage_offset() * 2 - base.storage_offset()) / 2;
+    else
+      off = bt.storage_offset() + (self.storage_offset() - base.storage_offset());
+    Tensor tv = make_view(bt, self.sizes(), self.strides(), off, self.scalar_type());
+    set_fw_grad(self, tv, level);
+    return tv;
+  }
+  set_fw_grad(self, zeros_like(self), level);
+  return fw_grad(self, level);
+}
+
 void rebase_history(const Tensor& self, const Tensor& result) {
   AutogradMeta* rm = get_meta(result);
   if (rm && rm->grad_fn_) rebase_onto(self, rm->grad_fn_, rm->output_nr_);
   if (rm && !rm->fw_grads_.empty())
     for (auto& [l, tg] : rm->fw_grads_) {
       if (!forward_ad::level_open(l)) continue;
-      Tensor existing = fw_grad(self, l);
-      if (existing.defined()) {
-        BelowAutogradGuard g;
-        existing.copy_(tg);
-      } else {
-        set_fw_grad(self, tg, l);
-      }
+      Tensor t = inplace_tangent(self, l);
+      BelowAutogradGuard g;
+      t.copy_(tg);
     }
+}
+
+Tensor tangent_or_zeros(const Tensor& t, const Tensor& like) { return t.defined() ? t : zeros_like(like); }
+
+std::vector<int64_t> reduced_dims(int64_t ndim, OptionalIntArrayRef dim) {
+  std::vector<int64_t> dims;
+  if (!dim || dim->empty()) {
+    for (int64_t d = 0; d < ndim; ++d) dims.push_back(d);
+  } else {
+    for (int64_t d : *dim) dims.push_back(maybe_wrap_dim(d, ndim));
+    std::sort(dims.begin(), dims.end());
+  }
+  return dims;
+}
+
+Tensor restore_reduced(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
+  if (keepdim) return t;
+  Tensor r = t;
+  for (int64_t d : dims) r = r.unsqueeze(d);
+  return r;
+}
+
+std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tensor& self, int64_t dim, bool keepdim,
+                                                 const std::function<std::tuple<Tensor, Tensor>()>& impl) {
+  Recording rec({&self});
+  std::tuple<Tensor, Tensor> r;
+  {
+    BelowAutogradGuard below;
+    r = impl();
+  }
+  if (!rec.any()) return r;
+  Tensor& values = std::get<0>(r);
+  const Tensor indices = std::get<1>(r);
+  const bool scalar = self.dim() == 0;
+  const int64_t d = scalar ? 0 : maybe_wrap_dim(dim, self.dim());
+  const Tensor idx = scalar || keepdim ? indices : indices.unsqueeze(d);
+  if (rec.forward())
+    rec.forward_each(values, [&](const std::function<Tensor(size_t)>& t) {
+      if (scalar) return t(0).clone();
+      Tensor v = t(0).gather(d, idx);
+      return keepdim ? v : v.squeeze(d);
+    });
+  if (rec.reverse()) {
+    DimVector sizes(self.sizes());
+    rec.record(op, {&values}, [sizes, d, idx, keepdim, scalar](const VjpCtx& c) {
+      if (scalar) return variable_list{c.grad().reshape(sizes)};
+      Tensor g = keepdim ? c.grad() : c.grad().unsqueeze(d);
+      return variable_list{zeros(sizes, g.options()).scatter(d, idx, g)};
+    });
+  }
+  return r;
+}
+
+Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
+  check_inplace(self, op);
+  EMBER_CHECK(result.sizes() == self.sizes(), op, ": output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", result.sizes());
+  {
+    BelowAutogradGuard below;
+    self.copy_(result);
+  }
+  rebase_history(self, result);
+  return self;
 }
 
 // ---- views ----------------------------------------------------------------------------------
@@ -498,13 +590,23 @@ variable_list CopySlices::apply(variable_list&& grads) {
 
 namespace {
 void view_hook(const Tensor& base, Tensor& view) {
-  const bool rev = GradMode::is_enabled() && tensor_requires_grad(base);
+  AutogradMeta* bm = get_meta(base);
+  if (!bm) {
+    // A view of a plain tensor: remember the base (as PyTorch does in grad mode), so that
+    // an in-place op writing a differentiable value into the view gives the base a history.
+    if (GradMode::is_enabled()) {
+      AutogradMeta* m = materialize_meta(view);
+      m->is_view_ = true;
+      m->base_ = base;
+    }
+    return;
+  }
+  const bool rev = GradMode::is_enabled() && bm->requires_grad();
   const bool fwd = forward_ad_enabled() && has_any_fw_grad(base);
   if (!rev && !fwd) return;
   if (rev) {
     // Views of views are windows of the root base (which does not overlap itself, unlike
     // an expanded intermediate view).
-    AutogradMeta* bm = get_meta(base);
     const Tensor& root = bm && bm->is_view_ && bm->base_.defined() ? bm->base_ : base;
     auto node = std::make_shared<AsStridedBackward>(root, view);
     node->set_next_edges({gradient_edge(root)});
@@ -515,7 +617,6 @@ void view_hook(const Tensor& base, Tensor& view) {
     m->base_ = root;
   }
   if (fwd) {
-    AutogradMeta* bm = get_meta(base);
     for (auto& [l, tg] : bm->fw_grads_) {
       if (!forward_ad::level_open(l)) continue;
       Tensor tv;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "ember/autograd/functions.h"
@@ -62,6 +63,49 @@ class Recording {
   bool rev_ = false, fwd_ = false;
 };
 
+// Cheap pre-check for ops: does autograd apply to t here? (t requires grad with grad mode
+// on, or carries a tangent with forward AD on.) False inside implementations
+// (BelowAutogradGuard). A tensor without autograd metadata costs one load.
+bool autograd_active();
+bool needs_autograd(const Tensor& t);
+inline bool maybe_differentiable(const Tensor& t) {
+  return t.defined() && t.unsafeGetTensorImpl()->autograd_meta() != nullptr && needs_autograd(t);
+}
+template <class... T>
+bool maybe_differentiable(const Tensor& a, const T&... rest) {
+  return maybe_differentiable(a) || (maybe_differentiable(rest) || ...);
+}
+
+// One-output op with derivatives: runs impl below autograd, sets the output's tangent from
+// jvp(tangent_of) (tangent_of(i) undefined when input i has none) and records vjp.
+// jvp(tangent_of, result); save_result appends the result to `saved` (as an output).
+template <class Impl, class Jvp>
+Tensor differentiable(std::string_view op, std::initializer_list<const Tensor*> inputs, Impl&& impl, VjpFunction vjp,
+                      Jvp&& jvp, std::vector<ToSave> saved = {}, bool save_result = false) {
+  Recording rec(inputs);
+  Tensor r;
+  {
+    BelowAutogradGuard below;
+    r = impl();
+  }
+  if (!rec.any() || !(r.is_floating_point() || r.is_complex())) return r;
+  if (rec.forward())
+    rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) { return jvp(t, r); });
+  if (rec.reverse()) {
+    if (save_result) saved.push_back({r, true});
+    rec.record(op, {&r}, std::move(vjp), std::move(saved));
+  }
+  return r;
+}
+
+// A tangent, or zeros like `like` when undefined (for jvps that need every term).
+Tensor tangent_or_zeros(const Tensor& t, const Tensor& like);
+
+// Reductions: the reduced dims (wrapped, sorted; none or empty = all), and a reduced
+// tensor with those dims put back as size 1 (when the op dropped them).
+std::vector<int64_t> reduced_dims(int64_t ndim, OptionalIntArrayRef dim);
+Tensor restore_reduced(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim);
+
 // In-place ops: a leaf that requires grad may not be modified while grad mode is on.
 void check_inplace(const Tensor& self, const char* op);
 // out= forms do not record: an error when an argument requires grad (PyTorch's rule).
@@ -73,6 +117,20 @@ void rebase_history(const Tensor& self, const Tensor& functional_result);
 // `output_nr` of fn when fn already describes its outputs.
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_t output_nr);
+
+// (values, indices) ops whose values are self's elements at `indices` along dim (max/min
+// along a dim, sort, topk, kthvalue, median, mode): the gradient scatters back into
+// zeros, the tangent is gathered. `keepdim`: whether values keep the reduced dim.
+std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tensor& self, int64_t dim, bool keepdim,
+                                                 const std::function<std::tuple<Tensor, Tensor>()>& impl);
+
+// An in-place op under autograd, computed out of place as `result` (with its history):
+// writes it into self and continues self's history from it.
+Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op);
+
+// The tangent of self at `level` for an in-place op to write into: its own, or a fresh zero
+// one (for a view: the window of a zero tangent given to its base).
+Tensor inplace_tangent(const Tensor& self, uint64_t level);
 
 // Installs the view hook (records the view relationship and its backward).
 void install_view_hook();

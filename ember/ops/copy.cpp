@@ -57,14 +57,10 @@ Tensor& differentiable_copy(Tensor& self, const Tensor& src, bool non_blocking, 
   if (rec.forward()) {
     Tensor src_t;
     for (uint64_t l : autograd::forward_ad::detail::open_levels()) {
-      Tensor ts = autograd::fw_grad(src, l), tself = autograd::fw_grad(self, l);
-      if (!ts.defined() && !tself.defined()) continue;
+      Tensor ts = autograd::fw_grad(src, l);
+      if (!ts.defined() && !autograd::fw_grad(self, l).defined()) continue;
+      Tensor tself = autograd::inplace_tangent(self, l);
       autograd::BelowAutogradGuard below;
-      if (!tself.defined()) {
-        tself = zeros_like(self);
-        autograd::set_fw_grad(self, tself, l);
-        tself = autograd::fw_grad(self, l);
-      }
       if (ts.defined()) tself.copy_(ts.is_complex() && !tself.is_complex() ? real(ts) : ts);
       else tself.zero_();
     }

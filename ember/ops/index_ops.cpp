@@ -178,6 +178,15 @@ void check_value_fits(const char* op, const Tensor& self, const Scalar& v) {
 
 // ---- index_select / gather / scatter ---------------------------------------------------------
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    DimVector sizes(self.sizes());
+    return autograd::differentiable(
+        "index_select", {&self}, [&] { return index_select(self, dim, index); },
+        [sizes, dim, index](const autograd::VjpCtx& c) {
+          return autograd::variable_list{zeros(sizes, c.grad().options()).index_add(dim, index, c.grad())};
+        },
+        [&](const auto& t, const Tensor&) { return index_select(t(0), dim, index); });
+  }
   check_index_vector("index_select", index, true);
   if (self.dim() == 0) {
     maybe_wrap_dim(dim, 0, "index_select");
@@ -188,7 +197,16 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return index_dims(self, dim, {index.reshape({-1})}, IndexErrorStyle::Select);
 }
 
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool) {
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    DimVector sizes(self.sizes());
+    return autograd::differentiable(
+        "gather", {&self}, [&] { return gather(self, dim, index, sparse_grad); },
+        [sizes, dim, index](const autograd::VjpCtx& c) {
+          return autograd::variable_list{zeros(sizes, c.grad().options()).scatter_add(dim, index, c.grad())};
+        },
+        [&](const auto& t, const Tensor&) { return gather(t(0), dim, index); });
+  }
   dim = maybe_wrap_dim(dim, self.dim(), "gather");
   EMBER_CHECK(index.scalar_type() == kLong, "gather(): Expected dtype int64 for index");
   int64_t nd = std::max<int64_t>(self.dim(), 1);
@@ -206,14 +224,41 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool) {
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, src))) {
+    return autograd::differentiable(
+        "scatter", {&self, &src}, [&] { return scatter(self, dim, index, src); },
+        [dim, index](const autograd::VjpCtx& c) {
+          return autograd::variable_list{c.needs_input_grad(0) ? c.grad().scatter(dim, index, 0) : Tensor(),
+                                         c.needs_input_grad(1) ? c.grad().gather(dim, index) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          return scatter(autograd::tangent_or_zeros(t(0), r), dim, index, autograd::tangent_or_zeros(t(1), src));
+        });
+  }
   Tensor r = self.clone();
   return scatter_impl(r, dim, index, src, "scatter", ScatterMode::Scatter);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    return autograd::differentiable(
+        "scatter", {&self}, [&] { return scatter(self, dim, index, value); },
+        [dim, index](const autograd::VjpCtx& c) { return autograd::variable_list{c.grad().scatter(dim, index, 0)}; },
+        [&](const auto& t, const Tensor&) { return t(0).scatter(dim, index, 0); });
+  }
   Tensor r = self.clone();
   return r.scatter_(dim, index, value);
 }
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, src))) {
+    return autograd::differentiable(
+        "scatter_add", {&self, &src}, [&] { return scatter_add(self, dim, index, src); },
+        [dim, index](const autograd::VjpCtx& c) {
+          return autograd::variable_list{c.grad(), c.needs_input_grad(1) ? c.grad().gather(dim, index) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          return scatter_add(autograd::tangent_or_zeros(t(0), r), dim, index, autograd::tangent_or_zeros(t(1), src));
+        });
+  }
   Tensor r = self.clone();
   return scatter_impl(r, dim, index, src, "scatter_add", ScatterMode::Sum);
 }
@@ -224,9 +269,13 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
 }
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, src)))
+    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, src), "scatter_");
   return scatter_impl(*this, dim, index, src, "scatter", ScatterMode::Scatter);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this)))
+    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, value), "scatter_");
   dim = maybe_wrap_dim(dim, this->dim(), "scatter");
   check_scatter_shapes("scatter", *this, dim, index, nullptr);
   check_no_internal_overlap(*this, "scatter_");
@@ -235,6 +284,8 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
   return *this;
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, src)))
+    return autograd::assign_inplace(*this, ember::scatter_add(*this, dim, index, src), "scatter_add_");
   return scatter_impl(*this, dim, index, src, "scatter_add", ScatterMode::Sum);
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
@@ -264,6 +315,8 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
 
 // ---- index_add / index_copy / index_fill ----------------------------------------------------
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
+    return autograd::assign_inplace(*this, ember::index_add(*this, dim, index, source, alpha), "index_add_");
   dim = maybe_wrap_dim(dim, this->dim(), "index_add_");
   check_index_vector("index_add_", index, false);
   EMBER_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt,
@@ -277,13 +330,27 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   return *this;
 }
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
-  return clone().index_add_(dim, index, source, alpha);
+  return ember::index_add(*this, dim, index, source, alpha);
 }
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  return self.index_add(dim, index, source, alpha);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, source))) {
+    return autograd::differentiable(
+        "index_add", {&self, &source}, [&] { return index_add(self, dim, index, source, alpha); },
+        [dim, index, alpha](const autograd::VjpCtx& c) {
+          return autograd::variable_list{c.grad(),
+                                         c.needs_input_grad(1) ? c.grad().index_select(dim, index).mul(alpha) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          return index_add(autograd::tangent_or_zeros(t(0), r), dim, index, autograd::tangent_or_zeros(t(1), source),
+                           alpha);
+        });
+  }
+  return self.clone().index_add_(dim, index, source, alpha);
 }
 
 Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
+    return autograd::assign_inplace(*this, ember::index_copy(*this, dim, index, source), "index_copy_");
   dim = maybe_wrap_dim(dim, this->dim(), "index_copy_");
   check_index_vector("index_copy_", index, false);
   EMBER_CHECK(index.scalar_type() == kLong, "index_copy_(): Expected a long tensor for index, but got ",
@@ -297,13 +364,26 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   return *this;
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
-  return clone().index_copy_(dim, index, source);
+  return ember::index_copy(*this, dim, index, source);
 }
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  return self.index_copy(dim, index, source);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, source))) {
+    return autograd::differentiable(
+        "index_copy", {&self, &source}, [&] { return index_copy(self, dim, index, source); },
+        [dim, index](const autograd::VjpCtx& c) {
+          return autograd::variable_list{c.needs_input_grad(0) ? c.grad().index_fill(dim, index, 0) : Tensor(),
+                                         c.needs_input_grad(1) ? c.grad().index_select(dim, index) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          return index_copy(autograd::tangent_or_zeros(t(0), r), dim, index, autograd::tangent_or_zeros(t(1), source));
+        });
+  }
+  return self.clone().index_copy_(dim, index, source);
 }
 
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this)))
+    return autograd::assign_inplace(*this, ember::index_fill(*this, dim, index, value), "index_fill_");
   dim = maybe_wrap_dim(dim, this->dim(), "index_fill_");
   check_index_vector("index_fill_", index, false);
   EMBER_CHECK_INDEX(index.scalar_type() == kLong, "index_fill_(): Expected dtype int64 for index.");
@@ -316,14 +396,22 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
   return *this;
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
-  return clone().index_fill_(dim, index, value);
+  return ember::index_fill(*this, dim, index, value);
 }
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  return self.index_fill(dim, index, value);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    return autograd::differentiable(
+        "index_fill", {&self}, [&] { return index_fill(self, dim, index, value); },
+        [dim, index](const autograd::VjpCtx& c) { return autograd::variable_list{c.grad().index_fill(dim, index, 0)}; },
+        [&](const auto& t, const Tensor&) { return t(0).index_fill(dim, index, 0); });
+  }
+  return self.clone().index_fill_(dim, index, value);
 }
 
 // ---- masked ops -----------------------------------------------------------------------------
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this)))
+    return autograd::assign_inplace(*this, ember::masked_fill(*this, mask, value), "masked_fill_");
   check_mask_dtype("masked_fill_", mask);
   check_value_fits("masked_fill_", *this, value);
   DimVector b = infer_size(sizes(), mask.sizes(), "masked_fill_");
@@ -351,6 +439,12 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   return masked_fill_(mask, value.item());
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    return autograd::differentiable(
+        "masked_fill", {&self}, [&] { return masked_fill(self, mask, value); },
+        [mask](const autograd::VjpCtx& c) { return autograd::variable_list{c.grad().masked_fill(mask, 0)}; },
+        [&](const auto& t, const Tensor& r) { return t(0).expand(r.sizes()).masked_fill(mask, 0); });
+  }
   check_mask_dtype("masked_fill", mask);
   DimVector b = infer_size(self.sizes(), mask.sizes(), "masked_fill");
   Tensor r = IntArrayRef(b) == self.sizes() ? self.clone() : self.expand(b).clone(MemoryFormat::Contiguous);
@@ -374,6 +468,8 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
+    return autograd::assign_inplace(*this, ember::masked_scatter(*this, mask, source), "masked_scatter_");
   check_mask_dtype("masked_scatter_", mask);
   EMBER_CHECK(scalar_type() == source.scalar_type(), "masked_scatter: expected self and source to have same dtypes but got ",
               scalar_type(), " and ", source.scalar_type());
@@ -393,6 +489,25 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
   return *this;
 }
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, source))) {
+    DimVector source_sizes(source.sizes());
+    return autograd::differentiable(
+        "masked_scatter", {&self, &source}, [&] { return masked_scatter(self, mask, source); },
+        [mask, source_sizes](const autograd::VjpCtx& c) {
+          Tensor gs;
+          if (c.needs_input_grad(1)) {
+            // the masked positions' gradients, in order, then zeros for unused source elements
+            Tensor sel = masked_select(c.grad(), mask);
+            int64_t n = 1;
+            for (int64_t s : source_sizes) n *= s;
+            gs = constant_pad_nd(sel, {0, n - sel.numel()}).view(source_sizes);
+          }
+          return autograd::variable_list{c.needs_input_grad(0) ? c.grad().masked_fill(mask, 0) : Tensor(), gs};
+        },
+        [&](const auto& t, const Tensor& r) {
+          return masked_scatter(autograd::tangent_or_zeros(t(0), r), mask, autograd::tangent_or_zeros(t(1), source));
+        });
+  }
   DimVector b = infer_size(self.sizes(), mask.sizes(), "masked_scatter");
   Tensor r = IntArrayRef(b) == self.sizes() ? self.clone() : self.expand(b).clone(MemoryFormat::Contiguous);
   return r.masked_scatter_(mask, source);
@@ -403,6 +518,18 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
 
 // ---- take / put -----------------------------------------------------------------------------
 Tensor take(const Tensor& self, const Tensor& index) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    DimVector sizes(self.sizes());
+    return autograd::differentiable(
+        "take", {&self}, [&] { return take(self, index); },
+        [sizes, index](const autograd::VjpCtx& c) {
+          int64_t n = 1;
+          for (int64_t s : sizes) n *= s;
+          Tensor flat = zeros({n}, c.grad().options()).index_add(0, index.reshape({-1}), c.grad().reshape({-1}));
+          return autograd::variable_list{flat.view(sizes)};
+        },
+        [&](const auto& t, const Tensor&) { return take(t(0), index); });
+  }
   EMBER_CHECK(index.scalar_type() == kLong, "take(): Expected a long tensor for index, but got ", index.scalar_type());
   return index_dims(self.reshape({-1}), 0, {index}, IndexErrorStyle::Take);
 }

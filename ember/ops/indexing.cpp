@@ -1,6 +1,7 @@
 // Tensor indexing: LibTorch's TensorIndex list (integers, Slice, None, Ellipsis, bools,
 // index tensors) turned into views plus one advanced-indexing step (aten::index and
 // index_put_), which runs as a single TensorIterator over byte offsets.
+#include "ember/autograd/record.h"
 #include "ember/ops/indexing.h"
 
 #include <ostream>
@@ -277,12 +278,25 @@ PreparedIndex prepare_index(const Tensor& self_in, ArrayRef<std::optional<Tensor
 }  // namespace
 
 Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    DimVector sizes(self.sizes());
+    std::vector<std::optional<Tensor>> idx(indices.begin(), indices.end());
+    return autograd::differentiable(
+        "index", {&self}, [&] { return index(self, indices); },
+        [sizes, idx](const autograd::VjpCtx& c) {
+          return autograd::variable_list{
+              index_put(zeros(sizes, c.grad().options()), idx, c.grad(), /*accumulate=*/true)};
+        },
+        [&](const auto& t, const Tensor&) { return index(t(0), indices); });
+  }
   PreparedIndex p = prepare_index(self, indices);
   if (p.indices.empty()) return alias(p.self);
   return index_dims(p.self, p.first, p.indices, IndexErrorStyle::Advanced);
 }
 
 Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values, bool accumulate) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, values)))
+    return autograd::assign_inplace(self, index_put(self, indices, values, accumulate), "index_put_");
   EMBER_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, got ",
               self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
   check_no_internal_overlap(self, "index_put_");
@@ -298,6 +312,21 @@ Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const 
 }
 
 Tensor index_put(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values, bool accumulate) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, values))) {
+    std::vector<std::optional<Tensor>> idx(indices.begin(), indices.end());
+    return autograd::differentiable(
+        "index_put", {&self, &values}, [&] { return index_put(self, indices, values, accumulate); },
+        [idx, accumulate](const autograd::VjpCtx& c) {
+          Tensor gs;
+          if (c.needs_input_grad(0))
+            gs = accumulate ? c.grad() : index_put(c.grad(), idx, zeros({}, c.grad().options()), false);
+          return autograd::variable_list{gs, c.needs_input_grad(1) ? index(c.grad(), idx) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor tv = autograd::tangent_or_zeros(t(1), values);
+          return index_put(autograd::tangent_or_zeros(t(0), r), indices, tv, accumulate);
+        });
+  }
   Tensor r = self.clone();
   index_put_(r, indices, values, accumulate);
   return r;

@@ -193,7 +193,37 @@ Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
   return out;
 }
 
+namespace {
+Scalar conj_of(const Scalar& s) {
+  if (!s.isComplex()) return s;
+  Complex<double> z = s.toComplexDouble();
+  return Scalar(Complex<double>(z.real(), -z.imag()));
+}
+Tensor mH(const Tensor& t) { return t.transpose(-2, -1).conj(); }
+}  // namespace
+
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, mat1, mat2))) {
+    // beta * self + alpha * mat1 @ mat2
+    return autograd::differentiable(
+        "addmm", {&self, &mat1, &mat2}, [&] { return addmm(self, mat1, mat2, beta, alpha); },
+        [beta, alpha](const autograd::VjpCtx& c) {
+          const Tensor& g = c.grad();
+          Tensor ga = g.mul(conj_of(alpha));
+          return autograd::variable_list{
+              c.needs_input_grad(0) ? g.mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(1) ? ga.mm(mH(c.saved_tensor(1))) : Tensor(),
+              c.needs_input_grad(2) ? mH(c.saved_tensor(0)).mm(ga) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor res = zeros_like(r);
+          if (t(0).defined()) res = res.add(t(0).mul(beta));
+          if (t(1).defined()) res = res.add(t(1).mm(mat2).mul(alpha));
+          if (t(2).defined()) res = res.add(mat1.mm(t(2)).mul(alpha));
+          return res;
+        },
+        {{mat1}, {mat2}});
+  }
   check_same_device("addmm", {&self, &mat1, &mat2});
   check_addmm_args(self, mat1, mat2);
   check_scalar_fits(alpha, mat1.scalar_type());
@@ -221,6 +251,8 @@ Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Ten
 }
 
 static Tensor& addmm_inplace(Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, mat1, mat2)))
+    return autograd::assign_inplace(self, addmm(self, mat1, mat2, beta, alpha), "addmm_");
   check_same_device("addmm_", {&self, &mat1, &mat2});
   check_addmm_args(self, mat1, mat2);
   check_scalar_fits(alpha, mat1.scalar_type());
@@ -242,6 +274,25 @@ std::vector<int64_t> check_baddbmm(const char* op, const Tensor& self, const Ten
 }  // namespace
 
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2))) {
+    return autograd::differentiable(
+        "baddbmm", {&self, &batch1, &batch2}, [&] { return baddbmm(self, batch1, batch2, beta, alpha); },
+        [beta, alpha](const autograd::VjpCtx& c) {
+          Tensor ga = c.grad().mul(conj_of(alpha));
+          return autograd::variable_list{
+              c.needs_input_grad(0) ? c.grad().mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(1) ? ga.bmm(mH(c.saved_tensor(1))) : Tensor(),
+              c.needs_input_grad(2) ? mH(c.saved_tensor(0)).bmm(ga) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor res = zeros_like(r);
+          if (t(0).defined()) res = res.add(t(0).mul(beta));
+          if (t(1).defined()) res = res.add(t(1).bmm(batch2).mul(alpha));
+          if (t(2).defined()) res = res.add(batch1.bmm(t(2)).mul(alpha));
+          return res;
+        },
+        {{batch1}, {batch2}});
+  }
   auto sizes = check_baddbmm("baddbmm", self, batch1, batch2, beta, alpha);
   Tensor s = self.expand(sizes);  // shape check even when beta == 0, as PyTorch
   Tensor out = empty(sizes, batch1.options());
@@ -263,6 +314,8 @@ Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& batch1, const
 }
 
 static Tensor& baddbmm_inplace(Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2)))
+    return autograd::assign_inplace(self, baddbmm(self, batch1, batch2, beta, alpha), "baddbmm_");
   auto sizes = check_baddbmm("baddbmm_", self, batch1, batch2, beta, alpha);
   check_inplace(self, sizes, batch1.scalar_type());
   gemm_into(self, batch1, batch2, alpha, beta, "baddbmm_");
@@ -296,6 +349,27 @@ std::vector<int64_t> check_addbmm(const char* op, const Tensor& self, const Tens
 }  // namespace
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2))) {
+    // beta * self + alpha * sum_b batch1[b] @ batch2[b]
+    return autograd::differentiable(
+        "addbmm", {&self, &batch1, &batch2}, [&] { return addbmm(self, batch1, batch2, beta, alpha); },
+        [beta, alpha](const autograd::VjpCtx& c) {
+          Tensor b1 = c.saved_tensor(0), b2 = c.saved_tensor(1);
+          Tensor ga = c.grad().mul(conj_of(alpha)).unsqueeze(0).expand({b1.size(0), c.grad().size(0), c.grad().size(1)});
+          return autograd::variable_list{
+              c.needs_input_grad(0) ? c.grad().mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(1) ? ga.bmm(mH(b2)) : Tensor(),
+              c.needs_input_grad(2) ? mH(b1).bmm(ga) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor res = zeros_like(r);
+          if (t(0).defined()) res = res.add(t(0).mul(beta));
+          if (t(1).defined()) res = res.add(t(1).bmm(batch2).sum(0).mul(alpha));
+          if (t(2).defined()) res = res.add(batch1.bmm(t(2)).sum(0).mul(alpha));
+          return res;
+        },
+        {{batch1}, {batch2}});
+  }
   auto sizes = check_addbmm("addbmm", self, batch1, batch2, beta, alpha);
   Tensor s = self.expand(sizes);
   Tensor out = empty(sizes, batch1.options());
@@ -316,6 +390,8 @@ Tensor& addbmm_out(Tensor& out, const Tensor& self, const Tensor& batch1, const 
 }
 
 static Tensor& addbmm_inplace(Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2)))
+    return autograd::assign_inplace(self, addbmm(self, batch1, batch2, beta, alpha), "addbmm_");
   auto sizes = check_addbmm("addbmm_", self, batch1, batch2, beta, alpha);
   check_inplace(self, sizes, batch1.scalar_type());
   addbmm_impl(self, batch1, batch2, beta, alpha);
@@ -324,6 +400,22 @@ static Tensor& addbmm_inplace(Tensor& self, const Tensor& batch1, const Tensor& 
 
 // ---- mv, addmv, dot, vdot, outer, addr ------------------------------------------------
 Tensor mv(const Tensor& self, const Tensor& vec) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, vec))) {
+    return autograd::differentiable(
+        "mv", {&self, &vec}, [&] { return mv(self, vec); },
+        [](const autograd::VjpCtx& c) {
+          return autograd::variable_list{
+              c.needs_input_grad(0) ? outer(c.grad(), c.saved_tensor(1).conj()) : Tensor(),
+              c.needs_input_grad(1) ? mH(c.saved_tensor(0)).mv(c.grad()) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor res = zeros_like(r);
+          if (t(0).defined()) res = res.add(t(0).mv(vec));
+          if (t(1).defined()) res = res.add(self.mv(t(1)));
+          return res;
+        },
+        {{self}, {vec}});
+  }
   check_same_device("mv", {&self, &vec});
   check_mv_args(1, self, vec, self.dim() == 2 ? self.size(0) : 0);
   Tensor out = empty({self.size(0)}, self.options());
@@ -345,6 +437,25 @@ int64_t addmv_self_size(const Tensor& self) { return self.dim() == 0 ? 1 : self.
 }  // namespace
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, mat, vec))) {
+    return autograd::differentiable(
+        "addmv", {&self, &mat, &vec}, [&] { return addmv(self, mat, vec, beta, alpha); },
+        [beta, alpha](const autograd::VjpCtx& c) {
+          Tensor ga = c.grad().mul(conj_of(alpha));
+          return autograd::variable_list{
+              c.needs_input_grad(0) ? c.grad().mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(1) ? outer(ga, c.saved_tensor(1).conj()) : Tensor(),
+              c.needs_input_grad(2) ? mH(c.saved_tensor(0)).mv(ga) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor res = zeros_like(r);
+          if (t(0).defined()) res = res.add(t(0).mul(beta));
+          if (t(1).defined()) res = res.add(t(1).mv(vec).mul(alpha));
+          if (t(2).defined()) res = res.add(mat.mv(t(2)).mul(alpha));
+          return res;
+        },
+        {{mat}, {vec}});
+  }
   check_same_device("addmv", {&self, &mat, &vec});
   check_mv_args(self.dim(), mat, vec, addmv_self_size(self));
   check_scalar_fits(alpha, mat.scalar_type());
@@ -370,6 +481,8 @@ Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tens
 }
 
 static Tensor& addmv_inplace(Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, mat, vec)))
+    return autograd::assign_inplace(self, addmv(self, mat, vec, beta, alpha), "addmv_");
   check_same_device("addmv_", {&self, &mat, &vec});
   check_mv_args(self.dim(), mat, vec, addmv_self_size(self));
   check_scalar_fits(alpha, mat.scalar_type());
@@ -412,8 +525,44 @@ Tensor dot_impl(const char* op, const Tensor& self, const Tensor& other, bool co
 }
 }  // namespace
 
-Tensor dot(const Tensor& self, const Tensor& other) { return dot_impl("dot", self, other, false); }
-Tensor vdot(const Tensor& self, const Tensor& other) { return dot_impl("vdot", self, other, true); }
+Tensor dot(const Tensor& self, const Tensor& other) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, other))) {
+    // sum(a * b): d/da = g * conj(b)
+    return autograd::differentiable(
+        "dot", {&self, &other}, [&] { return dot(self, other); },
+        [](const autograd::VjpCtx& c) {
+          return autograd::variable_list{c.needs_input_grad(0) ? c.saved_tensor(1).conj().mul(c.grad()) : Tensor(),
+                                         c.needs_input_grad(1) ? c.saved_tensor(0).conj().mul(c.grad()) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor res = zeros_like(r);
+          if (t(0).defined()) res = res.add(dot(t(0), other));
+          if (t(1).defined()) res = res.add(dot(self, t(1)));
+          return res;
+        },
+        {{self}, {other}});
+  }
+  return dot_impl("dot", self, other, false);
+}
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, other))) {
+    // sum(conj(a) * b): d/da = conj(g) * b, d/db = g * a
+    return autograd::differentiable(
+        "vdot", {&self, &other}, [&] { return vdot(self, other); },
+        [](const autograd::VjpCtx& c) {
+          return autograd::variable_list{c.needs_input_grad(0) ? c.saved_tensor(1).mul(c.grad().conj()) : Tensor(),
+                                         c.needs_input_grad(1) ? c.saved_tensor(0).mul(c.grad()) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor res = zeros_like(r);
+          if (t(0).defined()) res = res.add(vdot(t(0), other));
+          if (t(1).defined()) res = res.add(vdot(self, t(1)));
+          return res;
+        },
+        {{self}, {other}});
+  }
+  return dot_impl("vdot", self, other, true);
+}
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
@@ -554,6 +703,8 @@ Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
 // ---- trace ----------------------------------------------------------------------------
 Tensor trace(const Tensor& self) {
   EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return self.diagonal().sum();  // differentiable through the diagonal view
   constexpr DtypeSet kTraceTypes = kIntegralTypes | DtypeSet{kFloat, kDouble, kComplexFloat, kComplexDouble};
   EMBER_CHECK_TYPE(kTraceTypes.contains(self.scalar_type()), "\"trace\" not implemented for '", self.scalar_type(),
                    "'");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd/record.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
@@ -13,6 +14,15 @@ namespace ember {
 // ---- constant_pad_nd / pad -----------------------------------------------------------------------
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   EMBER_CHECK(pad.size() % 2 == 0, "constant_pad_nd: Length of pad must be even but instead it equals ", pad.size());
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // The gradient crops what the padding added (and zero-fills what a negative pad cut).
+    DimVector back;
+    for (int64_t p : pad) back.push_back(-p);
+    return autograd::differentiable(
+        "constant_pad_nd", {&self}, [&] { return constant_pad_nd(self, pad, value); },
+        [back](const autograd::VjpCtx& c) { return autograd::variable_list{constant_pad_nd(c.grad(), back, 0)}; },
+        [&](const auto& t, const Tensor&) { return constant_pad_nd(t(0), pad, 0); });
+  }
   int64_t nd = self.dim(), k = int64_t(pad.size()) / 2;
   EMBER_CHECK(k <= nd, "Length of pad should be no more than twice the number of dimensions of the input. Pad length is ",
               pad.size(), " while the input has ", nd, " dimensions.");

@@ -266,10 +266,54 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 }
 
 // ---- prod ---------------------------------------------------------------------------------
+namespace {
+// For each element, the product of the other elements along dim d (keepdim layout), exact
+// with zeros: no zero -> prod / x; one zero -> the product of the rest at the zero, 0
+// elsewhere; more -> 0. Written with differentiable ops (x is never divided by 0).
+Tensor prod_of_others(const Tensor& x, int64_t d) {
+  Tensor is_zero = x.eq(0);
+  Tensor zeros_along = is_zero.sum(d, true);
+  Tensor safe = where(is_zero, ones_like(x), x);
+  Tensor prod_nonzero = safe.prod(d, true);
+  Tensor one_zero = where(is_zero, prod_nonzero.expand(x.sizes()), zeros_like(x));
+  return where(zeros_along.eq(0), prod_nonzero.div(safe), where(zeros_along.eq(1), one_zero, zeros_like(x)));
+}
+Tensor differentiable_prod(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                           const std::function<Tensor()>& impl) {
+  const bool all = !dim;
+  const int64_t d = all ? 0 : maybe_wrap_dim(*dim, std::max<int64_t>(self.dim(), 1));
+  DimVector sizes(self.sizes());
+  auto others_of = [all, d](const Tensor& x) { return all ? prod_of_others(x.reshape({-1}), 0) : prod_of_others(x, d); };
+  auto restore = [all, d, keepdim](const Tensor& g, IntArrayRef shape) {
+    if (all) return g.reshape({1}).expand({g.numel() ? 1 : 1});
+    return keepdim || shape.empty() ? g : g.unsqueeze(d);
+  };
+  return autograd::differentiable(
+      "prod", {&self}, impl,
+      [sizes, others_of, restore, all](const autograd::VjpCtx& c) {
+        Tensor x = c.saved_tensor(0);
+        Tensor others = others_of(x).conj();
+        Tensor g = restore(c.grad(), sizes);
+        Tensor r = all ? g.mul(others).view(sizes) : g.mul(others);
+        return autograd::variable_list{r};
+      },
+      [&](const auto& t, const Tensor&) {
+        Tensor others = others_of(self);
+        if (all) return t(0).reshape({-1}).mul(others).sum();
+        return t(0).mul(others).sum(d, keepdim);
+      },
+      {{self}});
+}
+}  // namespace
+
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return differentiable_prod(self, std::nullopt, false, [&] { return prod(self, dtype); });
   return sum_like(prod_op, self, std::nullopt, false, dtype, "prod");
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return differentiable_prod(self, dim, keepdim, [&] { return prod(self, dim, keepdim, dtype); });
   int64_t d = dim;
   return sum_like(prod_op, self, IntArrayRef(&d, 1), keepdim, dtype, "prod");
 }

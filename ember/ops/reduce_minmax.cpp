@@ -1,5 +1,6 @@
 // Reductions, part 2: amax/amin, max/min (full and (values, indices) along a dim), aminmax
 // and argmax/argmin, with their Tensor methods. NaN propagates; ties take the first index.
+#include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/reduce.h"
 
@@ -27,6 +28,24 @@ void check_has_elements(const Tensor& self, const DimMask& mask, bool all_dims, 
 // ---- amax, amin -----------------------------------------------------------------------------
 namespace {
 Tensor amax_amin(const ReduceOp& op, const Tensor& self, IntArrayRef dim, bool keepdim, const char* name) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // The gradient is shared evenly among the elements equal to the extremum (PyTorch's rule).
+    std::vector<int64_t> dims = autograd::reduced_dims(self.dim(), dim);
+    return autograd::differentiable(
+        name, {&self}, [&] { return amax_amin(op, self, dim, keepdim, name); },
+        [dims, keepdim](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0), y = c.saved_tensor(1);
+          Tensor mask = x.eq(autograd::restore_reduced(y, dims, keepdim)).to(x.scalar_type());
+          Tensor share = mask.div(mask.sum(dims, true));
+          return autograd::variable_list{autograd::restore_reduced(c.grad(), dims, keepdim).mul(share)};
+        },
+        [&](const auto& t, const Tensor& y) {
+          Tensor mask = self.eq(autograd::restore_reduced(y, dims, keepdim)).to(self.scalar_type());
+          Tensor share = mask.div(mask.sum(dims, true));
+          return t(0).mul(share).sum(dims, keepdim);
+        },
+        {{self}}, /*save_result=*/true);
+  }
   check_not_complex(self, name);
   DimMask mask = make_dim_mask(dim, self.dim(), name);
   check_has_elements(self, mask, dim.empty(), name);
@@ -72,9 +91,13 @@ Tensor arg_impl(const ReduceOp& op, const Tensor& self, std::optional<int64_t> d
 }  // namespace
 
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return autograd::differentiable_select("max", self, dim, keepdim, [&] { return max(self, dim, keepdim); });
   return minmax_dim(max_dim_op, self, dim, keepdim, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return autograd::differentiable_select("min", self, dim, keepdim, [&] { return min(self, dim, keepdim); });
   return minmax_dim(min_dim_op, self, dim, keepdim, "min");
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {

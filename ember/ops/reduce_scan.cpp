@@ -2,6 +2,7 @@
 // log_softmax. Inputs are made contiguous and viewed as [outer, len, inner] around the dim
 // (see ScanPlan in reduce.h); the kernels live in cpu/scan_kernels.cpp and
 // cpu/softmax_kernels.cpp.
+#include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/reduce.h"
 
@@ -74,6 +75,16 @@ Tensor& cum_inplace(const OpDef<ScanFn>& op, Tensor& self, int64_t dim, std::opt
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // The gradient is the reversed cumulative sum of the output gradient.
+    return autograd::differentiable(
+        "cumsum", {&self}, [&] { return cumsum(self, dim, dtype); },
+        [dim](const autograd::VjpCtx& c) {
+          if (c.grad().dim() == 0) return autograd::variable_list{c.grad()};
+          return autograd::variable_list{c.grad().flip({dim}).cumsum(dim).flip({dim})};
+        },
+        [&](const auto& t, const Tensor&) { return t(0).cumsum(dim, dtype); });
+  }
   return cum_sum_prod(cumsum_op, self, dim, dtype);
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
@@ -100,6 +111,22 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
 // ---- softmax, log_softmax -------------------------------------------------------------------
 namespace {
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g).
+    return autograd::differentiable(
+        log ? "log_softmax" : "softmax", {&self}, [&] { return softmax_impl(self, dim, dtype, log); },
+        [dim, log](const autograd::VjpCtx& c) {
+          Tensor y = c.saved_tensor(0), g = c.grad();
+          if (log) return autograd::variable_list{g.sub(y.exp().mul(g.sum(dim, true)))};
+          return autograd::variable_list{y.mul(g.sub(g.mul(y).sum(dim, true)))};
+        },
+        [&](const auto& t, const Tensor& y) {
+          Tensor tg = t(0).to(y.scalar_type());
+          if (log) return tg.sub(y.exp().mul(tg).sum(dim, true));
+          return y.mul(tg.sub(tg.mul(y).sum(dim, true)));
+        },
+        {}, /*save_result=*/true);
+  }
   const char* name = log ? "log_softmax" : "softmax";
   Tensor x = dtype ? self.to(*dtype) : self;
   EMBER_CHECK_TYPE(x.is_floating_point(), name, ": expected a floating point input (or a floating dtype= argument), got ",

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "ember/autograd/record.h"
 #include "ember/core/parallel.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
@@ -70,6 +71,21 @@ void median_lines(const Tensor& lines, S* values, int64_t* indices, bool ignore_
 }
 
 Tensor median_all(const Tensor& self, bool ignore_nan, const char* name) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // Shared evenly among the elements equal to the median, as PyTorch.
+    return autograd::differentiable(
+        name, {&self}, [&] { return median_all(self, ignore_nan, name); },
+        [](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0), y = c.saved_tensor(1);
+          Tensor mask = x.eq(y).to(x.scalar_type());
+          return autograd::variable_list{c.grad().mul(mask.div(mask.sum()))};
+        },
+        [&](const auto& t, const Tensor& y) {
+          Tensor mask = self.eq(y).to(self.scalar_type());
+          return t(0).mul(mask.div(mask.sum())).sum();
+        },
+        {{self}}, /*save_result=*/true);
+  }
   EMBER_CHECK_TYPE(!self.is_complex() && self.scalar_type() != kBool, name, "(): not implemented for dtype ",
                    self.scalar_type());
   check_host(self, name);
@@ -89,6 +105,9 @@ Tensor median_all(const Tensor& self, bool ignore_nan, const char* name) {
 }
 
 std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keepdim, bool ignore_nan, const char* name) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return autograd::differentiable_select(name, self, dim, keepdim,
+                                           [&] { return median_dim(self, dim, keepdim, ignore_nan, name); });
   EMBER_CHECK_TYPE(!self.is_complex() && self.scalar_type() != kBool, name, "(): not implemented for dtype ",
                    self.scalar_type());
   int64_t d = maybe_wrap_dim(dim, self.dim(), name);
@@ -121,6 +140,8 @@ std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepd
 // The most frequent value of each line; ties go to the smallest value, and the index is that
 // of its last occurrence (as PyTorch's CPU kernel).
 std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return autograd::differentiable_select("mode", self, dim, keepdim, [&] { return mode(self, dim, keepdim); });
   EMBER_CHECK_TYPE(!self.is_complex(), "mode(): not implemented for dtype ", self.scalar_type());
   int64_t d = maybe_wrap_dim(dim, self.dim(), "mode");
   DimMask mask;

@@ -2,6 +2,7 @@
 // logsumexp, with their Tensor methods.
 #include <cmath>
 
+#include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/reduce.h"
 
@@ -12,7 +13,59 @@ namespace {
 // Returns (var or std, mean); mean is undefined unless want_mean. Complex inputs: the
 // variance is that of the real parts plus that of the imaginary parts.
 std::tuple<Tensor, Tensor> var_std_impl(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
+                                        bool keepdim, bool take_sqrt, bool want_mean, const char* name);
+
+// var/std (and the mean) with derivatives: d var = 2 (x - mean) / (N - correction),
+// d std = d var / (2 std), d mean = 1 / N.
+std::tuple<Tensor, Tensor> differentiable_var_std(const Tensor& self, OptionalIntArrayRef dim,
+                                                  std::optional<int64_t> correction, bool keepdim, bool take_sqrt,
+                                                  bool want_mean, const char* name) {
+  autograd::Recording rec({&self});
+  std::tuple<Tensor, Tensor> r;
+  {
+    autograd::BelowAutogradGuard below;
+    r = var_std_impl(self, dim, correction, keepdim, take_sqrt, want_mean, name);
+  }
+  if (!rec.any()) return r;
+  std::vector<int64_t> dims = autograd::reduced_dims(self.dim(), dim);
+  double n = 1;
+  for (int64_t d : dims) n *= double(self.size(d));
+  const double denom = std::max(0.0, n - double(correction.value_or(1)));
+  auto& [v, m] = r;
+  if (rec.forward()) {
+    rec.forward_each(v, [&](const std::function<Tensor(size_t)>& t) {
+      Tensor centered = self.sub(self.mean(dims, true));
+      Tensor dv = real(centered.conj().mul(t(0))).sum(dims, keepdim).mul(2.0 / denom);
+      return take_sqrt ? dv.div(v.mul(2)) : dv;
+    });
+    if (want_mean)
+      rec.forward_each(m, [&](const std::function<Tensor(size_t)>& t) { return t(0).mean(dims, keepdim); });
+  }
+  if (rec.reverse()) {
+    std::vector<Tensor> outs{v};
+    if (want_mean) outs.push_back(m);
+    rec.record(name, outs, [dims, keepdim, denom, n, take_sqrt, want_mean](const autograd::VjpCtx& c) {
+      Tensor x = c.saved_tensor(0);
+      Tensor gx;
+      if (c.grads[0].defined()) {
+        Tensor g = autograd::restore_reduced(c.grad(0), dims, keepdim);
+        if (take_sqrt) g = g.div(autograd::restore_reduced(c.saved_tensor(1), dims, keepdim).mul(2));
+        gx = g.mul(x.sub(x.mean(dims, true))).mul(2.0 / denom);
+      }
+      if (want_mean && c.grads.size() > 1 && c.grads[1].defined()) {
+        Tensor gm = autograd::restore_reduced(c.grad(1), dims, keepdim).div(n).expand(x.sizes());
+        gx = gx.defined() ? gx.add(gm) : gm;
+      }
+      return autograd::variable_list{gx};
+    }, {{self}, {v, true}});
+  }
+  return r;
+}
+
+std::tuple<Tensor, Tensor> var_std_impl(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
                                         bool keepdim, bool take_sqrt, bool want_mean, const char* name) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return differentiable_var_std(self, dim, correction, keepdim, take_sqrt, want_mean, name);
   EMBER_CHECK_TYPE(self.is_floating_point() || self.is_complex(),
                    name, ": std and var only support floating point and complex dtypes (got ", self.scalar_type(), ")");
   DimMask mask = make_dim_mask(dim, self.dim(), name);
@@ -80,6 +133,33 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
 namespace linalg {
 Tensor vector_norm(const Tensor& x, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(x))) {
+    // d|x|_p = sgn(x) |x|^(p-1) / |x|_p^(p-1); inf norms share among the extremal elements.
+    std::vector<int64_t> dims = autograd::reduced_dims(x.dim(), dim);
+    const double p = ord.toDouble();
+    auto scale = [dims, keepdim, p](const Tensor& in, const Tensor& norm) {
+      Tensor nk = autograd::restore_reduced(norm, dims, keepdim);
+      Tensor a = in.abs();
+      if (p == 0) return zeros_like(in);
+      if (p == 1) return in.sgn();
+      if (std::isinf(p)) {
+        Tensor mask = a.eq(nk).to(a.scalar_type());
+        return in.sgn().mul(mask.div(mask.sum(dims, true)));
+      }
+      Tensor d = p == 2 ? in.div(nk) : in.sgn().mul(a.pow(p - 1)).div(nk.pow(p - 1));
+      return where(nk.eq(0), zeros_like(d), d);
+    };
+    return autograd::differentiable(
+        "linalg_vector_norm", {&x}, [&] { return vector_norm(x, ord, dim, keepdim, dtype); },
+        [dims, keepdim, scale](const autograd::VjpCtx& c) {
+          Tensor in = c.saved_tensor(0), norm = c.saved_tensor(1);
+          return autograd::variable_list{autograd::restore_reduced(c.grad(), dims, keepdim).mul(scale(in, norm))};
+        },
+        [&](const auto& t, const Tensor& norm) {
+          return real(scale(x, norm).conj().mul(t(0))).sum(dims, keepdim);
+        },
+        {{x}}, /*save_result=*/true);
+  }
   EMBER_CHECK_TYPE(x.is_floating_point() || x.is_complex(),
                    "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", x.scalar_type());
   Tensor in = x;
@@ -185,6 +265,19 @@ Tensor norm(const Tensor& A, const std::optional<Scalar>& ord, OptionalIntArrayR
 
 // ---- logsumexp ------------------------------------------------------------------------------
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    std::vector<int64_t> dims = autograd::reduced_dims(self.dim(), dim);
+    return autograd::differentiable(
+        "logsumexp", {&self}, [&] { return logsumexp(self, dim, keepdim); },
+        [dims, keepdim](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0), y = autograd::restore_reduced(c.saved_tensor(1), dims, keepdim);
+          return autograd::variable_list{autograd::restore_reduced(c.grad(), dims, keepdim).mul(x.sub(y).exp())};
+        },
+        [&](const auto& t, const Tensor& y) {
+          return t(0).mul(self.sub(autograd::restore_reduced(y, dims, keepdim)).exp()).sum(dims, keepdim);
+        },
+        {{self}}, /*save_result=*/true);
+  }
   EMBER_CHECK_TYPE(!self.is_complex(), "logsumexp(): Expected floating point type for result tensor, but got: ",
                    self.scalar_type());
   Tensor x = isIntegralType(self.scalar_type(), true) ? self.to(get_default_dtype()) : self;

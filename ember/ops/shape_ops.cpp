@@ -3,6 +3,7 @@
 // complex/polar, with their Tensor methods. Padding, one_hot and histograms: pad_ops.cpp.
 #include <algorithm>
 
+#include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
 #include "ember/ops/type_promotion.h"
@@ -17,6 +18,12 @@ OpDef<FlipFn> flip_op(OpInfo{.name = "flip"});
 namespace {
 Tensor trilu(const Tensor& self, int64_t k, bool lower) {
   const char* op = lower ? "tril" : "triu";
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    return autograd::differentiable(
+        op, {&self}, [&] { return trilu(self, k, lower); },
+        [k, lower](const autograd::VjpCtx& c) { return autograd::variable_list{trilu(c.grad(), k, lower)}; },
+        [&](const auto& t, const Tensor&) { return trilu(t(0), k, lower); });
+  }
   EMBER_CHECK_INDEX(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions, got ", self.dim());
   Tensor out = empty(self.sizes(), self.options());
   if (out.numel() == 0 || self.is_meta()) return out;
@@ -71,6 +78,49 @@ std::vector<Tensor> atleast_nd(TensorList tensors, int n) {
 
 Tensor cat(TensorList tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  bool ad = false;
+  for (const Tensor& t : tensors) ad = ad || autograd::maybe_differentiable(t);
+  if (EMBER_UNLIKELY(ad)) {
+    // The gradient of each input is its slice of the output gradient.
+    std::vector<Tensor> list(tensors.begin(), tensors.end());
+    autograd::Recording rec(list);
+    Tensor r;
+    {
+      autograd::BelowAutogradGuard below;
+      r = cat(tensors, dim);
+    }
+    if (!rec.any() || !(r.is_floating_point() || r.is_complex())) return r;
+    const int64_t d = r.dim() == 0 ? 0 : maybe_wrap_dim(dim, r.dim());
+    std::vector<int64_t> lengths;
+    std::vector<DimVector> shapes;
+    for (const Tensor& t : list) {
+      lengths.push_back(legacy_empty(t) ? 0 : t.size(d));
+      shapes.emplace_back(t.sizes());
+    }
+    if (rec.forward())
+      rec.forward_each(r, [&](const std::function<Tensor(size_t)>& tan) {
+        std::vector<Tensor> parts;
+        for (size_t i = 0; i < list.size(); ++i) parts.push_back(autograd::tangent_or_zeros(tan(i), list[i]));
+        return cat(parts, d);
+      });
+    if (rec.reverse())
+      rec.record("cat", {&r}, [d, lengths, shapes](const autograd::VjpCtx& c) {
+        autograd::variable_list g;
+        int64_t offset = 0;
+        for (size_t i = 0; i < lengths.size(); ++i) {
+          if (!c.needs_input_grad(i)) {
+            g.emplace_back();
+          } else if (shapes[i].size() == 1 && shapes[i][0] == 0) {
+            g.push_back(zeros({0}, c.grad().options()));  // a legacy empty input
+          } else {
+            g.push_back(c.grad().narrow(d, offset, lengths[i]));
+          }
+          offset += lengths[i];
+        }
+        return g;
+      });
+    return r;
+  }
   const Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].defined(), "torch.cat(): tensor at position ", i, " is undefined");
@@ -145,6 +195,26 @@ Tensor dstack(TensorList tensors) {
 
 // ---- repeat / tile / repeat_interleave -------------------------------------------------------------
 Tensor Tensor::repeat(IntArrayRef repeats) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this))) {
+    // The gradient sums the output gradient over the repeated copies.
+    DimVector reps(repeats), sizes(this->sizes());
+    const Tensor& self = *this;
+    return autograd::differentiable(
+        "repeat", {&self}, [&] { return self.repeat(repeats); },
+        [reps, sizes](const autograd::VjpCtx& c) {
+          const int64_t lead = int64_t(reps.size()) - int64_t(sizes.size());
+          DimVector split, sum_dims;
+          for (size_t d = 0; d < reps.size(); ++d) {
+            const int64_t size = int64_t(d) < lead ? 1 : sizes[d - size_t(lead)];
+            split.push_back(reps[d]);
+            split.push_back(size);
+            sum_dims.push_back(int64_t(2 * d));
+          }
+          Tensor g = c.grad().reshape(split).sum(IntArrayRef(sum_dims));
+          return autograd::variable_list{g.reshape(sizes)};
+        },
+        [&](const auto& t, const Tensor&) { return t(0).repeat(repeats); });
+  }
   EMBER_CHECK(int64_t(repeats.size()) >= dim(), "Number of dimensions of repeat dims can not be smaller than number "
               "of dimensions of tensor (repeat dims ", repeats, ", tensor of shape ", sizes(), ")");
   int64_t lead = int64_t(repeats.size()) - dim();
@@ -215,6 +285,13 @@ Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim) co
 
 // ---- flip / roll / rot90 ------------------------------------------------------------------------------
 Tensor flip(const Tensor& self, IntArrayRef dims) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    DimVector dv(dims);
+    return autograd::differentiable(
+        "flip", {&self}, [&] { return flip(self, dims); },
+        [dv](const autograd::VjpCtx& c) { return autograd::variable_list{c.grad().flip(dv)}; },
+        [&](const auto& t, const Tensor&) { return t(0).flip(dims); });
+  }
   int64_t nd = self.dim();
   std::vector<bool> flipped(std::max<int64_t>(nd, 1), false);
   for (int64_t d : dims) {
@@ -259,6 +336,14 @@ Tensor Tensor::fliplr() const { return ember::fliplr(*this); }
 Tensor Tensor::flipud() const { return ember::flipud(*this); }
 
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    DimVector back, dv(dims);
+    for (int64_t s : shifts) back.push_back(-s);
+    return autograd::differentiable(
+        "roll", {&self}, [&] { return roll(self, shifts, dims); },
+        [back, dv](const autograd::VjpCtx& c) { return autograd::variable_list{c.grad().roll(back, dv)}; },
+        [&](const auto& t, const Tensor&) { return t(0).roll(shifts, dims); });
+  }
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1, "roll: shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", 0);
     return roll(self.reshape({-1}), shifts, {0}).view(self.sizes());
@@ -340,6 +425,12 @@ Tensor cartesian_prod(TensorList tensors) {
 
 // ---- diag / diag_embed / diagflat ----------------------------------------------------------------------
 Tensor diag(const Tensor& self, int64_t diagonal) {
+  if (self.dim() == 1 && EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    return autograd::differentiable(
+        "diag", {&self}, [&] { return diag(self, diagonal); },
+        [diagonal](const autograd::VjpCtx& c) { return autograd::variable_list{c.grad().diagonal(diagonal)}; },
+        [&](const auto& t, const Tensor&) { return diag(t(0), diagonal); });
+  }
   if (self.dim() == 1) {
     int64_t n = self.size(0) + std::abs(diagonal);
     Tensor out = zeros({n, n}, self.options());
@@ -351,6 +442,14 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
 }
 Tensor diagflat(const Tensor& self, int64_t offset) { return diag(self.reshape({-1}), offset); }
 Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    return autograd::differentiable(
+        "diag_embed", {&self}, [&] { return diag_embed(self, offset, dim1, dim2); },
+        [offset, dim1, dim2](const autograd::VjpCtx& c) {
+          return autograd::variable_list{c.grad().diagonal(offset, dim1, dim2)};
+        },
+        [&](const auto& t, const Tensor&) { return diag_embed(t(0), offset, dim1, dim2); });
+  }
   EMBER_CHECK(self.dim() >= 1, "diag_embed: expected a tensor with at least 1 dimension");
   int64_t nd = self.dim() + 1;
   dim1 = maybe_wrap_dim(dim1, nd, "diag_embed");
@@ -437,6 +536,16 @@ void check_complex_parts(const Tensor& a, const Tensor& b, const char* op) {
 }  // namespace
 Tensor complex(const Tensor& real, const Tensor& imag) {
   check_complex_parts(real, imag, "complex");
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(real, imag))) {
+    return autograd::differentiable(
+        "complex", {&real, &imag}, [&] { return complex(real, imag); },
+        [](const autograd::VjpCtx& c) {
+          return autograd::variable_list{ember::real(c.grad()), ember::imag(c.grad())};
+        },
+        [&](const auto& t, const Tensor&) {
+          return complex(autograd::tangent_or_zeros(t(0), real), autograd::tangent_or_zeros(t(1), imag));
+        });
+  }
   DimVector shape = infer_size(real.sizes(), imag.sizes(), "complex");
   Tensor out = empty(shape, real.options().dtype(toComplexType(real.scalar_type())));
   if (out.numel() == 0 || out.is_meta()) return out;

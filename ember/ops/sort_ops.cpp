@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ember/autograd/record.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
@@ -42,6 +43,8 @@ DimVector with_dim_size(const Tensor& t, int64_t dim, int64_t n) {
 
 // ---- sort / argsort / topk / kthvalue ---------------------------------------------------------
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return autograd::differentiable_select("sort", self, dim, true, [&] { return sort(self, stable, dim, descending); });
   check_sortable("sort", self);
   dim = maybe_wrap_dim(dim, self.dim(), "sort");
   Tensor values = self.clone(MemoryFormat::Contiguous);
@@ -59,6 +62,8 @@ Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return autograd::differentiable_select("topk", self, dim, true, [&] { return topk(self, k, dim, largest, sorted); });
   check_sortable("topk", self);
   dim = maybe_wrap_dim(dim, self.dim(), "topk");
   int64_t n = dim_size(self, dim);
@@ -73,6 +78,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return autograd::differentiable_select("kthvalue", self, dim, keepdim, [&] { return kthvalue(self, k, dim, keepdim); });
   check_sortable("kthvalue", self);
   dim = maybe_wrap_dim(dim, self.dim(), "kthvalue");
   int64_t n = dim_size(self, dim);
