@@ -4,11 +4,13 @@
 # (> 1 means ember is faster). LibTorch runs at its best on this machine: glibc keeps
 # freed blocks mapped (no page faults per op), passive OpenMP waiting, AVX-512 kernels and
 # OpenBLAS threads matching. ember runs with no tuning.
-# Usage: bench/compare.sh [filter-substring]   (env: BUILD=build ROUNDS=2)
+# Usage: bench/compare.sh [filter-substring]   (env: BUILD=build ROUNDS=2 BENCH=ops_bench;
+#        BENCH=autograd_bench runs bench/autograd_bench.cpp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 ROUNDS=${ROUNDS:-2}
+BENCH=${BENCH:-ops_bench}
 FILTER=${1:-}
 OUT=${BUILD}/bench
 mkdir -p "$OUT"
@@ -16,11 +18,11 @@ EMBER_WITH_TORCH=1 ./scripts/install-deps.sh >/dev/null
 cmake --build "$BUILD" --target ember >/dev/null
 
 CXXFLAGS="-O3 -march=native -std=c++17 -fopenmp"
-if [[ ! -x $OUT/ops_bench_torch || bench/ops_bench.cpp -nt $OUT/ops_bench_torch ]]; then
-  g++ $CXXFLAGS -o "$OUT/ops_bench_torch" bench/ops_bench.cpp \
+if [[ ! -x $OUT/${BENCH}_torch || bench/$BENCH.cpp -nt $OUT/${BENCH}_torch ]]; then
+  g++ $CXXFLAGS -o "$OUT/${BENCH}_torch" bench/$BENCH.cpp \
     -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu -lc10 -Wno-deprecated-declarations
 fi
-g++ ${CXXFLAGS/c++17/c++20} -o "$OUT/ops_bench_ember" bench/ops_bench.cpp -Icompat -I. \
+g++ ${CXXFLAGS/c++17/c++20} -o "$OUT/${BENCH}_ember" bench/$BENCH.cpp -Icompat -I. \
   -L"$BUILD" -lember -Wl,-rpath,"$PWD/$BUILD"
 
 # The FMA ceiling the GEMM cases are bounded by (a plain loop of independent FMAs).
@@ -30,9 +32,9 @@ for t in 1 2; do OMP_NUM_THREADS=$t "$OUT/fma_peak"; done
 run_torch() {
   GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736 \
   OMP_WAIT_POLICY=PASSIVE ATEN_CPU_CAPABILITY=avx512 OPENBLAS_NUM_THREADS=$1 OMP_NUM_THREADS=$1 \
-    "$OUT/ops_bench_torch" "$1" "$FILTER"
+    "$OUT/${BENCH}_torch" "$1" "$FILTER"
 }
-run_ember() { OMP_NUM_THREADS=$1 "$OUT/ops_bench_ember" "$1" "$FILTER"; }
+run_ember() { OMP_NUM_THREADS=$1 "$OUT/${BENCH}_ember" "$1" "$FILTER"; }
 
 for t in 1 2; do
   : >"$OUT/torch.$t"; : >"$OUT/ember.$t"

@@ -208,6 +208,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // backward, a hook's input), so it is copied and later accumulation cannot write into it.
     if (GradMode::is_enabled()) {
       acc = g;
+    } else if (g.use_count() == 1 && g.storage().use_count() == 1 && !g.requires_grad()) {
+      acc = std::move(g);  // nobody else holds it (a fresh vjp result): keep it, as LibTorch does
     } else {
       BelowAutogradGuard below;
       acc = g.clone();

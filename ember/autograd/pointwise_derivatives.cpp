@@ -74,7 +74,12 @@ UNARY_DERIVATIVE(erfinv, y.square().exp().mul(std::sqrt(kPi) / 2))
 UNARY_DERIVATIVE(lgamma, x.digamma())
 UNARY_DERIVATIVE(reciprocal, y.square().neg())
 UNARY_DERIVATIVE(frac, ones_like(x))
-UNARY_DERIVATIVE(relu, y.gt(0).to(y.scalar_type()))
+
+// relu: the gradient and tangent pass where the result is positive (one masked pass).
+variable_list relu_vjp(const VjpCtx& c) {
+  return {where(c.result().gt(0), c.grad(), zeros({}, c.grad().options()))};
+}
+Tensor relu_jvp(const JvpCtx& c) { return where(c.result().gt(0), c.tangent(0), zeros({}, c.result().options())); }
 UNARY_DERIVATIVE(square, x.mul(2))
 UNARY_DERIVATIVE(deg2rad, full_like(x, kPi / 180))
 UNARY_DERIVATIVE(rad2deg, full_like(x, 180 / kPi))
@@ -451,7 +456,7 @@ const Map& table() {
     UNARY(exp) UNARY(exp2) UNARY(expm1) UNARY(log) UNARY(log2) UNARY(log10) UNARY(log1p) UNARY(sqrt)
     UNARY(rsqrt) UNARY(sin) UNARY(cos) UNARY(tan) UNARY(asin) UNARY(acos) UNARY(atan) UNARY(sinh)
     UNARY(cosh) UNARY(tanh) UNARY(asinh) UNARY(acosh) UNARY(atanh) UNARY(sigmoid) UNARY(erf) UNARY(erfc)
-    UNARY(erfinv) UNARY(lgamma) UNARY(reciprocal) UNARY(frac) UNARY(relu) UNARY(square) UNARY(deg2rad)
+    UNARY(erfinv) UNARY(lgamma) UNARY(reciprocal) UNARY(frac) UNARY(square) UNARY(deg2rad)
     UNARY(rad2deg) UNARY(silu) UNARY(hardsigmoid) UNARY(hardswish) UNARY(selu) UNARY(hardtanh)
     UNARY(leaky_relu) UNARY(elu) UNARY(softplus) UNARY(softshrink) UNARY(hardshrink) UNARY(threshold)
     UNARY(clamp_scalar) UNARY(nan_to_num) UNARY(gelu) UNARY(logit) UNARY(mish) UNARY(digamma) UNARY(i0)
@@ -460,6 +465,7 @@ const Map& table() {
     for (const char* z : {"sign", "floor", "ceil", "trunc", "round", "div_trunc", "div_floor"})
       t[z] = {&zero_vjp, &zero_jvp};
     t["neg"] = {&neg_vjp, &neg_jvp};
+    t["relu"] = {&relu_vjp, &relu_jvp};
     t["abs"] = {&abs_vjp, &abs_jvp};
     t["conj_physical"] = {&conj_vjp, &conj_jvp};
     t["sgn"] = {&sgn_vjp, &sgn_jvp};

@@ -200,6 +200,7 @@ Scalar conj_of(const Scalar& s) {
   return Scalar(Complex<double>(z.real(), -z.imag()));
 }
 Tensor mH(const Tensor& t) { return t.transpose(-2, -1).conj(); }
+bool is_one(const Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
 }  // namespace
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
@@ -209,17 +210,22 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
         "addmm", {&self, &mat1, &mat2}, [&] { return addmm(self, mat1, mat2, beta, alpha); },
         [beta, alpha](const autograd::VjpCtx& c) {
           const Tensor& g = c.grad();
-          Tensor ga = g.mul(conj_of(alpha));
+          Tensor ga = is_one(alpha) ? g : g.mul(conj_of(alpha));
           return autograd::variable_list{
-              c.needs_input_grad(0) ? g.mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(0) ? (is_one(beta) ? g : g.mul(conj_of(beta))) : Tensor(),
               c.needs_input_grad(1) ? ga.mm(mH(c.saved_tensor(1))) : Tensor(),
               c.needs_input_grad(2) ? mH(c.saved_tensor(0)).mm(ga) : Tensor()};
         },
         [&](const auto& t, const Tensor& r) {
-          Tensor res = zeros_like(r);
-          if (t(0).defined()) res = res.add(t(0).mul(beta));
-          if (t(1).defined()) res = res.add(t(1).mm(mat2).mul(alpha));
-          if (t(2).defined()) res = res.add(mat1.mm(t(2)).mul(alpha));
+          // alpha (t1 @ mat2 + mat1 @ t2) + beta t0, with only the terms that exist
+          Tensor res;
+          if (t(1).defined()) res = t(1).mm(mat2);
+          if (t(2).defined()) res = res.defined() ? addmm(res, mat1, t(2)) : mat1.mm(t(2));
+          if (res.defined() && !is_one(alpha)) res = res.mul(alpha);
+          if (t(0).defined()) {
+            Tensor tb = is_one(beta) ? t(0) : t(0).mul(beta);
+            res = res.defined() ? res.add(tb) : tb.expand(r.sizes()).clone();
+          }
           return res;
         },
         {{mat1}, {mat2}});

@@ -3,6 +3,7 @@
 // version counters, views and in-place history) and the error cases.
 #include <cmath>
 #include <functional>
+#include <thread>
 
 #include "test_util.h"
 
@@ -152,6 +153,56 @@ TEST(Autograd, LeavesAccumulateAndGraphsAreFreed) {
   EXPECT_ERROR_WITH(y.backward(), "backward through the graph a second time");
   x.mutable_grad().zero_();
   EXPECT_TENSOR_CLOSE(x.grad(), zeros({3}, dtype(kDouble)));
+}
+
+TEST(Autograd, LeafGradNeverAliasesTheCallersGradient) {
+  Tensor x = zeros({3}, dtype(kDouble).requires_grad(true));
+  Tensor g = tensor({1.0, 2.0, 3.0}, dtype(kDouble));
+  x.add(1).backward(g);  // add's vjp passes the caller's tensor through unchanged
+  x.add(1).backward(g);  // accumulation must not write into g
+  EXPECT_TENSOR_EQ(g, tensor({1.0, 2.0, 3.0}, dtype(kDouble)));
+  EXPECT_TENSOR_EQ(x.grad(), tensor({2.0, 4.0, 6.0}, dtype(kDouble)));
+  g.fill_(0);
+  EXPECT_TENSOR_EQ(x.grad(), tensor({2.0, 4.0, 6.0}, dtype(kDouble)));
+}
+
+TEST(Autograd, AnomalyModeNamesTheForwardOp) {
+  Tensor x = tensor({-1.0, 4.0}, dtype(kDouble).requires_grad(true));
+  {
+    autograd::DetectAnomalyGuard guard;
+    Tensor y = x.sqrt().sum();  // sqrt(-1) = nan, and its gradient is nan
+    EXPECT_ERROR_WITH(y.backward(), "SqrtBackward0");
+  }
+  x.sqrt().sum().backward();  // without anomaly mode: nan gradients, no error
+  EXPECT_TRUE(x.grad()[0].isnan().item<bool>());
+}
+
+TEST(Autograd, IndependentBackwardsFromSeveralThreads) {
+  Tensor w = randn({16, 16}, dtype(kDouble)).requires_grad_();
+  std::vector<Tensor> results(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 20; ++k) {
+        Tensor in = full({16}, double(t + 1), dtype(kDouble));
+        Tensor loss = w.mv(in).tanh().sum();
+        results[size_t(t)] = autograd::grad({loss}, {w})[0];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) {
+    Tensor in = full({16}, double(t + 1), dtype(kDouble));
+    Tensor expect = outer(w.detach().mv(in).tanh().square().neg().add(1), in);
+    EXPECT_TENSOR_CLOSE(results[size_t(t)], expect);
+  }
+  // and concurrent accumulation into the same leaf
+  threads.clear();
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int k = 0; k < 25; ++k) w.sum().backward();
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_TENSOR_EQ(w.grad(), full({16, 16}, 100.0, dtype(kDouble)));
 }
 
 TEST(Autograd, GradFunctionAndAllowUnused) {

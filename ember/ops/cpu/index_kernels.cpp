@@ -2,6 +2,7 @@
 // byte offsets (advanced indexing), scatter/gather along a dim, masked_fill, where,
 // nonzero and tril/triu. Pure data movement dispatches on element size, not dtype.
 #include <cstring>
+#include <type_traits>
 
 #include "ember/core/parallel.h"
 #include "ember/ops/cpu/loops.h"
@@ -261,8 +262,11 @@ void masked_fill_kernel(TensorIterator& it, const Scalar& value) {
           if (m[i]) out[i] = v;
         return;
       }
+      char* out = d[0];
+      const char* pm = d[1];
+      const int64_t s0 = s[0], s1 = s[1];
       for (int64_t i = 0; i < n; ++i)
-        if (*reinterpret_cast<const uint8_t*>(d[1] + i * s[1])) st<T>(d[0] + i * s[0], v);
+        if (*reinterpret_cast<const uint8_t*>(pm + i * s1)) st<T>(out + i * s0, v);
     });
   });
 }
@@ -271,17 +275,35 @@ void where_kernel(TensorIterator& it) {
   visit_size(element_size(it.dtype(0)), "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     it.for_each([](char** d, const int64_t* s, int64_t n) {
-      if (s[0] == int64_t(sizeof(T)) && s[1] == 1 && s[2] == int64_t(sizeof(T)) && s[3] == int64_t(sizeof(T))) {
+      constexpr int64_t E = int64_t(sizeof(T));
+      // Contiguous output and condition; each value operand contiguous or a broadcast
+      // scalar (stride 0, as in where(mask, t, 0)): branch-free loops the compiler vectorizes.
+      auto run = [&](auto x_step, auto y_step) {
+        constexpr int64_t sx = decltype(x_step)::value, sy = decltype(y_step)::value;
+        // Local copies of the pointers: stores through char* may alias d[], which would make
+        // the compiler reload them every iteration and give up vectorizing.
+        char* out = d[0];
         const uint8_t* c = reinterpret_cast<const uint8_t*>(d[1]);
+        const char* px = d[2];
+        const char* py = d[3];
         for (int64_t i = 0; i < n; ++i) {
-          T x = ld<T>(d[2] + i * int64_t(sizeof(T))), y = ld<T>(d[3] + i * int64_t(sizeof(T)));
-          st<T>(d[0] + i * int64_t(sizeof(T)), c[i] ? x : y);
+          T x = ld<T>(px + i * sx), y = ld<T>(py + i * sy);
+          st<T>(out + i * E, c[i] ? x : y);
         }
-        return;
+      };
+      if (s[0] == E && s[1] == 1) {
+        using Full = std::integral_constant<int64_t, E>;
+        using Zero = std::integral_constant<int64_t, 0>;
+        if (s[2] == E && s[3] == E) return run(Full{}, Full{});
+        if (s[2] == E && s[3] == 0) return run(Full{}, Zero{});
+        if (s[2] == 0 && s[3] == E) return run(Zero{}, Full{});
       }
+      char* out = d[0];
+      const char *pc = d[1], *px = d[2], *py = d[3];
+      const int64_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
       for (int64_t i = 0; i < n; ++i) {
-        bool c = *reinterpret_cast<const uint8_t*>(d[1] + i * s[1]) != 0;
-        cp<T>(d[0] + i * s[0], c ? d[2] + i * s[2] : d[3] + i * s[3]);
+        bool c = *reinterpret_cast<const uint8_t*>(pc + i * s1) != 0;
+        cp<T>(out + i * s0, c ? px + i * s2 : py + i * s3);
       }
     });
   });
@@ -349,12 +371,15 @@ void flip_kernel(TensorIterator& it) {
     using T = typename decltype(tag)::type;
     constexpr int64_t sz = sizeof(T);
     it.for_each([](char** d, const int64_t* s, int64_t n) {
+      char* out = d[0];  // locals: stores through char* could alias d[]
+      const char* in = d[1];
       if (s[0] == sz && s[1] == -sz) {  // reversed run
-        for (int64_t i = 0; i < n; ++i) cp<T>(d[0] + i * sz, d[1] - i * sz);
+        for (int64_t i = 0; i < n; ++i) cp<T>(out + i * sz, in - i * sz);
       } else if (s[0] == sz && s[1] == sz) {
-        std::memcpy(d[0], d[1], size_t(n) * sz);
+        std::memcpy(out, in, size_t(n) * sz);
       } else {
-        for (int64_t i = 0; i < n; ++i) cp<T>(d[0] + i * s[0], d[1] + i * s[1]);
+        const int64_t s0 = s[0], s1 = s[1];
+        for (int64_t i = 0; i < n; ++i) cp<T>(out + i * s0, in + i * s1);
       }
     });
   });
