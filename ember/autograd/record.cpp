@@ -440,6 +440,41 @@ std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tens
   return r;
 }
 
+std::tuple<Tensor, Tensor> differentiable_cumulative_select(std::string_view op, const Tensor& self, int64_t dim,
+                                                            const std::function<std::tuple<Tensor, Tensor>()>& impl) {
+  Recording rec({&self});
+  std::tuple<Tensor, Tensor> r;
+  {
+    BelowAutogradGuard below;
+    r = impl();
+  }
+  if (!rec.any()) return r;
+  Tensor& values = std::get<0>(r);
+  const Tensor indices = std::get<1>(r);
+  if (self.dim() == 0) {
+    if (rec.forward()) rec.forward_each(values, [&](const std::function<Tensor(size_t)>& t) { return t(0).clone(); });
+    if (rec.reverse()) rec.record(op, {&values}, [](const VjpCtx& c) { return variable_list{c.grad()}; });
+    return r;
+  }
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  if (rec.forward())
+    rec.forward_each(values, [&](const std::function<Tensor(size_t)>& t) { return t(0).gather(d, indices); });
+  if (rec.reverse()) {
+    DimVector sizes(self.sizes());
+    rec.record(op, {&values}, [sizes, d, indices](const VjpCtx& c) {
+      return variable_list{zeros(sizes, c.grad().options()).scatter_add(d, indices, c.grad())};
+    });
+  }
+  return r;
+}
+
+void check_no_derivative_needed(const char* op, std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* t : inputs)
+    if (t && maybe_differentiable(*t))
+      EMBER_ERROR("the derivative for '", op, "' is not implemented (an input requires grad or carries a forward-mode "
+                  "tangent); detach the input or compute it without autograd");
+}
+
 Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
   check_inplace(self, op);
   EMBER_CHECK(result.sizes() == self.sizes(), op, ": output with shape ", self.sizes(),

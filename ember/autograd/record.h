@@ -124,6 +124,14 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_
 std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tensor& self, int64_t dim, bool keepdim,
                                                  const std::function<std::tuple<Tensor, Tensor>()>& impl);
 
+// cummax/cummin: values[k] = self[indices[k]] along dim, gradients scatter-added back.
+std::tuple<Tensor, Tensor> differentiable_cumulative_select(std::string_view op, const Tensor& self, int64_t dim,
+                                                            const std::function<std::tuple<Tensor, Tensor>()>& impl);
+
+// For ops whose derivative is not written yet: a clear error when an input would need it
+// (never a silently missing gradient).
+void check_no_derivative_needed(const char* op, std::initializer_list<const Tensor*> inputs);
+
 // An in-place op under autograd, computed out of place as `result` (with its history):
 // writes it into self and continues self's history from it.
 Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op);

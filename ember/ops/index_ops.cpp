@@ -290,6 +290,7 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                                 bool include_self) {
+  autograd::check_no_derivative_needed("scatter_reduce", {this, &src});
   EMBER_CHECK(reduce == "sum" || reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
               "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
   dim = maybe_wrap_dim(dim, this->dim(), "scatter_reduce");
@@ -536,6 +537,7 @@ Tensor take(const Tensor& self, const Tensor& index) {
 Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
 
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
+  autograd::check_no_derivative_needed("put", {this, &source});
   EMBER_CHECK(index.scalar_type() == kLong, "put_(): Expected a long tensor for index, but got ", index.scalar_type());
   EMBER_CHECK(scalar_type() == source.scalar_type(), "put_(): self and source expected to have the same dtype, but got "
               "self.dtype = ", scalar_type(), " and source.dtype = ", source.scalar_type());

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ember/autograd/record.h"
 #include "ember/core/parallel.h"
 #include "ember/ops/blas.h"
 #include "ember/ops/dispatch.h"
@@ -46,6 +47,7 @@ Tensor batched_eye(const Tensor& A, int64_t rows, int64_t cols) {
 // ---- QR ---------------------------------------------------------------------------------
 namespace linalg {
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
+  autograd::check_no_derivative_needed("linalg.qr", {&A});
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
   check_lapack_input(A, "linalg.qr", false);
@@ -154,6 +156,7 @@ void svd_impl(const Tensor& A, char jobz, Tensor& U, Tensor& S, Tensor& Vh) {
 
 namespace linalg {
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
+  autograd::check_no_derivative_needed("linalg.svd", {&A});
   check_lapack_input(A, "linalg.svd", false);
   Tensor U, S, Vh;
   svd_impl(A, full_matrices ? 'A' : 'S', U, S, Vh);
@@ -161,6 +164,7 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
 }
 
 Tensor svdvals(const Tensor& A) {
+  autograd::check_no_derivative_needed("linalg.svdvals", {&A});
   check_lapack_input(A, "linalg.svd", false);
   Tensor U, S, Vh;
   svd_impl(A, 'N', U, S, Vh);
@@ -179,6 +183,7 @@ char check_uplo(std::string_view uplo) {
 
 // syevd/heevd on every matrix: eigenvalues (ascending) always, eigenvectors when jobz 'V'.
 std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, char uplo, char jobz) {
+  autograd::check_no_derivative_needed("linalg.eigh", {&A});
   check_lapack_input(A, "linalg.eigh", true);
   const int64_t n = A.size(-1), B = batch_count(A);
   std::vector<int64_t> wshape(A.sizes().begin(), A.sizes().end() - 1);

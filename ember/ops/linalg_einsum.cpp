@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/linalg_utils.h"
 
@@ -103,8 +104,13 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum) 
   };
   Tensor a = left.permute(cat({&batch, &lo, &con, &ro, &rest})).reshape({bs, los, ks});
   Tensor b = right.permute(cat({&batch, &con, &ro, &lo, &rest})).reshape({bs, ks, ros});
-  Tensor c = empty({bs, los, ros}, left.options());
-  gemm_into(c, a, b, 1, 0, "einsum");
+  Tensor c;
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(a, b))) {
+    c = bmm(a, b);  // differentiable through bmm's derivative
+  } else {
+    c = empty({bs, los, ros}, left.options());
+    gemm_into(c, a, b, 1, 0, "einsum");
+  }
   // Back to the global layout: (batch, lo, ro, then the size-1 dims) and permute.
   std::vector<int64_t> order = cat({&batch, &lo, &ro}), shape;
   for (int64_t d : order) shape.push_back(left.size(d) != 1 ? left.size(d) : right.size(d));

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "ember/autograd/record.h"
 #include "ember/core/parallel.h"
 #include "ember/ops/blas.h"
 #include "ember/ops/dispatch.h"
@@ -131,6 +132,16 @@ void lu_batch(Tensor& a, std::vector<lint>& pivots, std::vector<lint>& infos) {
 
 Tensor inv_impl(const Tensor& A, const char* api) {
   check_lapack_input(A, api, true);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
+    // d inv = -inv dA inv
+    return autograd::differentiable(
+        "linalg_inv", {&A}, [&] { return inv_impl(A, api); },
+        [](const autograd::VjpCtx& c) {
+          Tensor invH = c.saved_tensor(0).transpose(-2, -1).conj();
+          return autograd::variable_list{ember::matmul(ember::matmul(invH, c.grad()), invH).neg()};
+        },
+        [](const auto& t, const Tensor& inv) { return ember::matmul(ember::matmul(inv, t(0)), inv).neg(); }, {}, /*save_result=*/true);
+  }
   // As PyTorch, a row-major real A is factorised as A^T (its buffer read column-major):
   // inv(A^T)^T = inv(A), and the failing diagonal element reported is the same as PyTorch's.
   const bool use_transpose = A.is_contiguous() && !A.is_complex();
@@ -218,6 +229,7 @@ std::vector<int64_t> batch_shape(const Tensor& A) {
 
 // Cholesky factor of every matrix; zeroes the triangle LAPACK leaves untouched.
 Tensor cholesky_impl(const Tensor& A, bool upper, const char* api) {
+  autograd::check_no_derivative_needed(api, {&A});
   check_lapack_input(A, api, true);
   Tensor a = colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
@@ -253,6 +265,34 @@ Tensor inv(const Tensor& A) { return inv_impl(A, "linalg.inv"); }
 namespace linalg {
 Tensor solve(const Tensor& A, const Tensor& B, bool left) {
   check_lapack_input(A, "linalg.solve", true);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A, B))) {
+    // X = A^-1 B (left) or B A^-1: gB = solve(A^H, g), gA = -gB X^H (left) or -X^H gB.
+    return autograd::differentiable(
+        "linalg_solve", {&A, &B}, [&] { return solve(A, B, left); },
+        [left](const autograd::VjpCtx& c) {
+          Tensor a = c.saved_tensor(0), x = c.saved_tensor(1);
+          const bool vec = x.dim() == a.dim() - 1;
+          Tensor gB = solve(a.transpose(-2, -1).conj(), c.grad(), left);
+          Tensor gA;
+          if (c.needs_input_grad(0)) {
+            Tensor g2 = vec ? gB.unsqueeze(-1) : gB, x2 = vec ? x.unsqueeze(-1) : x;
+            gA = left ? ember::matmul(g2, x2.transpose(-2, -1).conj()).neg()
+                      : ember::matmul(x2.transpose(-2, -1).conj(), g2).neg();
+          }
+          return autograd::variable_list{gA, c.needs_input_grad(1) ? gB : Tensor()};
+        },
+        [&](const auto& t, const Tensor& x) {
+          const bool vec = x.dim() == A.dim() - 1;
+          Tensor rhs = autograd::tangent_or_zeros(t(1), B);
+          if (t(0).defined()) {
+            Tensor x2 = vec ? x.unsqueeze(-1) : x;
+            Tensor p = left ? ember::matmul(t(0), x2) : ember::matmul(x2, t(0));
+            rhs = rhs.sub(vec ? p.squeeze(-1) : p);
+          }
+          return solve(A, rhs, left);
+        },
+        {{A}}, /*save_result=*/true);
+  }
   EMBER_CHECK(B.defined() && B.dim() >= 1, "linalg.solve: The input tensor B must have at least 1 dimension.");
   EMBER_CHECK(A.scalar_type() == B.scalar_type(), "linalg.solve: Expected A and B to have the same dtype, but found A "
               "of type ", A.scalar_type(), " and B of type ", B.scalar_type(), " instead");
@@ -339,6 +379,20 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
 namespace linalg {
 Tensor det(const Tensor& A) {
   check_lapack_input(A, "linalg.det", true);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
+    // d det = det tr(A^-1 dA) (A must be invertible for the derivative)
+    return autograd::differentiable(
+        "linalg_det", {&A}, [&] { return linalg::det(A); },
+        [](const autograd::VjpCtx& c) {
+          Tensor a = c.saved_tensor(0), d = c.saved_tensor(1);
+          Tensor scale = c.grad().mul(d.conj()).unsqueeze(-1).unsqueeze(-1);
+          return autograd::variable_list{scale.mul(inv(a).transpose(-2, -1).conj())};
+        },
+        [&](const auto& t, const Tensor& d) {
+          return d.mul(inv(A).transpose(-2, -1).mul(t(0)).sum(IntArrayRef{-2, -1}));
+        },
+        {{A}}, /*save_result=*/true);
+  }
   Tensor a = colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
   Tensor out = empty(batch_shape(A), A.options());
@@ -358,6 +412,28 @@ Tensor det(const Tensor& A) {
 
 std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
   check_lapack_input(A, "linalg.slogdet", true);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
+    // logabsdet: d = Re tr(A^-1 dA); the sign of a real matrix is piecewise constant.
+    EMBER_CHECK(!A.is_complex() || !autograd::needs_autograd(A), "the derivative for 'linalg.slogdet' of a complex "
+                "matrix is not implemented (use linalg.det)");
+    autograd::Recording rec({&A});
+    std::tuple<Tensor, Tensor> r;
+    {
+      autograd::BelowAutogradGuard below;
+      r = slogdet(A);
+    }
+    Tensor& logabs = std::get<1>(r);
+    if (rec.forward())
+      rec.forward_each(logabs, [&](const std::function<Tensor(size_t)>& t) {
+        return inv(A).transpose(-2, -1).mul(t(0)).sum(IntArrayRef{-2, -1});
+      });
+    if (rec.reverse())
+      rec.record("linalg_slogdet", {&logabs}, [](const autograd::VjpCtx& c) {
+        Tensor a = c.saved_tensor(0);
+        return autograd::variable_list{c.grad().unsqueeze(-1).unsqueeze(-1).mul(inv(a).transpose(-2, -1))};
+      }, {{A}});
+    return r;
+  }
   Tensor a = colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
   Tensor sign = empty(batch_shape(A), A.options());

@@ -8,6 +8,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
+#include "ember/ops/indexing.h"
 
 namespace ember {
 
@@ -108,6 +109,12 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
     DimVector shape(k, 1);
     shape[k - 1 - i] = out_len;
     indices[k - 1 - i] = index_vector(idx).view(shape);
+  }
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // the same gather through index(), which has a derivative
+    std::vector<std::optional<Tensor>> full(size_t(nd - k));
+    for (const Tensor& t : indices) full.emplace_back(t);
+    return index(self, full);
   }
   return index_dims(self, nd - k, indices, IndexErrorStyle::Advanced);
 }

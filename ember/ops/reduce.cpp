@@ -233,6 +233,22 @@ Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optio
                             [&] { return sum_like(sum_op, self, dim, keepdim, dtype, "sum"); });
 }
 Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // the sum of the non-NaN elements: their gradient passes, NaNs get zero
+    std::vector<int64_t> dims = autograd::reduced_dims(self.dim(), dim);
+    DimVector sizes(self.sizes());
+    return autograd::differentiable(
+        "nansum", {&self}, [&] { return nansum(self, dim, keepdim, dtype); },
+        [dims, keepdim, sizes](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0);
+          Tensor g = autograd::restore_reduced(c.grad(), dims, keepdim).expand(sizes);
+          return autograd::variable_list{where(x.isnan(), zeros_like(g), g)};
+        },
+        [&](const auto& t, const Tensor&) {
+          return where(self.isnan(), zeros_like(t(0)), t(0)).sum(IntArrayRef(dims), keepdim);
+        },
+        {{self}});
+  }
   EMBER_CHECK_TYPE(!self.is_complex() && !(dtype && isComplexType(*dtype)), "nansum does not support complex inputs");
   return sum_like(nansum_op, self, dim, keepdim, dtype, "nansum");
 }

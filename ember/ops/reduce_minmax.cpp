@@ -109,6 +109,11 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 
 // ---- aminmax ----------------------------------------------------------------------------------
 std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // the two extrema, each with amin/amax's derivative
+    if (dim) return {amin(self, IntArrayRef(&*dim, 1), keepdim), amax(self, IntArrayRef(&*dim, 1), keepdim)};
+    return {amin(self, {}, keepdim), amax(self, {}, keepdim)};
+  }
   check_not_complex(self, "aminmax");
   DimMask mask = dim ? make_dim_mask(IntArrayRef(&*dim, 1), self.dim(), "aminmax")
                      : make_dim_mask(std::nullopt, self.dim(), "aminmax");

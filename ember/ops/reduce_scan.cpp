@@ -87,23 +87,98 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) 
   }
   return cum_sum_prod(cumsum_op, self, dim, dtype);
 }
+namespace {
+// cumprod's derivatives, exact with zeros. Before the first zero of a line, d y_k / d x_i
+// = y_k / x_i; at the first zero f, d y_k / d x_f = cumprod(x with x_f := 1)_k; after it,
+// zero. Written in differentiable ops.
+Tensor cumprod_with_first_zero_as_one(const Tensor& x, int64_t d, Tensor& before, Tensor& first) {
+  Tensor is_zero = x.eq(0);
+  Tensor zeros_so_far = is_zero.to(kLong).cumsum(d);  // inclusive
+  before = zeros_so_far.eq(0);
+  first = is_zero.logical_and(zeros_so_far.eq(1));
+  return where(first, ones_like(x), x).cumprod(d);
+}
+Tensor reverse_cumsum(const Tensor& t, int64_t d) { return t.flip({d}).cumsum(d).flip({d}); }
+}  // namespace
+
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    const int64_t d = self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim());
+    return autograd::differentiable(
+        "cumprod", {&self}, [&] { return cumprod(self, dim, dtype); },
+        [d](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0), y = c.saved_tensor(1), g = c.grad();
+          if (x.dim() == 0) return autograd::variable_list{g};
+          Tensor before, first;
+          Tensor z = cumprod_with_first_zero_as_one(x, d, before, first);
+          Tensor safe = where(before, x, ones_like(x));
+          Tensor g_before = reverse_cumsum(g.mul(y.conj()), d).div(safe.conj());
+          Tensor g_first = reverse_cumsum(g.mul(z.conj()), d);
+          return autograd::variable_list{where(before, g_before, where(first, g_first, zeros_like(g_first)))};
+        },
+        [&](const auto& t, const Tensor& y) {
+          Tensor tg = t(0);
+          if (self.dim() == 0) return tg;
+          Tensor before, first;
+          Tensor z = cumprod_with_first_zero_as_one(self, d, before, first);
+          Tensor safe = where(before, self, ones_like(self));
+          Tensor t_before = y.mul(tg.div(safe).cumsum(d));
+          Tensor t_first = where(first, tg, zeros_like(tg)).sum(d, true).mul(z);
+          // past the first zero only the first zero's tangent contributes
+          return where(before, t_before, t_first);
+        },
+        {{self}}, /*save_result=*/true);
+  }
   return cum_sum_prod(cumprod_op, self, dim, dtype);
 }
 
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) return autograd::differentiable_cumulative_select("cummax", self, dim, [&] { return cummax(self, dim); });
   EMBER_CHECK_TYPE(!self.is_complex(), "cummax: not implemented for complex dtype ", self.scalar_type());
   Tensor idx;
   Tensor v = run_scan(cummax_op, self, dim, self.scalar_type(), &idx);
   return {v, idx};
 }
 std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) return autograd::differentiable_cumulative_select("cummin", self, dim, [&] { return cummin(self, dim); });
   EMBER_CHECK_TYPE(!self.is_complex(), "cummin: not implemented for complex dtype ", self.scalar_type());
   Tensor idx;
   Tensor v = run_scan(cummin_op, self, dim, self.scalar_type(), &idx);
   return {v, idx};
 }
 Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // d y_k / d x_i = exp(x_i - y_k) for i <= k: each term is computed shifted by y_k in
+    // log space (no overflow), as a logcumsumexp of the reversed sequence per sign of g.
+    // (log is taken of a safe value where the other branch is chosen, so that second
+    // derivatives stay finite.)
+    const int64_t d = self.dim() == 0 ? 0 : maybe_wrap_dim(dim, self.dim());
+    return autograd::differentiable(
+        "logcumsumexp", {&self}, [&] { return logcumsumexp(self, dim); },
+        [d](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0), y = c.saved_tensor(1), g = c.grad();
+          if (x.dim() == 0) return autograd::variable_list{g};
+          y = where(y.isneginf(), zeros_like(y), y);  // an all -inf prefix contributes exp(-inf) = 0
+          auto part = [&](const Tensor& w) {  // sum_{k>=i} w_k exp(x_i - y_k), w >= 0
+            Tensor lw = where(w.gt(0), where(w.gt(0), w, ones_like(w)).log(), full_like(w, -INFINITY));
+            Tensor s = lw.sub(y).flip({d}).logcumsumexp(d).flip({d});
+            return s.add(x).exp();
+          };
+          return autograd::variable_list{part(g.clamp_min(0)).sub(part(g.neg().clamp_min(0)))};
+        },
+        [&](const auto& t, const Tensor& y) {
+          // sum_{i<=k} t_i exp(x_i - y_k), per sign of t in log space
+          Tensor w = t(0);
+          if (self.dim() == 0) return w;
+          Tensor ys = where(y.isneginf(), zeros_like(y), y);
+          auto part = [&](const Tensor& v) {
+            Tensor lv = where(v.gt(0), where(v.gt(0), v, ones_like(v)).log(), full_like(v, -INFINITY));
+            return lv.add(self).logcumsumexp(d).sub(ys).exp();
+          };
+          return part(w.clamp_min(0)).sub(part(w.neg().clamp_min(0)));
+        },
+        {{self}}, /*save_result=*/true);
+  }
   EMBER_CHECK_TYPE(self.is_floating_point(), "logcumsumexp: expected a floating point input, got ", self.scalar_type());
   return run_scan(logcumsumexp_op, self, dim, self.scalar_type(), nullptr);
 }

@@ -208,6 +208,7 @@ T lerp(T a, T b, T w) {
 
 Tensor quantile_impl(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                      std::string_view interpolation, bool ignore_nan) {
+  autograd::check_no_derivative_needed(ignore_nan ? "nanquantile" : "quantile", {&self});
   check_host(self, "quantile");
   check_host(q, "quantile");
   EMBER_CHECK(self.numel() > 0, "quantile() input tensor must be non-empty");

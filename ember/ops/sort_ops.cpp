@@ -240,6 +240,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_impl(const Tensor& self, int64_t d
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  autograd::check_no_derivative_needed("unique", {&self});
   // The result is always sorted (sorted=false only means the order is unspecified).
   (void)sorted;
   check_sortable("unique", self);
