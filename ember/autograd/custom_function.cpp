@@ -52,9 +52,14 @@ variable_list CppNodeBase::apply(variable_list&& grads) {
       }
   variable_list r = call_backward(std::move(grads));
   const size_t n_args = is_tensor_arg_.size();
-  EMBER_CHECK(r.size() == n_args || r.size() == num_outputs(), "function ", name_,
-              " returned an incorrect number of gradients (expected ", n_args, ", got ", r.size(), ")");
-  if (r.size() == num_outputs() && r.size() != n_args) return r;
+  // Extra trailing gradients are allowed when undefined (defaulted forward arguments), as in LibTorch.
+  if (r.size() > n_args) {
+    bool extra_undefined = true;
+    for (size_t i = n_args; i < r.size(); ++i) extra_undefined = extra_undefined && !r[i].defined();
+    if (extra_undefined) r.resize(n_args);
+  }
+  EMBER_CHECK(r.size() == n_args, "function ", name_, " returned an incorrect number of gradients (expected ", n_args,
+              ", got ", r.size(), ")");
   // One gradient per forward argument; keep those of tensor arguments.
   variable_list out;
   for (size_t i = 0; i < n_args; ++i) {

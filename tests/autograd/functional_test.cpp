@@ -93,6 +93,40 @@ TEST(CustomFunction, OutputsNonDifferentiableAndDirty) {
                                   {randn({3}, dtype(kDouble)).requires_grad_()}));
 }
 
+// Two outputs; backward sees undefined gradients for unused outputs when materialization
+// is off.
+struct TwoOut : autograd::Function<TwoOut> {
+  static variable_list forward(AutogradContext* ctx, const Tensor& x) {
+    ctx->set_materialize_grads(false);
+    return {x.mul(2), x.mul(3)};
+  }
+  static variable_list backward(AutogradContext*, variable_list g) {
+    EXPECT_TRUE(g[0].defined());
+    EXPECT_FALSE(g[1].defined());  // output 1 was not used
+    return {g[0].mul(2)};
+  }
+};
+struct WrongCount : autograd::Function<WrongCount> {
+  static Tensor forward(AutogradContext*, const Tensor& x) { return x.mul(1); }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0], g[0]}; }
+};
+
+TEST(CustomFunction, MaterializeGradsAndGradientCount) {
+  Tensor x = randn({3}, dtype(kDouble)).requires_grad_();
+  TwoOut::apply(x)[0].sum().backward();
+  EXPECT_TENSOR_CLOSE(x.grad(), full({3}, 2.0, dtype(kDouble)));
+  EXPECT_ERROR_WITH(WrongCount::apply(x).sum().backward(), "returned an incorrect number of gradients (expected 1, got 2)");
+}
+
+TEST(Functional, CreateGraphKeepsTheResultDifferentiable) {
+  Tensor x = tensor({0.5, 1.5}, dtype(kDouble)).requires_grad_();
+  auto f = [](const variable_list& v) { return variable_list{v[0].pow(3)}; };
+  auto [out, g] = F::vjp(f, {x}, {ones({2}, dtype(kDouble))}, /*create_graph=*/true);
+  ASSERT_TRUE(g[0].requires_grad());  // 3 x^2, still a function of x
+  Tensor gg = autograd::grad({g[0].sum()}, {x})[0];
+  EXPECT_TENSOR_CLOSE(gg, x.detach().mul(6));
+}
+
 TEST(Gradcheck, CatchesAWrongDerivativeAndPassesRightOnes) {
   Tensor x = randn({4}, dtype(kDouble)).requires_grad_();
   autograd::GradcheckOptions quiet;
