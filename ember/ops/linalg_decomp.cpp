@@ -164,8 +164,21 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
 }
 
 Tensor svdvals(const Tensor& A) {
-  autograd::check_no_derivative_needed("linalg.svdvals", {&A});
   check_lapack_input(A, "linalg.svd", false);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
+    // The values come from the SVD; the derivatives (of every order, both modes) from the
+    // same values written differentiably: the square roots of the eigenvalues of the
+    // smaller Gram matrix (exact for distinct, non-zero singular values).
+    Tensor U, S, Vh;
+    {
+      autograd::BelowAutogradGuard below;
+      svd_impl(A, 'N', U, S, Vh);
+    }
+    Tensor AH = A.transpose(-2, -1).conj();
+    Tensor gram = A.size(-2) >= A.size(-1) ? ember::matmul(AH, A) : ember::matmul(A, AH);
+    Tensor sv = eigvalsh(gram).flip({-1}).clamp_min(0).sqrt();
+    return S.add(sv.sub(sv.detach()));
+  }
   Tensor U, S, Vh;
   svd_impl(A, 'N', U, S, Vh);
   return S;
@@ -182,8 +195,58 @@ char check_uplo(std::string_view uplo) {
 }
 
 // syevd/heevd on every matrix: eigenvalues (ascending) always, eigenvectors when jobz 'V'.
+std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, char uplo, char jobz);
+
+// eigh's derivatives (A = V diag(w) V^H, distinct eigenvalues), with E_ij = 1/(w_j - w_i)
+// off the diagonal: dw = Re diag(V^H dA V), dV = V (E o V^H dA V);
+// gA = V (diag(gw) + E o V^H gV) V^H.
+std::tuple<Tensor, Tensor> differentiable_eigh(const Tensor& A, char uplo, char jobz) {
+  autograd::Recording rec({&A});
+  std::tuple<Tensor, Tensor> r;
+  {
+    autograd::BelowAutogradGuard below;
+    r = eigh_impl(A, uplo, 'V');
+  }
+  auto& [w, V] = r;
+  auto gaps = [](const Tensor& ev) {
+    Tensor d = ev.unsqueeze(-2).sub(ev.unsqueeze(-1));  // d_ij = w_j - w_i
+    Tensor tie = d.eq(0);  // the diagonal (and exact ties) contribute nothing
+    Tensor E = where(tie, ones_like(d), d).reciprocal();  // never 1/0, so second derivatives stay finite
+    return where(tie, zeros_like(E), E);
+  };
+  auto mH = [](const Tensor& X) { return X.transpose(-2, -1).conj(); };
+  const bool vectors = jobz == 'V';
+  if (rec.forward()) {
+    auto X = [&](const std::function<Tensor(size_t)>& t) { return ember::matmul(ember::matmul(mH(V), t(0)), V); };
+    rec.forward_each(w, [&](const std::function<Tensor(size_t)>& t) { return real(X(t).diagonal(0, -2, -1)); });
+    // V's tangent also when only w is returned: the backward formula reads V, so a
+    // forward-over-reverse pass needs it.
+    if (vectors || rec.reverse())
+      rec.forward_each(V, [&](const std::function<Tensor(size_t)>& t) {
+        return ember::matmul(V, X(t).mul(gaps(w).to(V.scalar_type())));
+      });
+  }
+  if (rec.reverse()) {
+    // V is an output of the node even when not returned, so that the backward formula,
+    // which reads it, is itself differentiable (grad of grad).
+    std::vector<Tensor> outs{w, V};
+    rec.record("linalg_eigh", outs, [gaps, mH](const autograd::VjpCtx& c) {
+      Tensor ev = c.saved_tensor(0), vecs = c.saved_tensor(1);
+      Tensor inner;
+      if (c.grads[0].defined()) inner = c.grad(0).to(vecs.scalar_type()).diag_embed(0, -2, -1);
+      if (c.grads.size() > 1 && c.grads[1].defined()) {
+        Tensor t = ember::matmul(mH(vecs), c.grad(1)).mul(gaps(ev).to(vecs.scalar_type()));
+        inner = inner.defined() ? inner.add(t) : t;
+      }
+      return autograd::variable_list{ember::matmul(ember::matmul(vecs, inner), mH(vecs))};
+    }, {{w, true}, {V, true}});
+  }
+  if (!vectors) V = Tensor();
+  return r;
+}
+
 std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, char uplo, char jobz) {
-  autograd::check_no_derivative_needed("linalg.eigh", {&A});
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) return differentiable_eigh(A, uplo, jobz);
   check_lapack_input(A, "linalg.eigh", true);
   const int64_t n = A.size(-1), B = batch_count(A);
   std::vector<int64_t> wshape(A.sizes().begin(), A.sizes().end() - 1);

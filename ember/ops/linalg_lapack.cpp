@@ -228,9 +228,36 @@ std::vector<int64_t> batch_shape(const Tensor& A) {
 }
 
 // Cholesky factor of every matrix; zeroes the triangle LAPACK leaves untouched.
+namespace {
+// tril with the diagonal halved (the "phi" of the Cholesky derivative).
+Tensor phi(const Tensor& X) {
+  Tensor t = X.tril();
+  return t.sub(t.diagonal(0, -2, -1).mul(0.5).diag_embed(0, -2, -1));
+}
+Tensor mH_(const Tensor& X) { return X.transpose(-2, -1).conj(); }
+}  // namespace
+
 Tensor cholesky_impl(const Tensor& A, bool upper, const char* api) {
-  autograd::check_no_derivative_needed(api, {&A});
   check_lapack_input(A, api, true);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
+    // A = L L^H: dL = L phi(L^-1 dA L^-H); gA = sym(L^-H phi(L^H gL) L^-1).
+    return autograd::differentiable(
+        api, {&A}, [&] { return cholesky_impl(A, upper, api); },
+        [upper](const autograd::VjpCtx& c) {
+          Tensor L = c.saved_tensor(0), gL = c.grad();
+          if (upper) L = mH_(L), gL = mH_(gL);
+          Tensor Linv = linalg::inv(L);
+          Tensor gA = ember::matmul(ember::matmul(mH_(Linv), phi(ember::matmul(mH_(L), gL))), Linv);
+          return autograd::variable_list{gA.add(mH_(gA)).mul(0.5)};
+        },
+        [&](const auto& t, const Tensor& R) {
+          Tensor L = upper ? mH_(R) : R;
+          Tensor Linv = linalg::inv(L);
+          Tensor dL = ember::matmul(L, phi(ember::matmul(ember::matmul(Linv, t(0)), mH_(Linv))));
+          return upper ? mH_(dL) : dL;
+        },
+        {}, /*save_result=*/true);
+  }
   Tensor a = colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
   if (a.numel() == 0) return a;

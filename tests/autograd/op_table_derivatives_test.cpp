@@ -194,6 +194,22 @@ std::vector<Case> cases() {
   add("mm", "linalg.solve batch of vectors", one([](V v) {
         return linalg::solve(v[0].add(eye(3, v[0].options()).mul(3)), v[1]);
       }), [](ScalarType dt) { return variable_list{R({2, 3, 3}, dt), R({2, 3}, dt)}; });
+  // symmetric positive definite / Hermitian inputs built from a free matrix
+  auto spd = [](const Tensor& a) { return ember::matmul(a, a.transpose(-2, -1).conj()).add(eye(3, a.options()).mul(3)); };
+  auto herm = [](const Tensor& a) { return a.add(a.transpose(-2, -1).conj()).mul(0.5); };
+  add("mm", "linalg.cholesky", one([spd](V v) { return linalg::cholesky(spd(v[0])); }),
+      [](ScalarType dt) { return variable_list{R({2, 3, 3}, dt)}; }, true);
+  add("mm", "cholesky upper", one([spd](V v) { return cholesky(spd(v[0]), /*upper=*/true); }),
+      [](ScalarType dt) { return variable_list{R({3, 3}, dt)}; });
+  add("mm", "linalg.eigvalsh", one([herm](V v) { return linalg::eigvalsh(herm(v[0])); }),
+      [](ScalarType dt) { return variable_list{R({2, 3, 3}, dt)}; }, true);
+  // eigenvectors up to sign: a gauge-invariant function of them (V diag(w^2) V^H)
+  add("mm", "linalg.eigh vectors", one([herm](V v) {
+        auto [w, Q] = linalg::eigh(herm(v[0]));
+        return ember::matmul(Q.mul(w.square().unsqueeze(-2)), Q.transpose(-2, -1));
+      }), [](ScalarType dt) { return variable_list{R({3, 3}, dt)}; });
+  add("mm", "linalg.svdvals", one([](V v) { return linalg::svdvals(v[0]); }),
+      [](ScalarType dt) { return variable_list{R({2, 4, 3}, dt)}; }, true);
   add("index", "pad reflect", one([](V v) { return pad(v[0].unsqueeze(0), {2, 1}, "reflect"); }), x34, true);
   add("index", "pad circular", one([](V v) { return pad(v[0].unsqueeze(0), {1, 2}, "circular"); }), x34);
   add("index", "repeat_interleave", one([](V v) { return v[0].repeat_interleave(tensor(std::vector<int64_t>{1, 0, 3}), 0); }), x34);
@@ -231,8 +247,6 @@ TEST(OpTableDerivatives, OpsWithoutADerivativeSayWhich) {
   Tensor a = randn({3, 3}, dtype(kDouble)).requires_grad_();
   EXPECT_ERROR_WITH(linalg::svd(a), "the derivative for 'linalg.svd' is not implemented");
   EXPECT_ERROR_WITH(linalg::qr(a), "the derivative for 'linalg.qr' is not implemented");
-  EXPECT_ERROR_WITH(linalg::eigh(a), "the derivative for 'linalg.eigh' is not implemented");
-  EXPECT_ERROR_WITH(linalg::cholesky(a), "linalg.cholesky' is not implemented");
   EXPECT_ERROR_WITH(quantile(a, 0.5), "the derivative for 'quantile' is not implemented");
   EXPECT_ERROR_WITH(_unique2(a), "the derivative for 'unique' is not implemented");
   EXPECT_ERROR_WITH(zeros({3, 3}, dtype(kDouble)).scatter_reduce(0, zeros({1, 3}, dtype(kLong)), a, "amax"),
