@@ -302,7 +302,7 @@ void OpNode::release_variables() {
 void check_inplace(const Tensor& self, const char* op) {
   if (!GradMode::is_enabled()) return;
   AutogradMeta* m = get_meta(self);
-  if (m && !m->grad_fn_ && m->requires_grad_ && !m->is_view_)
+  if (m && !m->grad_fn_ && m->requires_grad_)
     EMBER_ERROR(op, ": a leaf Variable that requires grad is being used in an in-place operation.");
   if (m && m->is_view_ && m->base_.defined() && m->base_.is_leaf() && m->base_.requires_grad())
     EMBER_ERROR(op, ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
@@ -642,7 +642,8 @@ void view_hook(const Tensor& base, Tensor& view) {
   if (rev) {
     // Views of views are windows of the root base (which does not overlap itself, unlike
     // an expanded intermediate view).
-    const Tensor& root = bm && bm->is_view_ && bm->base_.defined() ? bm->base_ : base;
+    // A view that was made a leaf (requires_grad_ on it) is its own root.
+    const Tensor& root = bm && bm->is_view_ && bm->base_.defined() && bm->grad_fn_ ? bm->base_ : base;
     auto node = std::make_shared<AsStridedBackward>(root, view);
     node->set_next_edges({gradient_edge(root)});
     AutogradMeta* m = materialize_meta(view);

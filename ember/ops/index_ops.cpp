@@ -264,6 +264,27 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 }
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, src)) && (reduce == "sum" || reduce == "mean")) {
+    // N: how many values each position of the result combines (self counted when included).
+    const bool mean = reduce == "mean";
+    Tensor n;
+    {
+      autograd::BelowAutogradGuard below;
+      n = (include_self ? ones_like(self) : zeros_like(self)).scatter_add(dim, index, ones_like(src));
+    }
+    return autograd::differentiable(
+        "scatter_reduce", {&self, &src}, [&] { return scatter_reduce(self, dim, index, src, reduce, include_self); },
+        [dim, index, n, mean, include_self](const autograd::VjpCtx& c) {
+          Tensor g = mean ? c.grad().div(n.clamp_min(1)) : c.grad();
+          Tensor gs = include_self ? g : where(n.eq(0), c.grad(), zeros_like(g));
+          return autograd::variable_list{c.needs_input_grad(0) ? gs : Tensor(),
+                                         c.needs_input_grad(1) ? g.gather(dim, index) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor ts = autograd::tangent_or_zeros(t(0), r), tsrc = autograd::tangent_or_zeros(t(1), src);
+          return scatter_reduce(ts, dim, index, tsrc, reduce, include_self);
+        });
+  }
   Tensor r = self.clone();
   return r.scatter_reduce_(dim, index, src, reduce, include_self);
 }
@@ -537,7 +558,8 @@ Tensor take(const Tensor& self, const Tensor& index) {
 Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
 
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
-  autograd::check_no_derivative_needed("put", {this, &source});
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
+    return autograd::assign_inplace(*this, ember::put(*this, index, source, accumulate), "put_");
   EMBER_CHECK(index.scalar_type() == kLong, "put_(): Expected a long tensor for index, but got ", index.scalar_type());
   EMBER_CHECK(scalar_type() == source.scalar_type(), "put_(): self and source expected to have the same dtype, but got "
               "self.dtype = ", scalar_type(), " and source.dtype = ", source.scalar_type());
@@ -556,9 +578,24 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
   return *this;
 }
 Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source))) return ember::put(*this, index, source, accumulate);
   return clone().put_(index, source, accumulate);
 }
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, source))) {
+    DimVector source_sizes(source.sizes());
+    return autograd::differentiable(
+        "put", {&self, &source}, [&] { return self.put(index, source, accumulate); },
+        [index, accumulate, source_sizes](const autograd::VjpCtx& c) {
+          Tensor gs;
+          if (c.needs_input_grad(0))
+            gs = accumulate ? c.grad() : c.grad().put(index, zeros(source_sizes, c.grad().options()), false);
+          return autograd::variable_list{gs, c.needs_input_grad(1) ? c.grad().take(index).view(source_sizes) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          return autograd::tangent_or_zeros(t(0), r).put(index, autograd::tangent_or_zeros(t(1), source), accumulate);
+        });
+  }
   return self.put(index, source, accumulate);
 }
 

@@ -208,7 +208,39 @@ T lerp(T a, T b, T w) {
 
 Tensor quantile_impl(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                      std::string_view interpolation, bool ignore_nan) {
-  autograd::check_no_derivative_needed(ignore_nan ? "nanquantile" : "quantile", {&self});
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
+    // The value from the kernel; the derivatives from the same quantile written with
+    // sort (which scatters gradients back) and linear interpolation of neighbours.
+    Tensor exact;
+    {
+      autograd::BelowAutogradGuard below;
+      exact = quantile_impl(self, q, dim, keepdim, interpolation, ignore_nan);
+    }
+    bool has_nan;
+    {
+      autograd::BelowAutogradGuard below;
+      has_nan = self.isnan().any().item<bool>();
+    }
+    EMBER_CHECK(!has_nan, ignore_nan ? "nanquantile" : "quantile", ": the derivative with NaN inputs is not implemented");
+    const Interp mode = parse_interpolation(interpolation);
+    Tensor lines = dim ? lines_along(self, maybe_wrap_dim(*dim, self.dim(), "quantile")) : self.reshape({1, -1});
+    Tensor sorted = std::get<0>(lines.sort(1));
+    const int64_t len = lines.size(1);
+    Tensor qd = q.to(kDouble).reshape({-1});
+    std::vector<Tensor> parts;
+    for (int64_t k = 0; k < qd.numel(); ++k) {
+      const double rank = qd[k].item<double>() * double(len - 1);
+      int64_t lo = int64_t(std::floor(rank)), hi = int64_t(std::ceil(rank));
+      double w = rank - double(lo);
+      if (mode == Interp::Lower) hi = lo, w = 0;
+      if (mode == Interp::Higher) lo = hi, w = 0;
+      if (mode == Interp::Nearest) lo = hi = int64_t(std::nearbyint(rank)), w = 0;
+      if (mode == Interp::Midpoint) w = lo == hi ? 0 : 0.5;
+      parts.push_back(sorted.select(1, lo).mul(1 - w).add(sorted.select(1, hi).mul(w)));
+    }
+    Tensor composite = stack(parts, 0).reshape(exact.sizes());
+    return exact.add(composite.sub(composite.detach()));
+  }
   check_host(self, "quantile");
   check_host(q, "quantile");
   EMBER_CHECK(self.numel() > 0, "quantile() input tensor must be non-empty");

@@ -294,6 +294,14 @@ TEST(Autograd, InplaceOpsRebaseHistoryAndVersionChecks) {
   EXPECT_TENSOR_CLOSE(p.grad(), tensor({1.0, 10.0, 1.0}, dtype(kDouble)));
 }
 
+TEST(Autograd, AViewMadeALeafIsItsOwnRoot) {
+  Tensor base = arange(6, dtype(kDouble));
+  Tensor v = base.view({2, 3}).requires_grad_();  // a view of a plain tensor, made a leaf
+  v.t().mul(2).sum().backward();                   // a view of the leaf, then ops
+  EXPECT_TENSOR_EQ(v.grad(), full({2, 3}, 2.0, dtype(kDouble)));
+  EXPECT_ERROR_WITH(v.mul_(2), "a leaf Variable that requires grad is being used in an in-place operation");
+}
+
 TEST(Autograd, ForwardModeBasics) {
   Tensor x = tensor({0.5, 1.5}, dtype(kDouble));
   Tensor v = tensor({1.0, -2.0}, dtype(kDouble));

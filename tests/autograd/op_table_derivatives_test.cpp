@@ -210,6 +210,20 @@ std::vector<Case> cases() {
       }), [](ScalarType dt) { return variable_list{R({3, 3}, dt)}; });
   add("mm", "linalg.svdvals", one([](V v) { return linalg::svdvals(v[0]); }),
       [](ScalarType dt) { return variable_list{R({2, 4, 3}, dt)}; }, true);
+  add("index", "put", one([](V v) { return v[0].put(L({0, 5, 11}), v[1], false); }),
+      [](ScalarType dt) { return variable_list{R({3, 4}, dt), R({3}, dt)}; }, true);
+  add("index", "put accumulate", one([](V v) { return v[0].put(L({0, 5, 5}), v[1], true); }),
+      [](ScalarType dt) { return variable_list{R({3, 4}, dt), R({3}, dt)}; });
+  add("scatter_gather", "scatter_reduce sum", one([](V v) {
+        return v[0].scatter_reduce(1, L({0, 0, 3, 1, 1, 1}).view({2, 3}), v[1], "sum", false);
+      }), [](ScalarType dt) { return variable_list{R({3, 4}, dt), R({2, 3}, dt)}; }, true);
+  add("scatter_gather", "scatter_reduce mean", one([](V v) {
+        return v[0].scatter_reduce(1, L({0, 0, 3, 1, 1, 1}).view({2, 3}), v[1], "mean", true);
+      }), [](ScalarType dt) { return variable_list{R({3, 4}, dt), R({2, 3}, dt)}; });
+  add("sort", "quantile linear", one([](V v) { return v[0].quantile(0.3, 1); }), [](ScalarType) { return variable_list{D({3, 5})}; });
+  add("sort", "quantile midpoint, q list", one([](V v) {
+        return v[0].quantile(tensor({0.25, 0.9}, dtype(kDouble)), std::nullopt, false, "midpoint");
+      }), [](ScalarType) { return variable_list{D({3, 5})}; });
   add("index", "pad reflect", one([](V v) { return pad(v[0].unsqueeze(0), {2, 1}, "reflect"); }), x34, true);
   add("index", "pad circular", one([](V v) { return pad(v[0].unsqueeze(0), {1, 2}, "circular"); }), x34);
   add("index", "repeat_interleave", one([](V v) { return v[0].repeat_interleave(tensor(std::vector<int64_t>{1, 0, 3}), 0); }), x34);
@@ -247,10 +261,10 @@ TEST(OpTableDerivatives, OpsWithoutADerivativeSayWhich) {
   Tensor a = randn({3, 3}, dtype(kDouble)).requires_grad_();
   EXPECT_ERROR_WITH(linalg::svd(a), "the derivative for 'linalg.svd' is not implemented");
   EXPECT_ERROR_WITH(linalg::qr(a), "the derivative for 'linalg.qr' is not implemented");
-  EXPECT_ERROR_WITH(quantile(a, 0.5), "the derivative for 'quantile' is not implemented");
   EXPECT_ERROR_WITH(_unique2(a), "the derivative for 'unique' is not implemented");
   EXPECT_ERROR_WITH(zeros({3, 3}, dtype(kDouble)).scatter_reduce(0, zeros({1, 3}, dtype(kLong)), a, "amax"),
                     "scatter_reduce");
+  EXPECT_ERROR_WITH(quantile(a.mul(NAN), 0.5), "NaN inputs");
   // without grad the same calls work
   NoGradGuard g;
   EXPECT_NO_THROW(linalg::svd(a));
