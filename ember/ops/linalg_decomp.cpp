@@ -156,8 +156,62 @@ void svd_impl(const Tensor& A, char jobz, Tensor& U, Tensor& S, Tensor& Vh) {
 
 namespace linalg {
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
-  autograd::check_no_derivative_needed("linalg.svd", {&A});
   check_lapack_input(A, "linalg.svd", false);
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
+    // Reduced SVD A = U S V^H with distinct non-zero singular values (the full_matrices
+    // extra columns are not determined by A, so no derivative flows through them).
+    EMBER_CHECK(!full_matrices || A.size(-1) == A.size(-2), "linalg.svd: the derivative with full_matrices=True of a "
+                "non-square matrix is not defined; use full_matrices=False");
+    autograd::Recording rec({&A});
+    Tensor U, S, Vh;
+    {
+      autograd::BelowAutogradGuard below;
+      svd_impl(A, 'S', U, S, Vh);
+    }
+    auto mH = [](const Tensor& X) { return X.transpose(-2, -1).conj(); };
+    // F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it (never divides by 0).
+    auto gaps = [](const Tensor& sv) {
+      Tensor s2 = sv.square();
+      Tensor d = s2.unsqueeze(-2).sub(s2.unsqueeze(-1));
+      Tensor tie = d.eq(0);
+      return where(tie, zeros_like(d), where(tie, ones_like(d), d).reciprocal());
+    };
+    if (rec.reverse()) {
+      rec.record("linalg_svd", std::vector<Tensor>{U, S, Vh}, [mH, gaps](const autograd::VjpCtx& c) {
+        Tensor u = c.saved_tensor(0), sv = c.saved_tensor(1), vh = c.saved_tensor(2);
+        Tensor v = mH(vh);
+        const ScalarType t = u.scalar_type();
+        Tensor Sm = sv.to(t).diag_embed(0, -2, -1), Sinv = sv.reciprocal().to(t).diag_embed(0, -2, -1);
+        Tensor F = gaps(sv).to(t);
+        Tensor inner = c.grads[1].defined() ? c.grad(1).to(t).diag_embed(0, -2, -1) : zeros_like(Sm);
+        Tensor extra;
+        if (c.grads[0].defined()) {
+          Tensor gU = c.grad(0), UhgU = ember::matmul(mH(u), gU);
+          Tensor J = F.mul(UhgU);
+          inner = inner.add(ember::matmul(J.add(mH(J)), Sm));
+          if (u.is_complex())  // the phase direction of each (u_i, v_i) pair
+            inner = inner.add(ember::matmul(Sinv, imag(UhgU.diagonal(0, -2, -1)).to(t).mul(Scalar(Complex<double>(0, 1))).diag_embed(0, -2, -1)).mul(0.5));
+          // the part of gU outside U's column space
+          Tensor out = gU.sub(ember::matmul(u, UhgU));
+          extra = ember::matmul(ember::matmul(out, Sinv), vh);
+        }
+        if (c.grads[2].defined()) {
+          Tensor gV = mH(c.grad(2)), VhgV = ember::matmul(vh, gV);
+          Tensor K = F.mul(VhgV);
+          inner = inner.add(ember::matmul(Sm, K.add(mH(K))));
+          if (u.is_complex())
+            inner = inner.sub(ember::matmul(Sinv, imag(VhgV.diagonal(0, -2, -1)).to(t).mul(Scalar(Complex<double>(0, 1))).diag_embed(0, -2, -1)).mul(0.5));
+          Tensor out = gV.sub(ember::matmul(v, VhgV));
+          Tensor e2 = ember::matmul(ember::matmul(u, Sinv), mH(out));
+          extra = extra.defined() ? extra.add(e2) : e2;
+        }
+        Tensor gA = ember::matmul(ember::matmul(u, inner), vh);
+        return autograd::variable_list{extra.defined() ? gA.add(extra) : gA};
+      }, {{U, true}, {S, true}, {Vh, true}});
+    }
+    EMBER_CHECK(!rec.forward(), "the forward-mode derivative for 'linalg.svd' is not implemented (linalg.svdvals has one)");
+    return {U, S, Vh};
+  }
   Tensor U, S, Vh;
   svd_impl(A, full_matrices ? 'A' : 'S', U, S, Vh);
   return {U, S, Vh};

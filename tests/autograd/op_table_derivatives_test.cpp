@@ -20,6 +20,7 @@ struct Case {
   std::function<variable_list(const variable_list&)> fn;
   std::function<variable_list(ScalarType)> inputs;
   bool complex = false;  // also run in complex double
+  bool forward = true;   // has a forward-mode derivative
 };
 
 Tensor R(IntArrayRef shape, ScalarType dt) {
@@ -210,6 +211,17 @@ std::vector<Case> cases() {
       }), [](ScalarType dt) { return variable_list{R({3, 3}, dt)}; });
   add("mm", "linalg.svdvals", one([](V v) { return linalg::svdvals(v[0]); }),
       [](ScalarType dt) { return variable_list{R({2, 4, 3}, dt)}; }, true);
+  // U S^2 V^H: invariant under the sign/phase freedom of singular vector pairs
+  add("mm", "linalg.svd", one([](V v) {
+        auto [U, S, Vh] = linalg::svd(v[0], false);
+        return ember::matmul(U.mul(S.square().to(U.scalar_type()).unsqueeze(-2)), Vh);
+      }), [](ScalarType dt) { return variable_list{R({4, 3}, dt)}; });
+  c.back().forward = false;
+  add("mm", "linalg.svd wide, U only", one([](V v) {
+        auto [U, S, Vh] = linalg::svd(v[0], false);
+        return ember::matmul(U.mul(S.to(U.scalar_type()).unsqueeze(-2)), U.transpose(-2, -1).conj());
+      }), [](ScalarType dt) { return variable_list{R({3, 5}, dt)}; }, true);
+  c.back().forward = false;
   add("index", "put", one([](V v) { return v[0].put(L({0, 5, 11}), v[1], false); }),
       [](ScalarType dt) { return variable_list{R({3, 4}, dt), R({3}, dt)}; }, true);
   add("index", "put accumulate", one([](V v) { return v[0].put(L({0, 5, 5}), v[1], true); }),
@@ -259,7 +271,7 @@ const std::set<std::string> kPending = {};
 
 TEST(OpTableDerivatives, OpsWithoutADerivativeSayWhich) {
   Tensor a = randn({3, 3}, dtype(kDouble)).requires_grad_();
-  EXPECT_ERROR_WITH(linalg::svd(a), "the derivative for 'linalg.svd' is not implemented");
+  EXPECT_ERROR_WITH(linalg::svd(randn({3, 2}, dtype(kDouble)).requires_grad_()), "full_matrices=False");
   EXPECT_ERROR_WITH(linalg::qr(a), "the derivative for 'linalg.qr' is not implemented");
   EXPECT_ERROR_WITH(_unique2(a), "the derivative for 'unique' is not implemented");
   EXPECT_ERROR_WITH(zeros({3, 3}, dtype(kDouble)).scatter_reduce(0, zeros({1, 3}, dtype(kLong)), a, "amax"),
@@ -285,7 +297,7 @@ TEST(OpTableDerivatives, EveryEntryIsCoveredOrListed) {
 void run_case(const Case& k, ScalarType dt) {
   SCOPED_TRACE(k.label + " " + torch_name(dt));
   autograd::GradcheckOptions o;
-  o.check_forward_ad = true;
+  o.check_forward_ad = k.forward;
   variable_list in = k.inputs(dt);
   try {
     EXPECT_TRUE(autograd::gradcheck(k.fn, in, o)) << k.label;
