@@ -85,7 +85,10 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (is_output && m && m->grad_fn_) {
     // Keep the data and version counter, not the history (the node owns the history).
     output_nr_ = m->output_nr_;
-    fw_grads_ = m->fw_grads_;
+    // The output's tangents, without their own reverse history: a tangent computed with
+    // grad mode on usually depends on this very node (e.g. exp's tangent t * result), and
+    // keeping that history here would make a reference cycle.
+    for (auto& [level, tangent] : m->fw_grads_) fw_grads_.emplace_back(level, tangent.detach());
     {
       BelowAutogradGuard g;
       data_ = make_view(t, t.sizes(), t.strides(), t.storage_offset());

@@ -47,9 +47,58 @@ Tensor batched_eye(const Tensor& A, int64_t rows, int64_t cols) {
 // ---- QR ---------------------------------------------------------------------------------
 namespace linalg {
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
-  autograd::check_no_derivative_needed("linalg.qr", {&A});
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
+    // A = Q R (m >= n, reduced; R invertible). With C = Q^H dA R^-1 and
+    // Om = L - L^H + i Im diag(C) (L = strictly lower part of C): dR = (C - Om) R,
+    // dQ = dA R^-1 - Q (C - Om). The vjp is its adjoint:
+    // gA = (gQ + Q P*(M)) R^-H, M = gR R^H - Q^H gQ, P*(M) = M - tril(M - M^H, -1) - i Im diag(M).
+    check_lapack_input(A, "linalg.qr", false);
+    EMBER_CHECK(A.size(-2) >= A.size(-1) && (mode != "complete" || A.size(-2) == A.size(-1)),
+                "linalg.qr: the derivative is implemented for m >= n (mode 'reduced' or 'r', or square 'complete'); got ",
+                "a ", A.size(-2), " x ", A.size(-1), " input in mode '", mode, "'");
+    autograd::Recording rec({&A});
+    Tensor Q, R;
+    {
+      autograd::BelowAutogradGuard below;
+      std::tie(Q, R) = qr(A, "reduced");
+    }
+    auto mH = [](const Tensor& X) { return X.transpose(-2, -1).conj(); };
+    auto im_diag = [](const Tensor& X) {  // i Im(diag X) as a diagonal matrix (zero for real X)
+      if (!X.is_complex()) return zeros_like(X);
+      return imag(X.diagonal(0, -2, -1)).to(X.scalar_type()).mul(Scalar(Complex<double>(0, 1))).diag_embed(0, -2, -1);
+    };
+    if (rec.forward()) {
+      auto C_of = [&](const Tensor& dA) { return ember::matmul(ember::matmul(mH(Q), dA), linalg::inv(R)); };
+      auto Om_of = [&](const Tensor& C) {
+        Tensor L = C.tril(-1);
+        return L.sub(mH(L)).add(im_diag(C));
+      };
+      rec.forward_each(R, [&](const std::function<Tensor(size_t)>& t) {
+        Tensor C = C_of(t(0));
+        return ember::matmul(C.sub(Om_of(C)), R);
+      });
+      rec.forward_each(Q, [&](const std::function<Tensor(size_t)>& t) {
+        Tensor C = C_of(t(0));
+        return ember::matmul(t(0), linalg::inv(R)).sub(ember::matmul(Q, C.sub(Om_of(C))));
+      });
+    }
+    if (rec.reverse()) {
+      rec.record("linalg_qr", std::vector<Tensor>{Q, R}, [mH, im_diag](const autograd::VjpCtx& c) {
+        Tensor q = c.saved_tensor(0), r = c.saved_tensor(1);
+        Tensor M = zeros_like(r);
+        if (c.grads[1].defined()) M = M.add(ember::matmul(c.grad(1), mH(r)));
+        if (c.grads[0].defined()) M = M.sub(ember::matmul(mH(q), c.grad(0)));
+        Tensor P = M.sub(M.sub(mH(M)).tril(-1)).sub(im_diag(M));
+        Tensor inner = ember::matmul(q, P);
+        if (c.grads[0].defined()) inner = inner.add(c.grad(0));
+        return autograd::variable_list{ember::matmul(inner, mH(linalg::inv(r)))};
+      }, {{Q, true}, {R, true}});
+    }
+    if (mode == "r") return {empty({0}, A.options()), R};
+    return {Q, R};
+  }
   check_lapack_input(A, "linalg.qr", false);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), B = batch_count(A);
   const bool complete = mode == "complete", want_q = mode != "r";
@@ -176,6 +225,33 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
       Tensor tie = d.eq(0);
       return where(tie, zeros_like(d), where(tie, ones_like(d), d).reciprocal());
     };
+    if (rec.forward()) {
+      // P = U^H dA V: dS = Re diag P; U^H dU = F o (P S + S P^H) + i Im(diag P) / (2S),
+      // V^H dV = F o (S P + P^H S) - i Im(diag P) / (2S), plus the parts of dA outside
+      // the column spaces: (I - U U^H) dA V S^-1 and (I - V V^H) dA^H U S^-1.
+      Tensor V = mH(Vh);
+      const ScalarType t = U.scalar_type();
+      Tensor Sm = S.to(t).diag_embed(0, -2, -1), Sinv = S.reciprocal().to(t).diag_embed(0, -2, -1);
+      Tensor F = gaps(S).to(t);
+      auto P_of = [&](const Tensor& dA) { return ember::matmul(ember::matmul(mH(U), dA), V); };
+      auto phase = [&](const Tensor& P) {
+        if (!P.is_complex()) return zeros_like(P);
+        return imag(P.diagonal(0, -2, -1)).div(S.mul(2)).to(t).mul(Scalar(Complex<double>(0, 1))).diag_embed(0, -2, -1);
+      };
+      rec.forward_each(S, [&](const std::function<Tensor(size_t)>& tg) { return real(P_of(tg(0)).diagonal(0, -2, -1)); });
+      rec.forward_each(U, [&](const std::function<Tensor(size_t)>& tg) {
+        Tensor dA = tg(0), P = P_of(dA);
+        Tensor inner = F.mul(ember::matmul(P, Sm).add(ember::matmul(Sm, mH(P)))).add(phase(P));
+        Tensor outside = ember::matmul(ember::matmul(dA, V), Sinv).sub(ember::matmul(U, ember::matmul(P, Sinv)));
+        return ember::matmul(U, inner).add(outside);
+      });
+      rec.forward_each(Vh, [&](const std::function<Tensor(size_t)>& tg) {
+        Tensor dA = tg(0), P = P_of(dA);
+        Tensor inner = F.mul(ember::matmul(Sm, P).add(ember::matmul(mH(P), Sm))).sub(phase(P));
+        Tensor outside = ember::matmul(ember::matmul(mH(dA), U), Sinv).sub(ember::matmul(V, ember::matmul(mH(P), Sinv)));
+        return mH(ember::matmul(V, inner).add(outside));
+      });
+    }
     if (rec.reverse()) {
       rec.record("linalg_svd", std::vector<Tensor>{U, S, Vh}, [mH, gaps](const autograd::VjpCtx& c) {
         Tensor u = c.saved_tensor(0), sv = c.saved_tensor(1), vh = c.saved_tensor(2);
@@ -209,7 +285,6 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
         return autograd::variable_list{extra.defined() ? gA.add(extra) : gA};
       }, {{U, true}, {S, true}, {Vh, true}});
     }
-    EMBER_CHECK(!rec.forward(), "the forward-mode derivative for 'linalg.svd' is not implemented (linalg.svdvals has one)");
     return {U, S, Vh};
   }
   Tensor U, S, Vh;

@@ -215,13 +215,21 @@ std::vector<Case> cases() {
   add("mm", "linalg.svd", one([](V v) {
         auto [U, S, Vh] = linalg::svd(v[0], false);
         return ember::matmul(U.mul(S.square().to(U.scalar_type()).unsqueeze(-2)), Vh);
-      }), [](ScalarType dt) { return variable_list{R({4, 3}, dt)}; });
-  c.back().forward = false;
+      }), [](ScalarType dt) { return variable_list{R({4, 3}, dt)}; }, true);
   add("mm", "linalg.svd wide, U only", one([](V v) {
         auto [U, S, Vh] = linalg::svd(v[0], false);
         return ember::matmul(U.mul(S.to(U.scalar_type()).unsqueeze(-2)), U.transpose(-2, -1).conj());
       }), [](ScalarType dt) { return variable_list{R({3, 5}, dt)}; }, true);
-  c.back().forward = false;
+  // Q R Q^H-type products are invariant to the sign/phase choices of the factorization
+  add("mm", "linalg.qr", [](V v) {
+        auto [Q, Rr] = linalg::qr(v[0]);
+        return variable_list{ember::matmul(Q, Rr.mul(Rr.diagonal(0, -2, -1).abs().to(Rr.scalar_type()).unsqueeze(-1))),
+                             Rr.abs()};
+      }, [](ScalarType dt) { return variable_list{R({4, 3}, dt)}; }, true);
+  add("mm", "linalg.qr square complete", one([](V v) {
+        auto [Q, Rr] = linalg::qr(v[0], "complete");
+        return ember::matmul(Q, Rr);
+      }), [](ScalarType dt) { return variable_list{R({3, 3}, dt)}; });
   add("index", "put", one([](V v) { return v[0].put(L({0, 5, 11}), v[1], false); }),
       [](ScalarType dt) { return variable_list{R({3, 4}, dt), R({3}, dt)}; }, true);
   add("index", "put accumulate", one([](V v) { return v[0].put(L({0, 5, 5}), v[1], true); }),
@@ -272,7 +280,7 @@ const std::set<std::string> kPending = {};
 TEST(OpTableDerivatives, OpsWithoutADerivativeSayWhich) {
   Tensor a = randn({3, 3}, dtype(kDouble)).requires_grad_();
   EXPECT_ERROR_WITH(linalg::svd(randn({3, 2}, dtype(kDouble)).requires_grad_()), "full_matrices=False");
-  EXPECT_ERROR_WITH(linalg::qr(a), "the derivative for 'linalg.qr' is not implemented");
+  EXPECT_ERROR_WITH(linalg::qr(randn({2, 3}, dtype(kDouble)).requires_grad_()), "m >= n");
   EXPECT_ERROR_WITH(_unique2(a), "the derivative for 'unique' is not implemented");
   EXPECT_ERROR_WITH(zeros({3, 3}, dtype(kDouble)).scatter_reduce(0, zeros({1, 3}, dtype(kLong)), a, "amax"),
                     "scatter_reduce");
