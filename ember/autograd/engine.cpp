@@ -100,6 +100,15 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   }
 }
 
+void SavedVariable::drop_history_if(const Tensor& t) {
+  if (is_output_ || !data_.defined() || !data_.is_same(t)) return;
+  BelowAutogradGuard g;
+  Tensor alias = make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  alias.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
+  data_ = alias;
+  requires_grad_ = false;
+}
+
 void SavedVariable::reset() {
   data_ = Tensor();
   fw_grads_.clear();

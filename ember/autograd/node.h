@@ -99,6 +99,8 @@ class SavedVariable {
   Tensor unpack(const std::shared_ptr<Node>& for_node = nullptr) const;
   void reset();
   bool defined() const { return was_defined_; }
+  // If this saves `t` itself (as an input), keep only its data and version (no history).
+  void drop_history_if(const Tensor& t);
 
  private:
   Tensor data_;  // for outputs: an alias without autograd metadata

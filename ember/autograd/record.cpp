@@ -252,6 +252,15 @@ void Recording::forward_each(const Tensor& out,
     if (!any) continue;
     Tensor tangent;
     {
+      // The tangent's own reverse-mode history is recorded only when some input tangent
+      // requires grad (reverse-over-forward): formulas read the primal result, and a
+      // tangent whose history holds the tensor that holds the tangent is a reference cycle.
+      bool tangents_need_grad = false;
+      for (const Tensor* t : inputs_) {
+        Tensor tg = t ? fw_grad(*t, l) : Tensor();
+        tangents_need_grad = tangents_need_grad || (tg.defined() && tensor_requires_grad(tg));
+      }
+      AutoGradMode grad_mode(GradMode::is_enabled() && tangents_need_grad);
       const bool prev = detail::forward_ad_flag();
       detail::set_forward_ad_enabled(false);
       try {
@@ -484,6 +493,11 @@ Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
     self.copy_(result);
   }
   rebase_history(self, result);
+  // A formula that saved self (x.addmm_(x, w)) would now hold the tensor whose history
+  // holds the formula: keep it without its history (a use still fails the version check).
+  if (AutogradMeta* rm = get_meta(result))
+    if (auto* node = dynamic_cast<OpNode*>(rm->grad_fn_.get()))
+      for (SavedVariable& sv : node->saved_) sv.drop_history_if(self);
   return self;
 }
 
