@@ -104,6 +104,10 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
     Recording rec({&primal});
     rec.record("alias", {&dual}, [](const VjpCtx& c) { return variable_list{c.grad(0)}; });
   }
+  // Tangents the primal carries at other (outer) levels stay with the dual.
+  if (AutogradMeta* pm = get_meta(primal))
+    for (auto& [lv, tg] : pm->fw_grads_)
+      if (lv != l && level_open(lv)) set_fw_grad(dual, tg, lv);
   set_fw_grad(dual, tangent, l);
   return dual;
 }

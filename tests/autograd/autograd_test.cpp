@@ -322,6 +322,22 @@ TEST(Autograd, ForwardModeBasics) {
   // Tangents end with their level.
 }
 
+TEST(Autograd, NestedDualLevelsAreIndependent) {
+  Tensor x = tensor({0.5, 2.0}, dtype(kDouble));
+  fwd::dual_level outer;
+  Tensor a = fwd::make_dual(x, ones({2}, dtype(kDouble)));
+  {
+    fwd::dual_level inner;
+    Tensor b = fwd::make_dual(a, full({2}, 3.0, dtype(kDouble)));  // a's outer tangent stays
+    Tensor y = b.exp();
+    EXPECT_TENSOR_CLOSE(fwd::unpack_dual(y).tangent, x.exp().mul(3));  // innermost level
+    EXPECT_TENSOR_CLOSE(fwd::unpack_dual(y, int64_t(outer.level())).tangent, x.exp());
+    EXPECT_ERROR_WITH(fwd::exit_dual_level(outer.level()), "not the innermost");
+  }
+  // The inner level's tangents are gone with it.
+  EXPECT_TENSOR_CLOSE(fwd::unpack_dual(a.exp()).tangent, x.exp());
+}
+
 TEST(Autograd, Errors) {
   Tensor x = ones({2, 2}, dtype(kDouble).requires_grad(true));
   EXPECT_ERROR_WITH(x.mul(2).backward(), "grad can be implicitly created only for scalar outputs");
