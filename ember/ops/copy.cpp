@@ -192,6 +192,8 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dt, std::optional<
 }
 
 const Tensor& resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> f) {
+  EMBER_CHECK(!(autograd::GradMode::is_enabled() && autograd::tensor_requires_grad(self)),
+              "cannot resize variables that require grad");
   int64_t n = checked_numel(size, "resize_");
   TensorImpl* impl = self.unsafeGetTensorImpl();
   size_t need = size_t(n + impl->storage_offset()) * impl->itemsize();

@@ -264,6 +264,33 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 }
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, src)) && (reduce == "amax" || reduce == "amin")) {
+    // The gradient is shared evenly among the values equal to the result (self's when
+    // included, and the scattered ones), as PyTorch.
+    return autograd::differentiable(
+        "scatter_reduce", {&self, &src}, [&] { return scatter_reduce(self, dim, index, src, reduce, include_self); },
+        [dim, index, include_self](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0), s = c.saved_tensor(1), r = c.saved_tensor(2);
+          Tensor self_hit = include_self ? x.eq(r).to(x.scalar_type()) : zeros_like(x);
+          Tensor src_hit = s.eq(r.gather(dim, index)).to(s.scalar_type());
+          Tensor count = self_hit.scatter_add(dim, index, src_hit);
+          Tensor untouched = zeros_like(x).scatter_add(dim, index, ones_like(s)).eq(0);  // nothing scattered here
+          Tensor share = c.grad().div(where(count.eq(0), ones_like(count), count));
+          Tensor gx = where(untouched, c.grad(), share.mul(self_hit));
+          return autograd::variable_list{c.needs_input_grad(0) ? gx : Tensor(),
+                                         c.needs_input_grad(1) ? share.gather(dim, index).mul(src_hit) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor ts = autograd::tangent_or_zeros(t(0), r), tsrc = autograd::tangent_or_zeros(t(1), src);
+          Tensor self_hit = include_self ? self.eq(r).to(self.scalar_type()) : zeros_like(self);
+          Tensor src_hit = src.eq(r.gather(dim, index)).to(src.scalar_type());
+          Tensor count = self_hit.scatter_add(dim, index, src_hit);
+          Tensor untouched = zeros_like(self).scatter_add(dim, index, ones_like(src)).eq(0);
+          Tensor sum = ts.mul(self_hit).scatter_add(dim, index, tsrc.mul(src_hit));
+          return where(untouched, ts, sum.div(where(count.eq(0), ones_like(count), count)));
+        },
+        {{self}, {src}}, /*save_result=*/true);
+  }
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, src)) && (reduce == "sum" || reduce == "mean")) {
     // N: how many values each position of the result combines (self counted when included).
     const bool mean = reduce == "mean";

@@ -55,9 +55,18 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
     // dQ = dA R^-1 - Q (C - Om). The vjp is its adjoint:
     // gA = (gQ + Q P*(M)) R^-H, M = gR R^H - Q^H gQ, P*(M) = M - tril(M - M^H, -1) - i Im diag(M).
     check_lapack_input(A, "linalg.qr", false);
-    EMBER_CHECK(A.size(-2) >= A.size(-1) && (mode != "complete" || A.size(-2) == A.size(-1)),
-                "linalg.qr: the derivative is implemented for m >= n (mode 'reduced' or 'r', or square 'complete'); got ",
-                "a ", A.size(-2), " x ", A.size(-1), " input in mode '", mode, "'");
+    const int64_t m = A.size(-2), n = A.size(-1);
+    EMBER_CHECK(mode != "complete" || m <= n, "The QR decomposition is not differentiable when mode='complete' and "
+                "nrows > ncols.");
+    if (m < n) {
+      // Wide: A = [X Y] with X square gives Q, R1 = qr(X) and R = [R1, Q^H Y] (the same
+      // values LAPACK computes), differentiable through the square case.
+      auto [Q, R1] = qr(A.narrow(-1, 0, m), "reduced");
+      Tensor R2 = ember::matmul(Q.transpose(-2, -1).conj(), A.narrow(-1, m, n - m));
+      Tensor R = cat({R1, R2}, -1);
+      if (mode == "r") return {empty({0}, A.options()), R};
+      return {Q, R};
+    }
     autograd::Recording rec({&A});
     Tensor Q, R;
     {

@@ -440,25 +440,42 @@ Tensor det(const Tensor& A) {
 std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
   check_lapack_input(A, "linalg.slogdet", true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
-    // logabsdet: d = Re tr(A^-1 dA); the sign of a real matrix is piecewise constant.
-    EMBER_CHECK(!A.is_complex() || !autograd::needs_autograd(A), "the derivative for 'linalg.slogdet' of a complex "
-                "matrix is not implemented (use linalg.det)");
+    // With tau = tr(A^-1 dA): d logabsdet = Re tau, d sign = sign * i Im tau (the sign of
+    // a real matrix is piecewise constant). gA = w A^-H, w = g_logabs + i Im(conj(sign) g_sign).
     autograd::Recording rec({&A});
     std::tuple<Tensor, Tensor> r;
     {
       autograd::BelowAutogradGuard below;
       r = slogdet(A);
     }
+    Tensor& sign = std::get<0>(r);
     Tensor& logabs = std::get<1>(r);
-    if (rec.forward())
-      rec.forward_each(logabs, [&](const std::function<Tensor(size_t)>& t) {
+    const bool cplx = A.is_complex();
+    if (rec.forward()) {
+      auto tau = [&](const std::function<Tensor(size_t)>& t) {
         return inv(A).transpose(-2, -1).mul(t(0)).sum(IntArrayRef{-2, -1});
-      });
-    if (rec.reverse())
-      rec.record("linalg_slogdet", {&logabs}, [](const autograd::VjpCtx& c) {
+      };
+      rec.forward_each(logabs, [&](const std::function<Tensor(size_t)>& t) { return real(tau(t)); });
+      if (cplx)
+        rec.forward_each(sign, [&](const std::function<Tensor(size_t)>& t) {
+          return sign.mul(imag(tau(t)).to(sign.scalar_type())).mul(Scalar(Complex<double>(0, 1)));
+        });
+    }
+    if (rec.reverse()) {
+      std::vector<Tensor> outs{logabs};
+      if (cplx) outs.push_back(sign);
+      rec.record("linalg_slogdet", outs, [cplx](const autograd::VjpCtx& c) {
         Tensor a = c.saved_tensor(0);
-        return autograd::variable_list{c.grad().unsqueeze(-1).unsqueeze(-1).mul(inv(a).transpose(-2, -1))};
-      }, {{A}});
+        Tensor w = c.grads[0].defined() ? c.grad(0).to(a.scalar_type()) : Tensor();
+        if (cplx && c.grads.size() > 1 && c.grads[1].defined()) {
+          Tensor s = c.saved_tensor(1);
+          Tensor extra = imag(s.conj().mul(c.grad(1))).to(a.scalar_type()).mul(Scalar(Complex<double>(0, 1)));
+          w = w.defined() ? w.add(extra) : extra;
+        }
+        if (!w.defined()) return autograd::variable_list{Tensor()};
+        return autograd::variable_list{w.unsqueeze(-1).unsqueeze(-1).mul(inv(a).transpose(-2, -1).conj())};
+      }, cplx ? std::vector<autograd::ToSave>{{A}, {sign, true}} : std::vector<autograd::ToSave>{{A}});
+    }
     return r;
   }
   Tensor a = colmajor_copy(A);

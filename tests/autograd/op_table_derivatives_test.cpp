@@ -226,6 +226,21 @@ std::vector<Case> cases() {
         return variable_list{ember::matmul(Q, Rr.mul(Rr.diagonal(0, -2, -1).abs().to(Rr.scalar_type()).unsqueeze(-1))),
                              Rr.abs()};
       }, [](ScalarType dt) { return variable_list{R({4, 3}, dt)}; }, true);
+  add("mm", "linalg.qr wide", [](V v) {
+        auto [Q, Rr] = linalg::qr(v[0]);
+        return variable_list{ember::matmul(Q, Rr.mul(Rr.diagonal(0, -2, -1).abs().to(Rr.scalar_type()).unsqueeze(-1))),
+                             Rr.abs()};
+      }, [](ScalarType dt) { return variable_list{R({3, 5}, dt)}; }, true);
+  add("mm", "linalg.slogdet complex (sign and logabsdet)", [](V v) {
+        auto [sgn, la] = linalg::slogdet(v[0]);
+        return variable_list{sgn, la};
+      }, [](ScalarType) { return variable_list{R({3, 3}, kComplexDouble)}; });
+  add("scatter_gather", "scatter_reduce amax", one([](V v) {
+        return v[0].scatter_reduce(1, L({0, 0, 3, 1, 1, 1}).view({2, 3}), v[1], "amax", true);
+      }), [](ScalarType) { return variable_list{D({3, 4}), D({2, 3})}; });
+  add("scatter_gather", "scatter_reduce amin, self excluded", one([](V v) {
+        return v[0].scatter_reduce(1, L({0, 0, 3, 1, 1, 1}).view({2, 3}), v[1], "amin", false);
+      }), [](ScalarType) { return variable_list{D({3, 4}), D({2, 3})}; });
   add("mm", "linalg.qr square complete", one([](V v) {
         auto [Q, Rr] = linalg::qr(v[0], "complete");
         return ember::matmul(Q, Rr);
@@ -280,9 +295,10 @@ const std::set<std::string> kPending = {};
 TEST(OpTableDerivatives, OpsWithoutADerivativeSayWhich) {
   Tensor a = randn({3, 3}, dtype(kDouble)).requires_grad_();
   EXPECT_ERROR_WITH(linalg::svd(randn({3, 2}, dtype(kDouble)).requires_grad_()), "full_matrices=False");
-  EXPECT_ERROR_WITH(linalg::qr(randn({2, 3}, dtype(kDouble)).requires_grad_()), "m >= n");
+  EXPECT_ERROR_WITH(linalg::qr(randn({3, 2}, dtype(kDouble)).requires_grad_(), "complete"), "not differentiable");
+  EXPECT_ERROR_WITH(randn({3}, dtype(kDouble)).requires_grad_().resize_({4}), "cannot resize");
   EXPECT_ERROR_WITH(_unique2(a), "the derivative for 'unique' is not implemented");
-  EXPECT_ERROR_WITH(zeros({3, 3}, dtype(kDouble)).scatter_reduce(0, zeros({1, 3}, dtype(kLong)), a, "amax"),
+  EXPECT_ERROR_WITH(zeros({3, 3}, dtype(kDouble)).scatter_reduce(0, zeros({1, 3}, dtype(kLong)), a, "prod"),
                     "scatter_reduce");
   EXPECT_ERROR_WITH(quantile(a.mul(NAN), 0.5), "NaN inputs");
   // without grad the same calls work
