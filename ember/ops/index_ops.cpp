@@ -264,6 +264,47 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 }
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self) {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, src)) && reduce == "prod") {
+    // d result_p / d c = the product of the other values combined at p, exact with zeros:
+    // with z_p zeros among them and P_p the product of the non-zero ones, a value v gets
+    // P_p / v (z_p = 0), P_p if it is the zero (z_p = 1), else 0.
+    auto others = [dim, index, include_self](const Tensor& x, const Tensor& s) {
+      const ScalarType t = x.scalar_type();
+      Tensor xz = x.eq(0), sz = s.eq(0);
+      Tensor xs = where(xz, ones_like(x), x), ss = where(sz, ones_like(s), s);
+      Tensor nz_prod = xs.scatter_reduce(dim, index, ss, "prod", include_self);
+      Tensor zeros_at;
+      {
+        autograd::BelowAutogradGuard below;
+        zeros_at = (include_self ? xz.to(t) : zeros_like(x)).scatter_add(dim, index, sz.to(t));
+      }
+      auto pick = [&](const Tensor& v, const Tensor& vz, const Tensor& safe, const Tensor& P, const Tensor& Z) {
+        return where(Z.eq(0), P.div(safe), where(Z.eq(1).logical_and(vz), P, zeros_like(P)));
+      };
+      Tensor o_self = pick(x, xz, xs, nz_prod, zeros_at);
+      Tensor o_src = pick(s, sz, ss, nz_prod.gather(dim, index), zeros_at.gather(dim, index));
+      return std::make_pair(o_self, o_src);
+    };
+    return autograd::differentiable(
+        "scatter_reduce", {&self, &src}, [&] { return scatter_reduce(self, dim, index, src, reduce, include_self); },
+        [dim, index, include_self, others](const autograd::VjpCtx& c) {
+          Tensor x = c.saved_tensor(0), sv = c.saved_tensor(1);
+          auto [o_self, o_src] = others(x, sv);
+          Tensor untouched = zeros_like(x).scatter_add(dim, index, ones_like(sv)).eq(0);
+          Tensor gx = include_self ? c.grad().mul(o_self.conj()) : where(untouched, c.grad(), zeros_like(x));
+          return autograd::variable_list{c.needs_input_grad(0) ? gx : Tensor(),
+                                         c.needs_input_grad(1) ? c.grad().gather(dim, index).mul(o_src.conj()) : Tensor()};
+        },
+        [&](const auto& t, const Tensor& r) {
+          Tensor ts = autograd::tangent_or_zeros(t(0), r), tsrc = autograd::tangent_or_zeros(t(1), src);
+          auto [o_self, o_src] = others(self, src);
+          Tensor untouched = zeros_like(self).scatter_add(dim, index, ones_like(src)).eq(0);
+          Tensor base = include_self ? ts.mul(o_self) : zeros_like(ts);
+          Tensor d = base.scatter_add(dim, index, tsrc.mul(o_src));
+          return include_self ? d : where(untouched, ts, d);
+        },
+        {{self}, {src}});
+  }
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, src)) && (reduce == "amax" || reduce == "amin")) {
     // The gradient is shared evenly among the values equal to the result (self's when
     // included, and the scattered ones), as PyTorch.
@@ -338,7 +379,9 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                                 bool include_self) {
-  autograd::check_no_derivative_needed("scatter_reduce", {this, &src});
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, src)))
+    return autograd::assign_inplace(*this, ember::scatter_reduce(*this, dim, index, src, reduce, include_self),
+                                    "scatter_reduce_");
   EMBER_CHECK(reduce == "sum" || reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
               "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
   dim = maybe_wrap_dim(dim, this->dim(), "scatter_reduce");
