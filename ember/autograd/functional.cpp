@@ -302,6 +302,8 @@ void check_slow(const Fn& func, const variable_list& inputs, const GradcheckOpti
     for_each_direction(inputs[i], [&](int64_t, int, const Tensor& u) {
       columns[i].push_back(numeric_column(func, inputs, i, u, o.eps));
     });
+  // Forward-mode columns (kept to compare with the reverse-mode rows below).
+  std::vector<std::vector<Tensor>> fwd_columns(inputs.size());
   for (size_t i : diff) {
     for_each_direction(inputs[i], [&](int64_t k, int part, const Tensor& u) {
       const bool cplx_in = inputs[i].is_complex();
@@ -317,6 +319,7 @@ void check_slow(const Fn& func, const variable_list& inputs, const GradcheckOpti
           tangents.push_back(tg.defined() ? tg : zeros_like(t));
         }
         Tensor ana = flat_outputs(tangents);
+        fwd_columns[i].push_back(ana);
         for (int64_t m = 0; m < n_out; ++m) {
           auto a = ana[m].item().toComplexDouble(), nm = num[m].item().toComplexDouble();
           if (!close(a.real(), nm.real(), o) || !close(a.imag(), nm.imag(), o))
@@ -365,6 +368,16 @@ void check_slow(const Fn& func, const variable_list& inputs, const GradcheckOpti
                                                  q ? " (imaginary part)" : "", " with respect to input ", i,
                                                  " element ", k, part ? " (imaginary part)" : "", ",\nnumerical: ",
                                                  nm, "\nanalytical: ", ana)};
+            if (!fwd_columns[i].empty()) {
+              // The same Jacobian entry from forward mode must agree with reverse mode.
+              auto fz = fwd_columns[i][size_t(inputs[i].is_complex() ? 2 * k + part : k)][offset + m]
+                            .item().toComplexDouble();
+              double fv = q == 0 ? fz.real() : fz.imag();
+              if (!close(ana, fv, o))
+                throw CheckFailure{detail::str_cat("forward-mode and reverse-mode Jacobians disagree for output ", oi,
+                                                   " element ", m, " with respect to input ", i, " element ", k,
+                                                   ": forward ", fv, ", reverse ", ana)};
+            }
           });
         }
       }

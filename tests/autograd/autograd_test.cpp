@@ -125,6 +125,29 @@ TEST(Autograd, BinaryOpsAndBroadcasting) {
   });
 }
 
+TEST(Autograd, ReducedPrecisionGradientsMatchFloat) {
+  // bf16 / half leaves get gradients of their own dtype, close to the float computation.
+  manual_seed(3);
+  Tensor w0 = randn({8, 8}), x0 = randn({4, 8});
+  auto loss = [](const Tensor& w, const Tensor& x) { return softmax(x.mm(w).tanh(), 1).mul(x.sum(1, true)).sum(); };
+  Tensor wf = w0.clone().requires_grad_();
+  loss(wf, x0).backward();
+  for (ScalarType dt : {kBFloat16, kHalf}) {
+    SCOPED_TRACE(torch_name(dt));
+    Tensor w = w0.to(dt).requires_grad_();
+    loss(w, x0.to(dt)).backward();
+    ASSERT_TRUE(w.grad().defined());
+    EXPECT_EQ(w.grad().scalar_type(), dt);
+    EXPECT_TENSOR_CLOSE(w.grad().to(kFloat), wf.grad(), 0.1, 0.05);
+    // forward mode in reduced precision
+    autograd::forward_ad::dual_level level;
+    Tensor d = autograd::forward_ad::make_dual(x0.to(dt), ones({4, 8}, dtype(dt)));
+    Tensor t = autograd::forward_ad::unpack_dual(d.exp()).tangent;
+    EXPECT_EQ(t.scalar_type(), dt);
+    EXPECT_TENSOR_CLOSE(t.to(kFloat), x0.exp(), 0.02, 0.02);
+  }
+}
+
 TEST(Autograd, ComplexGradientsFollowPyTorchConvention) {
   // For L = sum(|z|^2 * w) (real), PyTorch's gradient is dL/dconj(z) * 2 = 2 w z.
   Tensor z0 = view_as_complex(randn({5, 2}, dtype(kDouble)));
