@@ -7,6 +7,8 @@
 // Usage: autograd_bench [threads] [filter-substring]
 #include <torch/torch.h>
 
+#include "bench_util.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,27 +18,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double time_per_iter(const std::function<void()>& f) {
-  for (int i = 0; i < 3; ++i) f();
-  int iters = 1;
-  for (;;) {
-    auto t0 = Clock::now();
-    for (int i = 0; i < iters; ++i) f();
-    double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (s >= 0.05) break;
-    iters *= 2;
-  }
-  std::vector<double> samples;
-  for (int r = 0; r < 7; ++r) {
-    auto t0 = Clock::now();
-    for (int i = 0; i < iters; ++i) f();
-    samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / iters);
-  }
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
-}
+using bench::time_per_iter;
 
 struct Case {
   std::string name;
@@ -109,7 +91,7 @@ int main(int argc, char** argv) {
 #endif
   for (auto& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    double s = time_per_iter(c.fn);
+    double s = time_per_iter(c.fn, 0.05);
     std::printf("%s\t%.6e\t%.6e\t%s\n", c.name.c_str(), s, c.work, c.unit);
     std::fflush(stdout);
   }

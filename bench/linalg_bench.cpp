@@ -10,6 +10,8 @@
 // Usage: linalg_bench [threads] [filter-substring]
 #include <torch/torch.h>
 
+#include "bench_util.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,28 +21,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Median of 7 timed batches; each batch runs enough iterations to take >= 20 ms.
-double time_per_iter(const std::function<void()>& f) {
-  for (int i = 0; i < 3; ++i) f();
-  int iters = 1;
-  for (;;) {
-    auto t0 = Clock::now();
-    for (int i = 0; i < iters; ++i) f();
-    double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (s >= 0.02) break;
-    iters *= 2;
-  }
-  std::vector<double> samples;
-  for (int r = 0; r < 7; ++r) {
-    auto t0 = Clock::now();
-    for (int i = 0; i < iters; ++i) f();
-    samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / iters);
-  }
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
-}
+using bench::time_per_iter;
 
 struct Case {
   std::string name;

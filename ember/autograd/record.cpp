@@ -80,6 +80,27 @@ bool level_open(uint64_t level) {
 }
 }  // namespace
 
+namespace {
+// A differentiable alias of t (continuing t's reverse-mode history) that carries t's
+// tangents at every open level except `level`.
+Tensor alias_without_level(const Tensor& t, uint64_t level) {
+  Tensor a;
+  {
+    BelowAutogradGuard g;
+    a = make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  }
+  a.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
+  if (tensor_requires_grad(t) && GradMode::is_enabled()) {
+    Recording rec({&t});
+    rec.record("alias", {&a}, [](const VjpCtx& c) { return variable_list{c.grad(0)}; });
+  }
+  if (AutogradMeta* m = get_meta(t))
+    for (auto& [lv, tg] : m->fw_grads_)
+      if (lv != level && level_open(lv)) set_fw_grad(a, tg, lv);
+  return a;
+}
+}  // namespace
+
 Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
   uint64_t l = resolve_level(level, "make_dual");
   EMBER_CHECK(primal.defined() && tangent.defined(), "make_dual: expected defined primal and tangent");
@@ -93,21 +114,7 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
               "complex, but got: ", primal.scalar_type());
   EMBER_CHECK(primal.device() == tangent.device(), "make_dual: tangent is on ", tangent.device(),
               " but primal is on ", primal.device());
-  Tensor dual;
-  {
-    BelowAutogradGuard g;
-    dual = make_view(primal, primal.sizes(), primal.strides(), primal.storage_offset());
-  }
-  dual.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
-  // The dual continues primal's reverse-mode history (a differentiable alias).
-  if (tensor_requires_grad(primal) && GradMode::is_enabled()) {
-    Recording rec({&primal});
-    rec.record("alias", {&dual}, [](const VjpCtx& c) { return variable_list{c.grad(0)}; });
-  }
-  // Tangents the primal carries at other (outer) levels stay with the dual.
-  if (AutogradMeta* pm = get_meta(primal))
-    for (auto& [lv, tg] : pm->fw_grads_)
-      if (lv != l && level_open(lv)) set_fw_grad(dual, tg, lv);
+  Tensor dual = alias_without_level(primal, l);
   set_fw_grad(dual, tangent, l);
   return dual;
 }
@@ -116,19 +123,7 @@ UnpackedDual unpack_dual(const Tensor& t, int64_t level) {
   uint64_t l = resolve_level(level, "unpack_dual");
   Tensor tangent = fw_grad(t, l);
   // The primal is a view without the tangent at this level.
-  Tensor primal;
-  {
-    BelowAutogradGuard g;
-    primal = make_view(t, t.sizes(), t.strides(), t.storage_offset());
-  }
-  primal.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
-  if (tensor_requires_grad(t) && GradMode::is_enabled()) {
-    Recording rec({&t});
-    rec.record("alias", {&primal}, [](const VjpCtx& c) { return variable_list{c.grad(0)}; });
-  }
-  if (AutogradMeta* m = get_meta(t))
-    for (auto& [lv, tg] : m->fw_grads_)
-      if (lv != l && level_open(lv)) set_fw_grad(primal, tg, lv);
+  Tensor primal = alias_without_level(t, l);
   return {primal, tangent};
 }
 }  // namespace forward_ad
