@@ -418,7 +418,8 @@ Tensor restore_reduced(const Tensor& t, const std::vector<int64_t>& dims, bool k
 }
 
 std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tensor& self, int64_t dim, bool keepdim,
-                                                 const std::function<std::tuple<Tensor, Tensor>()>& impl) {
+                                                 const std::function<std::tuple<Tensor, Tensor>()>& impl,
+                                                 bool accumulate) {
   Recording rec({&self});
   std::tuple<Tensor, Tensor> r;
   {
@@ -439,10 +440,11 @@ std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tens
     });
   if (rec.reverse()) {
     DimVector sizes(self.sizes());
-    rec.record(op, {&values}, [sizes, d, idx, keepdim, scalar](const VjpCtx& c) {
+    rec.record(op, {&values}, [sizes, d, idx, keepdim, scalar, accumulate](const VjpCtx& c) {
       if (scalar) return variable_list{c.grad().reshape(sizes)};
       Tensor g = keepdim ? c.grad() : c.grad().unsqueeze(d);
-      return variable_list{zeros(sizes, g.options()).scatter(d, idx, g)};
+      Tensor z = zeros(sizes, g.options());
+      return variable_list{accumulate ? z.scatter_add(d, idx, g) : z.scatter(d, idx, g)};
     });
   }
   return r;
@@ -450,30 +452,7 @@ std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tens
 
 std::tuple<Tensor, Tensor> differentiable_cumulative_select(std::string_view op, const Tensor& self, int64_t dim,
                                                             const std::function<std::tuple<Tensor, Tensor>()>& impl) {
-  Recording rec({&self});
-  std::tuple<Tensor, Tensor> r;
-  {
-    BelowAutogradGuard below;
-    r = impl();
-  }
-  if (!rec.any()) return r;
-  Tensor& values = std::get<0>(r);
-  const Tensor indices = std::get<1>(r);
-  if (self.dim() == 0) {
-    if (rec.forward()) rec.forward_each(values, [&](const std::function<Tensor(size_t)>& t) { return t(0).clone(); });
-    if (rec.reverse()) rec.record(op, {&values}, [](const VjpCtx& c) { return variable_list{c.grad()}; });
-    return r;
-  }
-  const int64_t d = maybe_wrap_dim(dim, self.dim());
-  if (rec.forward())
-    rec.forward_each(values, [&](const std::function<Tensor(size_t)>& t) { return t(0).gather(d, indices); });
-  if (rec.reverse()) {
-    DimVector sizes(self.sizes());
-    rec.record(op, {&values}, [sizes, d, indices](const VjpCtx& c) {
-      return variable_list{zeros(sizes, c.grad().options()).scatter_add(d, indices, c.grad())};
-    });
-  }
-  return r;
+  return differentiable_select(op, self, dim, /*keepdim=*/true, impl, /*accumulate=*/true);
 }
 
 void check_no_derivative_needed(const char* op, std::initializer_list<const Tensor*> inputs) {

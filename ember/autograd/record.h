@@ -120,9 +120,11 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_
 
 // (values, indices) ops whose values are self's elements at `indices` along dim (max/min
 // along a dim, sort, topk, kthvalue, median, mode): the gradient scatters back into
-// zeros, the tangent is gathered. `keepdim`: whether values keep the reduced dim.
+// zeros, the tangent is gathered. `keepdim`: whether values keep the reduced dim;
+// `accumulate`: indices may repeat (cummax), so gradients add up.
 std::tuple<Tensor, Tensor> differentiable_select(std::string_view op, const Tensor& self, int64_t dim, bool keepdim,
-                                                 const std::function<std::tuple<Tensor, Tensor>()>& impl);
+                                                 const std::function<std::tuple<Tensor, Tensor>()>& impl,
+                                                 bool accumulate = false);
 
 // cummax/cummin: values[k] = self[indices[k]] along dim, gradients scatter-added back.
 std::tuple<Tensor, Tensor> differentiable_cumulative_select(std::string_view op, const Tensor& self, int64_t dim,
