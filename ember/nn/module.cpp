@@ -1,0 +1,231 @@
+#include "ember/nn/module.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <ostream>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/functions.h"
+
+namespace ember::nn {
+
+namespace {
+std::string demangle(const char* mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  std::string r = status == 0 && d ? std::string(d.get()) : std::string(mangled);
+  // ember's built-ins print with LibTorch's names.
+  if (r.rfind("ember::nn::", 0) == 0) r = "torch::nn::" + r.substr(11);
+  if (r.size() > 4 && r.compare(r.size() - 4, 4, "Impl") == 0) r.resize(r.size() - 4);
+  return r;
+}
+
+std::string join(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+}  // namespace
+
+Module::Module(std::string name) : name_(std::move(name)) {}
+Module::Module() = default;
+
+const std::string& Module::name() const {
+  if (name_.empty()) name_ = demangle(typeid(*this).name());
+  return name_;
+}
+
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  EMBER_ERROR("clone() has not been implemented for ", name(), ". Subclass torch::nn::Cloneable<", name(),
+              "> instead of torch::nn::Module to inherit the ability to clone.");
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  fn(*this);
+  for (auto& c : children_) c.value()->apply(fn);
+}
+
+void Module::apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix) {
+  fn(name_prefix, *this);
+  for (auto& c : children_) c.value()->apply(fn, join(name_prefix, c.key()));
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
+
+OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+  OrderedDict<std::string, Tensor> r("Parameter");
+  if (!recurse) {
+    for (const auto& p : parameters_)
+      if (p.value().defined()) r.insert(p.key(), p.value());
+    return r;
+  }
+  for (const auto& m : named_modules())
+    for (const auto& p : m.value()->parameters_)
+      if (p.value().defined()) r.insert(join(m.key(), p.key()), p.value());
+  return r;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }
+
+OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
+  OrderedDict<std::string, Tensor> r("Buffer");
+  if (!recurse) {
+    for (const auto& b : buffers_)
+      if (b.value().defined()) r.insert(b.key(), b.value());
+    return r;
+  }
+  for (const auto& m : named_modules())
+    for (const auto& b : m.value()->buffers_)
+      if (b.value().defined()) r.insert(join(m.key(), b.key()), b.value());
+  return r;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
+  return named_modules("", include_self).values();
+}
+
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const std::string& name_prefix,
+                                                                        bool include_self) const {
+  OrderedDict<std::string, std::shared_ptr<Module>> r("Module");
+  std::function<void(const std::string&, const std::shared_ptr<Module>&)> visit =
+      [&](const std::string& prefix, const std::shared_ptr<Module>& m) {
+        for (const auto& c : m->children_) {
+          std::string key = join(prefix, c.key());
+          if (!r.contains(key)) r.insert(key, c.value());
+          visit(key, c.value());
+        }
+      };
+  // shared_from_this needs an owning shared_ptr; a module on the stack has none, and its
+  // own entry is then left out.
+  std::shared_ptr<Module> self;
+  try {
+    self = std::const_pointer_cast<Module>(shared_from_this());
+  } catch (const std::bad_weak_ptr&) {
+    EMBER_CHECK(!include_self, "It looks like you attempted to retrieve your top-level module as a shared_ptr, but "
+                "it is not stored in a shared_ptr. Use std::make_shared<", name(), "> instead of creating your "
+                "module on the stack, or alternatively do not try to access your top-level module at all by passing "
+                "/*include_self=*/false to modules() or named_modules()");
+  }
+  if (include_self) r.insert(name_prefix, self);
+  for (const auto& c : children_) {
+    std::string key = join(name_prefix, c.key());
+    if (!r.contains(key)) r.insert(key, c.value());
+    visit(key, c.value());
+  }
+  return r;
+}
+
+std::vector<std::shared_ptr<Module>> Module::children() const { return children_.values(); }
+
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const {
+  OrderedDict<std::string, std::shared_ptr<Module>> r("Module");
+  for (const auto& c : children_) r.insert(c.key(), c.value());
+  return r;
+}
+
+void Module::train(bool on) {
+  is_training_ = on;
+  for (auto& c : children_) c.value()->train(on);
+}
+
+void Module::apply_to_tensors(const std::function<void(Tensor&)>& fn) {
+  for (auto& p : parameters_)
+    if (p.value().defined()) fn(p.value());
+  for (auto& b : buffers_)
+    if (b.value().defined()) fn(b.value());
+  for (auto& c : children_) c.value()->apply_to_tensors(fn);
+}
+
+namespace detail {
+void set_data(Tensor& t, const Tensor& converted) {
+  if (converted.is_same(t)) return;
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  const TensorImpl* src = converted.unsafeGetTensorImpl();
+  impl->set_storage(src->storage());
+  impl->set_dtype(src->dtype());
+  impl->set_sizes_and_strides(src->sizes(), src->strides());
+  impl->set_storage_offset(src->storage_offset());
+  impl->bump_version();
+}
+}  // namespace detail
+using detail::set_data;
+
+void Module::to(Device device, ScalarType dtype, bool non_blocking) {
+  autograd::BelowAutogradGuard below;
+  apply_to_tensors([&](Tensor& t) {
+    ScalarType target = (t.is_floating_point() || t.is_complex()) ? dtype : t.scalar_type();
+    set_data(t, t.to(device, target, non_blocking));
+  });
+}
+void Module::to(ScalarType dtype, bool non_blocking) {
+  autograd::BelowAutogradGuard below;
+  EMBER_CHECK(isFloatingType(dtype) || isComplexType(dtype), "nn.Module.to only accepts floating point or complex "
+              "dtypes, but got desired dtype=", dtype);
+  apply_to_tensors([&](Tensor& t) {
+    if (t.is_floating_point() || t.is_complex()) set_data(t, t.to(dtype, non_blocking));
+  });
+}
+void Module::to(Device device, bool non_blocking) {
+  autograd::BelowAutogradGuard below;
+  apply_to_tensors([&](Tensor& t) { set_data(t, t.to(device, non_blocking)); });
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor& p : parameters()) {
+    if (!p.grad().defined()) continue;
+    if (set_to_none) {
+      p.mutable_grad().reset();
+    } else {
+      autograd::BelowAutogradGuard below;
+      p.mutable_grad().zero_();
+    }
+  }
+}
+
+void Module::pretty_print(std::ostream& stream) const { stream << name(); }
+
+std::ostream& operator<<(std::ostream& stream, const Module& module) {
+  // name, then children indented, as LibTorch prints
+  std::function<void(const Module&, const std::string&)> print = [&](const Module& m, const std::string& indent) {
+    m.pretty_print(stream);
+    if (m.children().empty()) return;
+    stream << "(\n";
+    for (const auto& c : m.named_children()) {
+      stream << indent << "  (" << c.key() << "): ";
+      print(*c.value(), indent + "  ");
+      stream << "\n";
+    }
+    stream << indent << ")";
+  };
+  print(module, "");
+  return stream;
+}
+
+Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
+  EMBER_CHECK(!name.empty(), "Parameter name must not be empty");
+  EMBER_CHECK(name.find('.') == std::string::npos, "Parameter name must not contain a dot (got \"", name, "\")");
+  if (tensor.defined()) {
+    // Parameters are leaves of their own (an expression's result is detached).
+    if (!tensor.is_leaf()) tensor = tensor.detach();
+    tensor.set_requires_grad(requires_grad);
+  }
+  return parameters_.insert(std::move(name), std::move(tensor));
+}
+
+Tensor& Module::register_buffer(std::string name, Tensor tensor) {
+  EMBER_CHECK(!name.empty(), "Buffer name must not be empty");
+  EMBER_CHECK(name.find('.') == std::string::npos, "Buffer name must not contain a dot (got \"", name, "\")");
+  return buffers_.insert(std::move(name), std::move(tensor));
+}
+
+void Module::insert_child(std::string name, std::shared_ptr<Module> module) {
+  EMBER_CHECK(!name.empty(), "Submodule name must not be empty");
+  EMBER_CHECK(name.find('.') == std::string::npos, "Submodule name must not contain a dot (got \"", name, "\")");
+  children_.insert(std::move(name), std::move(module));
+}
+
+void Module::unregister_module(const std::string& name) {
+  EMBER_CHECK(children_.contains(name), "No Module with name `", name, "` is registered");
+  children_.erase(name);
+}
+
+}  // namespace ember::nn

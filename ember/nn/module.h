@@ -1,0 +1,242 @@
+// nn::Module with LibTorch's C++ frontend semantics: parameters, buffers and submodules
+// registered by name, recursive traversal in registration order, train/eval, zero_grad,
+// to(device/dtype), apply, pretty printing, and deep clones through Cloneable<T>.
+// ModuleHolder<Impl> and TORCH_MODULE(Name) give the `Linear` / `LinearImpl` pairs.
+#pragma once
+#include <functional>
+#include <optional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ember/core/tensor.h"
+#include "ember/nn/ordered_dict.h"
+
+namespace ember::nn {
+
+class Module;
+template <class Contained>
+class ModuleHolder;
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  explicit Module(std::string name);
+  Module();
+  virtual ~Module() = default;
+  Module(const Module&) = default;
+  Module& operator=(const Module&) = default;
+
+  // The module's type name ("torch::nn::Linear" style for built-ins, the demangled class
+  // name otherwise).
+  const std::string& name() const;
+
+  // Deep copy (parameters and buffers cloned, submodules cloned). Modules that are not
+  // Cloneable<T> raise an error, as in LibTorch.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
+
+  void apply(const std::function<void(Module&)>& fn);
+  void apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix = "");
+
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  OrderedDict<std::string, Tensor> named_buffers(bool recurse = true) const;
+  std::vector<std::shared_ptr<Module>> modules(bool include_self = true) const;
+  OrderedDict<std::string, std::shared_ptr<Module>> named_modules(const std::string& name_prefix = "",
+                                                                  bool include_self = true) const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  OrderedDict<std::string, std::shared_ptr<Module>> named_children() const;
+
+  virtual void train(bool on = true);
+  void eval() { train(false); }
+  virtual bool is_training() const noexcept { return is_training_; }
+
+  // Moves/casts every parameter and buffer in place (the tensors' identities stay, so
+  // optimizers holding them keep working). Only floating parameters change dtype.
+  virtual void to(Device device, ScalarType dtype, bool non_blocking = false);
+  virtual void to(ScalarType dtype, bool non_blocking = false);
+  virtual void to(Device device, bool non_blocking = false);
+
+  // set_to_none (LibTorch's default): gradients become undefined; else they are zeroed.
+  virtual void zero_grad(bool set_to_none = true);
+
+  template <class ModuleType>
+  typename ModuleType::ContainedType* as() noexcept {
+    return dynamic_cast<typename ModuleType::ContainedType*>(this);
+  }
+  template <class ModuleType, class = std::enable_if_t<std::is_base_of_v<Module, ModuleType>>>
+  ModuleType* as() noexcept {
+    return dynamic_cast<ModuleType*>(this);
+  }
+
+  virtual void pretty_print(std::ostream& stream) const;
+  virtual bool is_serializable() const { return true; }
+
+  Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
+  Tensor& register_buffer(std::string name, Tensor tensor);
+  template <class ModuleType>
+  std::shared_ptr<ModuleType> register_module(std::string name, std::shared_ptr<ModuleType> module) {
+    insert_child(std::move(name), module);
+    return module;
+  }
+  template <class ModuleType>
+  std::shared_ptr<ModuleType> register_module(std::string name, ModuleHolder<ModuleType> holder) {
+    return register_module(std::move(name), holder.ptr());
+  }
+  template <class ModuleType>
+  std::shared_ptr<ModuleType> replace_module(const std::string& name, std::shared_ptr<ModuleType> module) {
+    EMBER_CHECK(children_.contains(name), "No Module with name `", name, "` is registered");
+    children_[name] = module;
+    return module;
+  }
+  void unregister_module(const std::string& name);
+
+ protected:
+  // Direct members (for Cloneable and subclasses).
+  OrderedDict<std::string, Tensor> parameters_{"Parameter"};
+  OrderedDict<std::string, Tensor> buffers_{"Buffer"};
+  OrderedDict<std::string, std::shared_ptr<Module>> children_{"Submodule"};
+  template <class Derived>
+  friend class Cloneable;
+
+ private:
+  void insert_child(std::string name, std::shared_ptr<Module> module);
+  void apply_to_tensors(const std::function<void(Tensor&)>& fn);
+
+  mutable std::string name_;
+  bool is_training_ = true;
+};
+
+std::ostream& operator<<(std::ostream& stream, const Module& module);
+
+namespace detail {
+// Gives t the data (storage, dtype, geometry) of `data` in place: every handle to t sees
+// it (LibTorch's Tensor::set_data).
+void set_data(Tensor& t, const Tensor& data);
+}  // namespace detail
+
+// Modules with a deep clone(): Derived implements reset() (create and register all
+// parameters, buffers and submodules), as in LibTorch.
+template <class Derived>
+class Cloneable : public Module {
+ public:
+  using Module::Module;
+  virtual void reset() = 0;
+
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
+    copy->parameters_.clear();
+    copy->buffers_.clear();
+    copy->children_.clear();
+    copy->reset();
+    EMBER_CHECK(copy->parameters_.size() == parameters_.size(), "The cloned module does not have the same number of "
+                "parameters as the original module after calling reset(). Are you sure you called "
+                "register_parameter() inside reset() and not the constructor?");
+    for (const auto& p : parameters_) {
+      Tensor& dst = copy->parameters_[p.key()];
+      Tensor data = device ? p.value().detach().to(*device) : p.value().detach().clone();
+      detail::set_data(dst, data);  // in place: the module's own handle (e.g. `weight`) sees it
+    }
+    EMBER_CHECK(copy->buffers_.size() == buffers_.size(), "The cloned module does not have the same number of buffers "
+                "as the original module after calling reset(). Are you sure you called register_buffer() inside "
+                "reset() and not the constructor?");
+    for (const auto& b : buffers_)
+      detail::set_data(copy->buffers_[b.key()], device ? b.value().to(*device) : b.value().clone());
+    EMBER_CHECK(copy->children_.size() == children_.size(), "The cloned module does not have the same number of child "
+                "modules as the original module after calling reset(). Are you sure you called register_module() "
+                "inside reset() and not the constructor?");
+    for (const auto& c : children_) copy->children_[c.key()] = c.value()->clone(device);
+    return copy;
+  }
+};
+
+// A shared handle to a module implementation: `Linear` holds a `LinearImpl`.
+template <class Contained>
+class ModuleHolder {
+ public:
+  using ContainedType = Contained;
+
+  // Default-constructs the module when it has a default constructor.
+  ModuleHolder() : impl_(default_construct()) {}
+  ModuleHolder(std::nullptr_t) : impl_(nullptr) {}  // NOLINT: an empty holder
+  template <class Head, class... Tail,
+            class = std::enable_if_t<!(std::is_same_v<std::decay_t<Head>, ModuleHolder> ||
+                                       std::is_same_v<std::decay_t<Head>, std::nullptr_t> ||
+                                       std::is_same_v<std::decay_t<Head>, std::shared_ptr<Contained>>)>>
+  explicit ModuleHolder(Head&& head, Tail&&... tail)
+      : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
+  ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}  // NOLINT
+
+  explicit operator bool() const noexcept { return !is_empty(); }
+  Contained* operator->() { return get(); }
+  const Contained* operator->() const { return get(); }
+  Contained& operator*() { return *get(); }
+  const Contained& operator*() const { return *get(); }
+  const std::shared_ptr<Contained>& ptr() const {
+    EMBER_CHECK(!is_empty(), "Accessing empty ModuleHolder");
+    return impl_;
+  }
+  Contained* get() {
+    EMBER_CHECK(!is_empty(), "Accessing empty ModuleHolder");
+    return impl_.get();
+  }
+  const Contained* get() const {
+    EMBER_CHECK(!is_empty(), "Accessing empty ModuleHolder");
+    return impl_.get();
+  }
+  bool is_empty() const noexcept { return impl_ == nullptr; }
+
+  template <class... Args>
+  decltype(auto) operator()(Args&&... args) {
+    return get()->forward(std::forward<Args>(args)...);
+  }
+  template <class Arg>
+  decltype(auto) operator[](Arg&& arg) {
+    return (*get())[std::forward<Arg>(arg)];
+  }
+
+ protected:
+  std::shared_ptr<Contained> impl_;
+
+ private:
+  static std::shared_ptr<Contained> default_construct() {
+    if constexpr (std::is_default_constructible_v<Contained>) return std::make_shared<Contained>();
+    else return nullptr;
+  }
+};
+
+template <class Contained>
+std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& module) {
+  return stream << *module;
+}
+
+}  // namespace ember::nn
+
+// `TORCH_MODULE(Linear)` declares `class Linear : public ModuleHolder<LinearImpl>`.
+#define TORCH_MODULE_IMPL(Name, ImplType)                          \
+  class Name : public ::ember::nn::ModuleHolder<ImplType> {        \
+   public:                                                         \
+    using ::ember::nn::ModuleHolder<ImplType>::ModuleHolder;       \
+  }
+#define TORCH_MODULE(Name) TORCH_MODULE_IMPL(Name, Name##Impl)
+
+// Option builders: `TORCH_ARG(int64_t, in_features);` gives a member `in_features_`, a
+// getter `in_features()` and a chaining setter `in_features(v)`.
+#define TORCH_ARG(T, name)                                                   \
+ public:                                                                     \
+  inline auto name(const T& new_##name)->decltype(*this) {                   \
+    this->name##_ = new_##name;                                              \
+    return *this;                                                            \
+  }                                                                          \
+  inline auto name(T&& new_##name)->decltype(*this) {                        \
+    this->name##_ = std::move(new_##name);                                   \
+    return *this;                                                            \
+  }                                                                          \
+  inline const T& name() const noexcept { return this->name##_; }           \
+  inline T& name() noexcept { return this->name##_; }                        \
+                                                                             \
+ private:                                                                    \
+  T name##_

@@ -1,0 +1,93 @@
+#include "ember/nn/modules.h"
+
+#include <cmath>
+#include <ostream>
+
+#include "ember/nn/init.h"
+#include "ember/ops/functions.h"
+
+namespace ember::nn {
+
+Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  EMBER_CHECK(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got ", weight.sizes());
+  EMBER_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1), "linear: input of shape ", input.sizes(),
+              " does not match weight of shape ", weight.sizes(), " (expected the last dim to be ", weight.size(1), ")");
+  if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
+  Tensor out = matmul(input, weight.t());
+  return bias.defined() ? out.add(bias) : out;
+}
+
+// ---- Linear -------------------------------------------------------------------------------
+LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) { reset(); }
+
+void LinearImpl::reset() {
+  EMBER_CHECK(options.in_features() >= 0 && options.out_features() >= 0, "Linear: in_features and out_features must "
+              "be non-negative, got ", options.in_features(), " and ", options.out_features());
+  weight = register_parameter("weight", empty({options.out_features(), options.in_features()}));
+  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(), options.bias());
+  reset_parameters();
+}
+
+void LinearImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = options.in_features();
+    const double bound = fan_in > 0 ? 1.0 / std::sqrt(double(fan_in)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+void LinearImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::Linear(in_features=" << options.in_features() << ", out_features=" << options.out_features()
+         << ", bias=" << (options.bias() ? "true" : "false") << ")";
+}
+
+Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
+
+// ---- small modules ----------------------------------------------------------------------------
+void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Identity()"; }
+
+void FlattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
+}
+Tensor FlattenImpl::forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
+
+void ReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
+Tensor ReLUImpl::forward(Tensor input) { return options.inplace() ? relu_(input) : relu(input); }
+
+void TanhImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Tanh()"; }
+Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }
+
+void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sigmoid()"; }
+Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }
+
+void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Functional()"; }
+
+// ---- Sequential ---------------------------------------------------------------------------------
+Tensor SequentialImpl::forward(const Tensor& input) {
+  EMBER_CHECK(!modules_.empty(), "Cannot call forward() on an empty Sequential");
+  Tensor x = input;
+  for (const AnyModule& m : modules_) x = m.forward(x);
+  return x;
+}
+
+std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
+  EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range (index ", index, ", size ", modules_.size(), ")");
+  return modules_[index].ptr();
+}
+
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    std::shared_ptr<Module> fresh = modules_[i].ptr()->clone(device);
+    copy->register_module(children_.items()[i].key(), fresh);
+    copy->modules_.push_back(modules_[i].clone_module(fresh));
+  }
+  return copy;
+}
+
+void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sequential"; }
+
+}  // namespace ember::nn

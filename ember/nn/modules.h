@@ -1,0 +1,186 @@
+// Basic layers (LibTorch's `XImpl` + `TORCH_MODULE(X)` + `XOptions`): Linear, Identity,
+// Flatten, the elementwise activations, Functional and Sequential.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/nn/module.h"
+
+namespace ember::nn {
+
+namespace functional {
+// input @ weight^T + bias (bias optional), for any number of leading dims.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+}  // namespace functional
+
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
+  TORCH_ARG(int64_t, in_features);
+  TORCH_ARG(int64_t, out_features);
+  TORCH_ARG(bool, bias) = true;
+};
+
+// y = x W^T + b; W (out, in) ~ U(-1/sqrt(in), 1/sqrt(in)) (kaiming_uniform_ with a = sqrt(5)),
+// b ~ U(-1/sqrt(in), 1/sqrt(in)), as PyTorch.
+class LinearImpl : public Cloneable<LinearImpl> {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
+  explicit LinearImpl(const LinearOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  LinearOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+TORCH_MODULE(Linear);
+
+class IdentityImpl : public Cloneable<IdentityImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return input; }
+};
+TORCH_MODULE(Identity);
+
+struct FlattenOptions {
+  TORCH_ARG(int64_t, start_dim) = 1;
+  TORCH_ARG(int64_t, end_dim) = -1;
+};
+class FlattenImpl : public Cloneable<FlattenImpl> {
+ public:
+  explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  FlattenOptions options;
+};
+TORCH_MODULE(Flatten);
+
+struct ReLUOptions {
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
+  TORCH_ARG(bool, inplace);
+};
+class ReLUImpl : public Cloneable<ReLUImpl> {
+ public:
+  explicit ReLUImpl(const ReLUOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+  ReLUOptions options;
+};
+TORCH_MODULE(ReLU);
+
+class TanhImpl : public Cloneable<TanhImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+TORCH_MODULE(Tanh);
+
+class SigmoidImpl : public Cloneable<SigmoidImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+TORCH_MODULE(Sigmoid);
+
+// Wraps a function Tensor -> Tensor as a module (LibTorch's nn::Functional).
+class FunctionalImpl : public Cloneable<FunctionalImpl> {
+ public:
+  using Function = std::function<Tensor(Tensor)>;
+  explicit FunctionalImpl(Function function) : function_(std::move(function)) {}
+  template <class F, class Arg, class... Args>
+  FunctionalImpl(F f, Arg arg, Args... args)
+      : function_([=](Tensor input) { return f(input, arg, args...); }) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input) { return function_(std::move(input)); }
+  bool is_serializable() const override { return false; }
+
+ private:
+  Function function_;
+};
+TORCH_MODULE(Functional);
+
+// A module with a Tensor -> Tensor forward, type-erased (LibTorch's AnyModule for the
+// single-tensor signature that Sequential chains).
+class AnyModule {
+ public:
+  AnyModule() = default;
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
+  explicit AnyModule(std::shared_ptr<M> module)
+      : module_(module),
+        forward_([m = module.get()](const Tensor& x) { return m->forward(x); }),
+        rebind_([](const std::shared_ptr<Module>& fresh) { return AnyModule(std::dynamic_pointer_cast<M>(fresh)); }) {}
+  template <class M>
+  explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
+  Tensor forward(const Tensor& input) const {
+    EMBER_CHECK(module_ != nullptr, "Cannot call forward() on an empty AnyModule");
+    return forward_(input);
+  }
+  const std::shared_ptr<Module>& ptr() const { return module_; }
+  bool is_empty() const { return module_ == nullptr; }
+  // The same kind of module bound to `fresh` (a clone of this one).
+  AnyModule clone_module(const std::shared_ptr<Module>& fresh) const { return rebind_(fresh); }
+
+ private:
+  std::shared_ptr<Module> module_;
+  std::function<Tensor(const Tensor&)> forward_;
+  std::function<AnyModule(const std::shared_ptr<Module>&)> rebind_;
+};
+
+class SequentialImpl : public Cloneable<SequentialImpl> {
+ public:
+  SequentialImpl() = default;
+  template <class... Modules>
+  explicit SequentialImpl(Modules&&... modules) {
+    (push_back(std::forward<Modules>(modules)), ...);
+  }
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+  void pretty_print(std::ostream& stream) const override;
+
+  template <class M>
+  void push_back(std::shared_ptr<M> module) {
+    push_back(std::to_string(modules_.size()), std::move(module));
+  }
+  template <class M>
+  void push_back(std::string name, std::shared_ptr<M> module) {
+    register_module(name, module);
+    modules_.emplace_back(module);
+  }
+  template <class M>
+  void push_back(const ModuleHolder<M>& holder) {
+    push_back(holder.ptr());
+  }
+  template <class M>
+  void push_back(std::string name, const ModuleHolder<M>& holder) {
+    push_back(std::move(name), holder.ptr());
+  }
+
+  Tensor forward(const Tensor& input);
+  size_t size() const { return modules_.size(); }
+  bool is_empty() const { return modules_.empty(); }
+  std::shared_ptr<Module> ptr(size_t index) const;
+  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  template <class T>
+  T& at(size_t index) {
+    auto* m = dynamic_cast<T*>(ptr(index).get());
+    EMBER_CHECK(m != nullptr, "Unable to cast module[", index, "] to the requested type");
+    return *m;
+  }
+
+ private:
+  std::vector<AnyModule> modules_;
+};
+TORCH_MODULE(Sequential);
+
+}  // namespace ember::nn

@@ -1,0 +1,104 @@
+// Optimizers with LibTorch's torch::optim interface: parameter groups with per-group
+// options, step(), zero_grad(). The update rules follow PyTorch's reference formulas.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "ember/core/tensor.h"
+
+namespace ember::optim {
+
+struct OptimizerOptions {
+  virtual ~OptimizerOptions() = default;
+  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
+  virtual double get_lr() const = 0;
+  virtual void set_lr(double lr) = 0;
+};
+
+class OptimizerParamGroup {
+ public:
+  explicit OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
+  OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
+      : params_(std::move(params)), options_(std::move(options)) {}
+  OptimizerParamGroup(const OptimizerParamGroup& g)
+      : params_(g.params_), options_(g.options_ ? g.options_->clone() : nullptr) {}
+  bool has_options() const { return options_ != nullptr; }
+  OptimizerOptions& options() {
+    EMBER_CHECK(options_ != nullptr, "param group has no options");
+    return *options_;
+  }
+  const OptimizerOptions& options() const {
+    EMBER_CHECK(options_ != nullptr, "param group has no options");
+    return *options_;
+  }
+  void set_options(std::unique_ptr<OptimizerOptions> options) { options_ = std::move(options); }
+  std::vector<Tensor>& params() { return params_; }
+  const std::vector<Tensor>& params() const { return params_; }
+
+ private:
+  std::vector<Tensor> params_;
+  std::unique_ptr<OptimizerOptions> options_;
+};
+
+class Optimizer {
+ public:
+  Optimizer(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  // One update; `closure` (re)computes the loss, as LibTorch's LossClosure.
+  using LossClosure = std::function<Tensor()>;
+  virtual Tensor step(LossClosure closure = nullptr) = 0;
+  void zero_grad(bool set_to_none = true);
+  void add_param_group(const OptimizerParamGroup& group);
+
+  std::vector<OptimizerParamGroup>& param_groups() { return groups_; }
+  const std::vector<OptimizerParamGroup>& param_groups() const { return groups_; }
+  const OptimizerOptions& defaults() const { return *defaults_; }
+  // Every parameter of every group.
+  std::vector<Tensor> parameters() const;
+
+ protected:
+  std::vector<OptimizerParamGroup> groups_;
+  std::unique_ptr<OptimizerOptions> defaults_;
+  // Per-parameter state (momentum buffers, moments), keyed by the parameter's TensorImpl.
+  std::map<const TensorImpl*, std::map<std::string, Tensor>> state_;
+  std::map<const TensorImpl*, int64_t> steps_;
+};
+
+struct SGDOptions : OptimizerOptions {
+  explicit SGDOptions(double lr) : lr_(lr) {}
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+#define EMBER_OPT_ARG(T, name, init)              \
+  SGDOptions& name(T v) {                         \
+    name##_ = v;                                  \
+    return *this;                                 \
+  }                                               \
+  T name() const { return name##_; }              \
+  T name##_ = init
+  EMBER_OPT_ARG(double, lr, 0);
+  EMBER_OPT_ARG(double, momentum, 0);
+  EMBER_OPT_ARG(double, dampening, 0);
+  EMBER_OPT_ARG(double, weight_decay, 0);
+  EMBER_OPT_ARG(bool, nesterov, false);
+  EMBER_OPT_ARG(bool, maximize, false);
+#undef EMBER_OPT_ARG
+};
+
+// Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
+// maximize, as torch.optim.SGD:
+//   g = grad (+ wd * p); b = mu * b + (1 - dampening) * g (b = g on the first step);
+//   g = nesterov ? g + mu * b : b; p -= lr * g (+= when maximizing).
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, const SGDOptions& options);
+  SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options);
+  Tensor step(LossClosure closure = nullptr) override;
+};
+
+}  // namespace ember::optim
