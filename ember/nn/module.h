@@ -136,6 +136,7 @@ class Cloneable : public Module {
                 "parameters as the original module after calling reset(). Are you sure you called "
                 "register_parameter() inside reset() and not the constructor?");
     for (const auto& p : parameters_) {
+      if (!p.value().defined()) continue;
       Tensor& dst = copy->parameters_[p.key()];
       Tensor data = device ? p.value().detach().to(*device) : p.value().detach().clone();
       detail::set_data(dst, data);  // in place: the module's own handle (e.g. `weight`) sees it
@@ -144,7 +145,8 @@ class Cloneable : public Module {
                 "as the original module after calling reset(). Are you sure you called register_buffer() inside "
                 "reset() and not the constructor?");
     for (const auto& b : buffers_)
-      detail::set_data(copy->buffers_[b.key()], device ? b.value().to(*device) : b.value().clone());
+      if (b.value().defined())
+        detail::set_data(copy->buffers_[b.key()], device ? b.value().to(*device) : b.value().clone());
     EMBER_CHECK(copy->children_.size() == children_.size(), "The cloned module does not have the same number of child "
                 "modules as the original module after calling reset(). Are you sure you called register_module() "
                 "inside reset() and not the constructor?");

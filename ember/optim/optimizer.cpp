@@ -1,5 +1,7 @@
 #include "ember/optim/optimizer.h"
 
+#include <cmath>
+
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/functions.h"
 
@@ -82,6 +84,73 @@ Tensor SGD::step(LossClosure closure) {
         g = o.nesterov() ? g.add(it->second, o.momentum()) : it->second;
       }
       p.add_(g, o.maximize() ? o.lr() : -o.lr());
+    }
+  }
+  return loss;
+}
+
+namespace {
+void check_adam(const AdamOptions& o) {
+  EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
+  EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
+  auto [b1, b2] = o.betas();
+  EMBER_CHECK(b1 >= 0 && b1 < 1, "Invalid beta parameter at index 0: ", b1);
+  EMBER_CHECK(b2 >= 0 && b2 < 1, "Invalid beta parameter at index 1: ", b2);
+  EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
+}
+std::vector<OptimizerParamGroup> one_group(std::vector<Tensor> params) {
+  return {OptimizerParamGroup(std::move(params))};
+}
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_group(std::move(params)), options) {}
+Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& options)
+    : Adam(std::move(groups), std::make_unique<AdamOptions>(options), false) {}
+Adam::Adam(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults, bool decoupled)
+    : Optimizer({}, std::move(defaults)), decoupled_(decoupled) {
+  check_adam(static_cast<const AdamOptions&>(*defaults_));
+  for (const OptimizerParamGroup& g : groups) add_param_group(g);
+}
+AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& options) : AdamW(one_group(std::move(params)), options) {}
+AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamOptions& options)
+    : Adam(std::move(groups), options.clone(), true) {}
+
+Tensor Adam::step(LossClosure closure) {
+  Tensor loss;
+  if (closure) {
+    AutoGradMode enable(true);
+    loss = closure();
+  }
+  NoGradGuard no_grad;
+  for (OptimizerParamGroup& group : groups_) {
+    const auto& o = static_cast<const AdamOptions&>(group.options());
+    auto [b1, b2] = o.betas();
+    for (Tensor& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      Tensor g = o.maximize() ? p.grad().neg() : p.grad();
+      if (decoupled_) p.mul_(1 - o.lr() * o.weight_decay());
+      else if (o.weight_decay() != 0) g = g.add(p, o.weight_decay());
+      auto& st = state_[p.unsafeGetTensorImpl()];
+      if (!st.count("exp_avg")) {
+        st["exp_avg"] = zeros_like(p, {}, MemoryFormat::Preserve);
+        st["exp_avg_sq"] = zeros_like(p, {}, MemoryFormat::Preserve);
+        if (o.amsgrad()) st["max_exp_avg_sq"] = zeros_like(p, {}, MemoryFormat::Preserve);
+      }
+      const int64_t step = ++steps_[p.unsafeGetTensorImpl()];
+      Tensor& m = st["exp_avg"];
+      Tensor& v = st["exp_avg_sq"];
+      m.mul_(b1).add_(g, 1 - b1);
+      v.mul_(b2).addcmul_(g, g.conj(), 1 - b2);
+      const double bc1 = 1 - std::pow(b1, double(step)), bc2 = 1 - std::pow(b2, double(step));
+      Tensor denom;
+      if (o.amsgrad()) {
+        Tensor& vmax = st["max_exp_avg_sq"];
+        vmax = maximum(vmax, v);
+        denom = vmax.sqrt().div(std::sqrt(bc2)).add(o.eps());
+      } else {
+        denom = v.sqrt().div(std::sqrt(bc2)).add(o.eps());
+      }
+      p.addcdiv_(m, denom, -o.lr() / bc1);
     }
   }
   return loss;

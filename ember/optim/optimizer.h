@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "ember/core/tensor.h"
@@ -99,6 +101,56 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, const SGDOptions& options);
   SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options);
   Tensor step(LossClosure closure = nullptr) override;
+};
+
+struct AdamOptions : OptimizerOptions {
+  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  AdamOptions& lr(double v) { lr_ = v; return *this; }
+  double lr() const { return lr_; }
+  AdamOptions& betas(std::tuple<double, double> v) { betas_ = v; return *this; }
+  std::tuple<double, double> betas() const { return betas_; }
+  AdamOptions& eps(double v) { eps_ = v; return *this; }
+  double eps() const { return eps_; }
+  AdamOptions& weight_decay(double v) { weight_decay_ = v; return *this; }
+  double weight_decay() const { return weight_decay_; }
+  AdamOptions& amsgrad(bool v) { amsgrad_ = v; return *this; }
+  bool amsgrad() const { return amsgrad_; }
+  AdamOptions& maximize(bool v) { maximize_ = v; return *this; }
+  bool maximize() const { return maximize_; }
+
+  double lr_;
+  std::tuple<double, double> betas_{0.9, 0.999};
+  double eps_ = 1e-8, weight_decay_ = 0;
+  bool amsgrad_ = false, maximize_ = false;
+};
+
+// AdamW: Adam with decoupled weight decay (default 1e-2), as torch.optim.AdamW.
+struct AdamWOptions : AdamOptions {
+  explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { weight_decay_ = 1e-2; }
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
+};
+
+// torch.optim.Adam / AdamW: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+// p -= lr / (1 - b1^t) * m / (sqrt(v_or_vmax) / sqrt(1 - b2^t) + eps). Adam adds wd * p to g;
+// AdamW scales p by (1 - lr * wd) first.
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<Tensor> params, const AdamOptions& options = AdamOptions());
+  Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& options = AdamOptions());
+  Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  Adam(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults, bool decoupled);
+  bool decoupled_ = false;
+};
+class AdamW : public Adam {
+ public:
+  // (AdamWOptions(lr).weight_decay(...) yields AdamOptions&, so both are accepted.)
+  AdamW(std::vector<Tensor> params, const AdamOptions& options = AdamWOptions());
+  AdamW(std::vector<OptimizerParamGroup> groups, const AdamOptions& options = AdamWOptions());
 };
 
 }  // namespace ember::optim

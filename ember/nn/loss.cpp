@@ -1,0 +1,197 @@
+#include "ember/nn/loss.h"
+
+#include <ostream>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/functions.h"
+
+namespace ember::nn {
+
+namespace functional {
+namespace {
+Tensor reduce(const Tensor& loss, Reduction r) {
+  switch (r) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return loss.sum();
+    default: return loss.mean();
+  }
+}
+void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
+  EMBER_CHECK(input.sizes() == target.sizes(), op, ": Using a target size (", target.sizes(),
+              ") that is different to the input size (", input.sizes(), ") is not supported; please ensure they "
+              "have the same size.");
+}
+// (N, C, d1, ...) -> (N * d1 * ..., C), and targets alike.
+Tensor classes_last(const Tensor& x) { return x.dim() <= 2 ? x : x.movedim(1, -1).reshape({-1, x.size(1)}); }
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_same_shape("mse_loss", input, target);
+  return reduce(input.sub(target).square(), reduction);
+}
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_same_shape("l1_loss", input, target);
+  return reduce(input.sub(target).abs(), reduction);
+}
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  check_same_shape("smooth_l1_loss", input, target);
+  EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  Tensor d = input.sub(target).abs();
+  if (beta == 0) return reduce(d, reduction);
+  return reduce(where(d.lt(beta), d.square().mul(0.5 / beta), d.sub(0.5 * beta)), reduction);
+}
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  check_same_shape("huber_loss", input, target);
+  EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  Tensor d = input.sub(target).abs();
+  return reduce(where(d.lt(delta), d.square().mul(0.5), d.sub(0.5 * delta).mul(delta)), reduction);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                Reduction reduction) {
+  EMBER_CHECK(input.dim() >= 1, "nll_loss: input must have at least 1 dimension");
+  const bool unbatched = input.dim() == 1;
+  Tensor in = unbatched ? input.unsqueeze(0) : input;
+  Tensor tg = unbatched ? target.unsqueeze(0) : target;
+  EMBER_CHECK_TYPE(tg.scalar_type() == kLong, "nll_loss: expected target of dtype Long (class indices), got ",
+                   tg.scalar_type());
+  EMBER_CHECK(in.size(0) == tg.size(0), "Expected input batch_size (", in.size(0), ") to match target batch_size (",
+              tg.size(0), ").");
+  const int64_t C = in.size(1);
+  Tensor lp = classes_last(in);
+  Tensor t = tg.reshape({-1});
+  EMBER_CHECK(lp.size(0) == t.size(0), "nll_loss: input of shape ", input.sizes(), " and target of shape ",
+              target.sizes(), " do not match");
+  Tensor valid = t.ne(ignore_index);
+  Tensor safe_t = where(valid, t, zeros_like(t));
+  {
+    Tensor bad = valid.logical_and(safe_t.lt(0).logical_or(safe_t.ge(C)));
+    EMBER_CHECK_INDEX(!bad.any().item<bool>(), "nll_loss: Target ", t.masked_select(bad)[0].item<int64_t>(),
+                      " is out of bounds (", C, " classes).");
+  }
+  if (weight.defined())
+    EMBER_CHECK(weight.dim() == 1 && weight.size(0) == C, "nll_loss: weight tensor should be defined either for all ",
+                C, " classes or no classes but got weight tensor of shape: ", weight.sizes());
+  Tensor w = weight.defined() ? weight.to(lp.scalar_type()).index_select(0, safe_t) : ones_like(t, dtype(lp.scalar_type()));
+  w = where(valid, w, zeros_like(w));
+  Tensor picked = lp.gather(1, safe_t.unsqueeze(1)).squeeze(1);
+  Tensor loss = picked.neg().mul(w);
+  switch (reduction) {
+    case Reduction::None: return unbatched ? loss.squeeze(0) : loss.view(tg.sizes());
+    case Reduction::Sum: return loss.sum();
+    default: return loss.sum().div(w.sum());  // weighted mean (nan when everything is ignored, as PyTorch)
+  }
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                     Reduction reduction, double label_smoothing) {
+  EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "label_smoothing must be between 0.0 and 1.0. Got: ",
+              label_smoothing);
+  const int64_t class_dim = input.dim() == 1 ? 0 : 1;
+  const int64_t C = input.size(class_dim);
+  Tensor lp = log_softmax(input, class_dim);
+  DimVector wshape(size_t(input.dim()), 1);
+  wshape[size_t(class_dim)] = C;
+  if (target.is_floating_point() || target.is_complex()) {
+    // class probabilities
+    EMBER_CHECK(target.sizes() == input.sizes(), "cross_entropy: probability targets must have the input's shape ",
+                input.sizes(), ", got ", target.sizes());
+    Tensor t = label_smoothing > 0 ? target.mul(1 - label_smoothing).add(label_smoothing / double(C)) : target;
+    Tensor prod = lp.mul(t);
+    if (weight.defined()) prod = prod.mul(weight.view(wshape));
+    Tensor loss = prod.sum(class_dim).neg();
+    switch (reduction) {
+      case Reduction::None: return loss;
+      case Reduction::Sum: return loss.sum();
+      default: return input.dim() == 1 ? loss : loss.sum().div(double(input.numel() / C));
+    }
+  }
+  Tensor nll = nll_loss(lp, target, weight, ignore_index, reduction);
+  if (label_smoothing == 0) return nll;
+  // (1 - eps) * nll + eps / C * (-sum_c w_c log p_c), ignored positions excluded
+  Tensor per = (weight.defined() ? lp.mul(weight.view(wshape)) : lp).sum(class_dim).neg();
+  Tensor valid = target.ne(ignore_index);
+  per = where(valid, per, zeros_like(per));
+  Tensor smooth;
+  switch (reduction) {
+    case Reduction::None: smooth = per; break;
+    case Reduction::Sum: smooth = per.sum(); break;
+    default: {
+      Tensor denom;
+      if (weight.defined()) {
+        Tensor safe_t = where(valid, target, zeros_like(target));
+        Tensor wt = weight.to(lp.scalar_type()).index_select(0, safe_t.reshape({-1})).view(target.sizes());
+        denom = where(valid, wt, zeros_like(wt)).sum();
+      } else {
+        denom = valid.sum().to(lp.scalar_type());
+      }
+      smooth = per.sum().div(denom);
+    }
+  }
+  return nll.mul(1 - label_smoothing).add(smooth.mul(label_smoothing / double(C)));
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
+  check_same_shape("binary_cross_entropy", input, target);
+  {
+    NoGradGuard g;
+    EMBER_CHECK(input.ge(0).logical_and(input.le(1)).all().item<bool>(),
+                "all elements of input should be between 0 and 1");
+  }
+  // PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
+  Tensor loss = target.mul(input.log().clamp_min(-100)).add(target.neg().add(1).mul(input.neg().log1p().clamp_min(-100))).neg();
+  if (weight.defined()) loss = loss.mul(weight);
+  return reduce(loss, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                        Reduction reduction, const Tensor& pos_weight) {
+  check_same_shape("binary_cross_entropy_with_logits", input, target);
+  // (1 - y) x + (1 + (pw - 1) y) * log(1 + exp(-x)), with log(1 + exp(-x)) computed stably
+  Tensor log_sig_neg = input.neg().clamp_min(0).add(input.abs().neg().exp().log1p());  // softplus(-x)
+  Tensor loss;
+  if (pos_weight.defined()) {
+    Tensor lw = pos_weight.sub(1).mul(target).add(1);
+    loss = target.neg().add(1).mul(input).add(lw.mul(log_sig_neg));
+  } else {
+    loss = target.neg().add(1).mul(input).add(log_sig_neg);
+  }
+  if (weight.defined()) loss = loss.mul(weight);
+  return reduce(loss, reduction);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target) {
+  Tensor loss = log_target ? target.exp().mul(target.sub(input)) : xlogy(target, target).sub(target.mul(input));
+  return reduce(loss, reduction);
+}
+}  // namespace functional
+
+CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_) : options(options_) { reset(); }
+void CrossEntropyLossImpl::reset() { weight = register_buffer("weight", options.weight()); }
+void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::CrossEntropyLoss()"; }
+Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::cross_entropy(input, target, weight, options.ignore_index(), options.reduction(),
+                                   options.label_smoothing());
+}
+
+NLLLossImpl::NLLLossImpl(const NLLLossOptions& options_) : options(options_) { reset(); }
+void NLLLossImpl::reset() { weight = register_buffer("weight", options.weight()); }
+void NLLLossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::NLLLoss()"; }
+Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::nll_loss(input, target, weight, options.ignore_index(), options.reduction());
+}
+
+void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::MSELoss()"; }
+void L1LossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::L1Loss()"; }
+
+BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_) : options(options_) { reset(); }
+void BCEWithLogitsLossImpl::reset() {
+  weight = register_buffer("weight", options.weight());
+  pos_weight = register_buffer("pos_weight", options.pos_weight());
+}
+void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::BCEWithLogitsLoss()"; }
+Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::binary_cross_entropy_with_logits(input, target, weight, options.reduction(), pos_weight);
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,169 @@
+// Losses against naive double-precision references written here (PyTorch's documented
+// formulas), their gradients by gradcheck, and Adam/AdamW against the reference update.
+#include <torch/torch.h>
+
+#include <cmath>
+#include <vector>
+
+#include "test_util.h"
+
+namespace {
+
+namespace F = torch::nn::functional;
+using ember::test::tensors_close;
+
+// Naive cross entropy over (N, C) logits with class indices, weights, ignore_index and
+// label smoothing, as PyTorch documents it.
+double naive_ce(const torch::Tensor& x, const std::vector<int64_t>& t, const std::vector<double>& w, int64_t ignore,
+                double eps, bool mean) {
+  const int64_t N = x.size(0), C = x.size(1);
+  double num = 0, nll_den = 0, smooth_num = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    if (t[size_t(n)] == ignore) continue;
+    double mx = -1e300;
+    for (int64_t c = 0; c < C; ++c) mx = std::max(mx, x[n][c].item<double>());
+    double s = 0;
+    for (int64_t c = 0; c < C; ++c) s += std::exp(x[n][c].item<double>() - mx);
+    auto lp = [&](int64_t c) { return x[n][c].item<double>() - mx - std::log(s); };
+    const double wt = w.empty() ? 1.0 : w[size_t(t[size_t(n)])];
+    num += -wt * lp(t[size_t(n)]);
+    nll_den += wt;
+    for (int64_t c = 0; c < C; ++c) smooth_num += -(w.empty() ? 1.0 : w[size_t(c)]) * lp(c);
+  }
+  double nll = mean ? num / nll_den : num, smooth = mean ? smooth_num / nll_den : smooth_num;
+  return (1 - eps) * nll + eps / double(C) * smooth;
+}
+
+TEST(Loss, CrossEntropyMatchesTheDocumentedFormula) {
+  torch::manual_seed(0);
+  torch::Tensor x = torch::randn({5, 4}, torch::kDouble);
+  std::vector<int64_t> t = {0, 3, -100, 2, 1};
+  torch::Tensor tt = torch::tensor(t);
+  std::vector<double> w = {0.5, 1.0, 2.0, 1.5};
+  torch::Tensor wt = torch::tensor(w, torch::kDouble);
+  for (double eps : {0.0, 0.2}) {
+    for (bool weighted : {false, true}) {
+      SCOPED_TRACE(std::to_string(eps) + (weighted ? " weighted" : ""));
+      torch::Tensor got = F::cross_entropy(x, tt, weighted ? wt : torch::Tensor(), -100, torch::kMean, eps);
+      EXPECT_NEAR(got.item<double>(), naive_ce(x, t, weighted ? w : std::vector<double>{}, -100, eps, true), 1e-12);
+      torch::Tensor sum = F::cross_entropy(x, tt, weighted ? wt : torch::Tensor(), -100, torch::kSum, eps);
+      EXPECT_NEAR(sum.item<double>(), naive_ce(x, t, weighted ? w : std::vector<double>{}, -100, eps, false), 1e-12);
+    }
+  }
+  // module form, per-element reduction, spatial inputs (N, C, d) = per-position classes
+  torch::nn::CrossEntropyLoss ce(torch::nn::CrossEntropyLossOptions().reduction(torch::kNone));
+  torch::Tensor per = ce(x, tt.clamp_min(0));
+  EXPECT_EQ(per.sizes(), torch::IntArrayRef({5}));
+  torch::Tensor xs = torch::randn({2, 4, 3}, torch::kDouble);
+  torch::Tensor ts = torch::tensor(std::vector<int64_t>{0, 1, 2, 3, 3, 1}).view({2, 3});
+  torch::Tensor flat = F::cross_entropy(xs.permute({0, 2, 1}).reshape({6, 4}), ts.reshape({6}));
+  EXPECT_NEAR(F::cross_entropy(xs, ts).item<double>(), flat.item<double>(), 1e-12);
+  // probability targets: -sum p log softmax
+  torch::Tensor probs = torch::softmax(torch::randn({5, 4}, torch::kDouble), 1);
+  torch::Tensor expect = (probs * torch::log_softmax(x, 1)).sum(1).neg().mean();
+  EXPECT_NEAR(F::cross_entropy(x, probs).item<double>(), expect.item<double>(), 1e-12);
+  // errors
+  EXPECT_ERROR_WITH(F::cross_entropy(x, torch::tensor(std::vector<int64_t>{0, 1, 2, 9, 0})), "out of bounds");
+  EXPECT_ERROR_WITH(F::cross_entropy(x, tt, torch::ones({3}, torch::kDouble)), "weight tensor should be defined");
+  EXPECT_ERROR_WITH(F::cross_entropy(x, tt, {}, -100, torch::kMean, 1.5), "label_smoothing");
+}
+
+TEST(Loss, GradientsByGradcheck) {
+  torch::manual_seed(1);
+  torch::Tensor x = torch::randn({4, 3}, torch::dtype(torch::kDouble).requires_grad(true));
+  torch::Tensor t = torch::tensor(std::vector<int64_t>{2, 0, 1, 1});
+  torch::Tensor w = torch::tensor(std::vector<double>{1.0, 2.0, 0.5}, torch::kDouble);
+  auto ce = [&](const std::vector<torch::Tensor>& v) {
+    return std::vector<torch::Tensor>{F::cross_entropy(v[0], t, w, 1, torch::kMean, 0.1)};
+  };
+  EXPECT_TRUE(torch::autograd::gradcheck(ce, {x}));
+  torch::Tensor y = torch::rand({4, 3}, torch::kDouble);
+  torch::Tensor pw = torch::tensor(std::vector<double>{1.0, 3.0, 0.5}, torch::kDouble);
+  auto bce = [&](const std::vector<torch::Tensor>& v) {
+    return std::vector<torch::Tensor>{F::binary_cross_entropy_with_logits(v[0], y, {}, torch::kMean, pw)};
+  };
+  EXPECT_TRUE(torch::autograd::gradcheck(bce, {x}));
+  auto huber = [&](const std::vector<torch::Tensor>& v) {
+    return std::vector<torch::Tensor>{F::huber_loss(v[0], y, torch::kSum, 0.3), F::smooth_l1_loss(v[0], y, torch::kMean, 0.5)};
+  };
+  EXPECT_TRUE(torch::autograd::gradcheck(huber, {x}));
+}
+
+TEST(Loss, BinaryAndRegressionLosses) {
+  torch::Tensor x = torch::tensor({-2.0, 0.5, 3.0}, torch::kDouble);
+  torch::Tensor y = torch::tensor({0.0, 1.0, 0.3}, torch::kDouble);
+  torch::Tensor pw = torch::tensor({2.0, 2.0, 2.0}, torch::kDouble);
+  // naive: -(pw y log s(x) + (1 - y) log(1 - s(x)))
+  double expect = 0;
+  for (int i = 0; i < 3; ++i) {
+    double xi = x[i].item<double>(), yi = y[i].item<double>(), s = 1 / (1 + std::exp(-xi));
+    expect += -(2.0 * yi * std::log(s) + (1 - yi) * std::log(1 - s));
+  }
+  EXPECT_NEAR(F::binary_cross_entropy_with_logits(x, y, {}, torch::kSum, pw).item<double>(), expect, 1e-12);
+  torch::Tensor p = torch::sigmoid(x);
+  EXPECT_NEAR(F::binary_cross_entropy(p, y, {}, torch::kMean).item<double>(),
+              F::binary_cross_entropy_with_logits(x, y).item<double>(), 1e-12);
+  EXPECT_NEAR(F::binary_cross_entropy(torch::tensor({0.0, 1.0}, torch::kDouble), torch::tensor({1.0, 1.0}, torch::kDouble),
+                                      {}, torch::kSum).item<double>(), 100.0, 1e-12);  // logs clamped at -100
+  EXPECT_ERROR_WITH(F::binary_cross_entropy(x, y), "between 0 and 1");
+  torch::nn::MSELoss mse;
+  EXPECT_NEAR(mse(x, y).item<double>(), ((x - y) * (x - y)).mean().item<double>(), 1e-12);
+  EXPECT_ERROR_WITH(mse(x, torch::zeros({2}, torch::kDouble)), "different to the input size");
+  EXPECT_NEAR(F::l1_loss(x, y, torch::kSum).item<double>(), (x - y).abs().sum().item<double>(), 1e-12);
+  torch::Tensor lq = torch::log_softmax(torch::tensor({1.0, 2.0, 0.5}, torch::kDouble), 0);
+  torch::Tensor pt = torch::tensor({0.2, 0.5, 0.3}, torch::kDouble);
+  EXPECT_NEAR(F::kl_div(lq, pt, torch::kSum).item<double>(), (pt * (pt.log() - lq)).sum().item<double>(), 1e-12);
+  EXPECT_NEAR(F::kl_div(lq, pt.log(), torch::kSum, true).item<double>(), (pt * (pt.log() - lq)).sum().item<double>(), 1e-12);
+}
+
+TEST(Optim, AdamAndAdamWMatchTheReferenceUpdate) {
+  for (int variant = 0; variant < 3; ++variant) {  // Adam, Adam+amsgrad, AdamW
+    SCOPED_TRACE(variant);
+    torch::Tensor p = torch::tensor({1.0, -2.0, 0.5}, torch::dtype(torch::kDouble).requires_grad(true));
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    if (variant == 2) opt = std::make_unique<torch::optim::AdamW>(std::vector<torch::Tensor>{p}, torch::optim::AdamWOptions(0.1).weight_decay(0.05));
+    else opt = std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{p}, torch::optim::AdamOptions(0.1).weight_decay(0.05).amsgrad(variant == 1));
+    std::vector<double> x = {1.0, -2.0, 0.5}, m(3, 0), v(3, 0), vmax(3, 0);
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8, lr = 0.1, wd = 0.05;
+    for (int step = 1; step <= 4; ++step) {
+      opt->zero_grad();
+      (p * p * p).sum().backward();  // grad = 3 p^2
+      opt->step();
+      for (int i = 0; i < 3; ++i) {
+        double g = 3 * x[i] * x[i];
+        if (variant == 2) x[i] *= 1 - lr * wd;
+        else g += wd * x[i];
+        m[i] = b1 * m[i] + (1 - b1) * g;
+        v[i] = b2 * v[i] + (1 - b2) * g * g;
+        vmax[i] = std::max(vmax[i], v[i]);
+        double bc1 = 1 - std::pow(b1, step), bc2 = 1 - std::pow(b2, step);
+        double denom = std::sqrt(variant == 1 ? vmax[i] : v[i]) / std::sqrt(bc2) + eps;
+        x[i] -= lr / bc1 * m[i] / denom;
+      }
+    }
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(p[i].item<double>(), x[i], 1e-12);
+  }
+  torch::Tensor q = torch::ones({1}, torch::requires_grad());
+  EXPECT_ERROR_WITH(torch::optim::Adam({q}, torch::optim::AdamOptions(0.1).betas({1.0, 0.9})), "Invalid beta");
+}
+
+TEST(Training, AnMLPLearnsXor) {
+  // End to end: modules, loss, backward, optimizer.
+  torch::manual_seed(4);
+  torch::nn::Sequential net(torch::nn::Linear(2, 16), torch::nn::Tanh(), torch::nn::Linear(16, 2));
+  torch::Tensor x = torch::tensor({0.f, 0.f, 0.f, 1.f, 1.f, 0.f, 1.f, 1.f}).view({4, 2});
+  torch::Tensor y = torch::tensor(std::vector<int64_t>{0, 1, 1, 0});
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(0.05));
+  float loss = 0;
+  for (int i = 0; i < 300; ++i) {
+    opt.zero_grad();
+    torch::Tensor l = F::cross_entropy(net->forward(x), y);
+    l.backward();
+    opt.step();
+    loss = l.item<float>();
+  }
+  EXPECT_LT(loss, 0.05f);
+  EXPECT_TRUE(std::get<1>(net->forward(x).max(1)).equal(y));
+}
+
+}  // namespace
