@@ -1,0 +1,182 @@
+#include "ember/nn/extra.h"
+
+#include <cmath>
+#include <ostream>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/nn/init.h"
+#include "ember/ops/functions.h"
+
+namespace ember::nn {
+
+namespace functional {
+namespace {
+Tensor reduce(const Tensor& loss, Reduction r) {
+  if (r == Reduction::None) return loss;
+  return r == Reduction::Sum ? loss.sum() : loss.mean();
+}
+}  // namespace
+
+Tensor softsign(const Tensor& input) { return input.div(input.abs().add(1)); }
+
+Tensor prelu(const Tensor& input, const Tensor& weight) {
+  EMBER_CHECK(weight.numel() == 1 || (input.dim() >= 2 && weight.numel() == input.size(1)),
+              "prelu: the number of weights (", weight.numel(), ") must be 1 or the number of channels (dim 1) of the "
+              "input of shape ", input.sizes());
+  Tensor w = weight;
+  if (weight.numel() > 1) {
+    DimVector shape(size_t(input.dim()), 1);
+    shape[1] = weight.numel();
+    w = weight.view(shape);
+  }
+  return where(input.ge(0), input, input.mul(w));
+}
+
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
+  EMBER_CHECK(weight.dim() == 3 && input1.size(-1) == weight.size(1) && input2.size(-1) == weight.size(2),
+              "bilinear: inputs of shapes ", input1.sizes(), " and ", input2.sizes(), " do not match weight of shape ",
+              weight.sizes());
+  // leading dims flattened: out[b, o] = sum_ij x1[b, i] W[o, i, j] x2[b, j]
+  Tensor a = input1.reshape({-1, input1.size(-1)}), b = input2.reshape({-1, input2.size(-1)});
+  Tensor out = einsum("bi,oij,bj->bo", {a, weight, b});
+  DimVector shape(input1.sizes().slice(0, size_t(input1.dim() - 1)));
+  shape.push_back(weight.size(0));
+  out = out.view(shape);
+  return bias.defined() ? out.add(bias) : out;
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  int64_t d = -1;
+  return linalg::vector_norm(x1.sub(x2).add(eps), p, IntArrayRef(&d, 1), keepdim);
+}
+
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  int64_t d = dim;
+  Tensor n1 = linalg::vector_norm(x1, 2, IntArrayRef(&d, 1)), n2 = linalg::vector_norm(x2, 2, IntArrayRef(&d, 1));
+  return x1.mul(x2).sum(dim).div(n1.mul(n2).clamp_min(eps));
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                           Reduction reduction) {
+  return reduce(target.neg().mul(input1.sub(input2)).add(margin).clamp_min(0), reduction);
+}
+
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
+  Tensor neg = input.neg().add(margin).clamp_min(0);
+  Tensor loss = where(target.eq(1), input, zeros_like(input)).add(where(target.eq(-1), neg, zeros_like(neg)));
+  return reduce(loss, reduction);
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                             Reduction reduction) {
+  Tensor cos = cosine_similarity(input1, input2, -1, 1e-8);
+  Tensor loss = where(target.eq(1), cos.neg().add(1), cos.sub(margin).clamp_min(0));
+  return reduce(loss, reduction);
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+                           double p, double eps, bool swap, Reduction reduction) {
+  Tensor dp = pairwise_distance(anchor, positive, p, eps), dn = pairwise_distance(anchor, negative, p, eps);
+  if (swap) dn = minimum(dn, pairwise_distance(positive, negative, p, eps));
+  return reduce(dp.sub(dn).add(margin).clamp_min(0), reduction);
+}
+}  // namespace functional
+
+Tensor ELUImpl::forward(const Tensor& input) { return elu(input, options.alpha()); }
+Tensor CELUImpl::forward(const Tensor& input) { return celu(input, options.alpha()); }
+Tensor HardtanhImpl::forward(const Tensor& input) { return hardtanh(input, options.min_val(), options.max_val()); }
+Tensor SoftplusImpl::forward(const Tensor& input) { return softplus(input, options.beta(), options.threshold()); }
+Tensor ThresholdImpl::forward(const Tensor& input) { return threshold(input, options.threshold(), options.value()); }
+Tensor ReLU6Impl::forward(const Tensor& input) { return relu6(input); }
+Tensor SELUImpl::forward(const Tensor& input) { return selu(input); }
+Tensor MishImpl::forward(const Tensor& input) { return mish(input); }
+Tensor HardswishImpl::forward(const Tensor& input) { return hardswish(input); }
+Tensor HardsigmoidImpl::forward(const Tensor& input) { return hardsigmoid(input); }
+Tensor SoftsignImpl::forward(const Tensor& input) { return functional::softsign(input); }
+Tensor PReLUImpl::forward(const Tensor& input) { return functional::prelu(input, weight); }
+Tensor UnflattenImpl::forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
+
+void ReLU6Impl::pretty_print(std::ostream& s) const { s << "torch::nn::ReLU6()"; }
+void SELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::SELU()"; }
+void MishImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Mish()"; }
+void HardswishImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hardswish()"; }
+void HardsigmoidImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hardsigmoid()"; }
+void SoftsignImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softsign()"; }
+void ELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::ELU(alpha=" << options.alpha() << ")"; }
+void CELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::CELU(alpha=" << options.alpha() << ")"; }
+HardtanhImpl::HardtanhImpl(const HardtanhOptions& options_) : options(options_) { reset(); }
+void HardtanhImpl::reset() {
+  EMBER_CHECK(options.max_val() > options.min_val(), "max_val must be greater than min_val");
+}
+void HardtanhImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val() << ")";
+}
+void SoftplusImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
+}
+void ThresholdImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value() << ")";
+}
+PReLUImpl::PReLUImpl(const PReLUOptions& options_) : options(options_) { reset(); }
+void PReLUImpl::reset() {
+  weight = register_parameter("weight", full({options.num_parameters()}, options.init()));
+}
+void PReLUImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::PReLU(num_parameters=" << options.num_parameters() << ")";
+}
+
+// ---- containers ------------------------------------------------------------------------------
+void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
+  register_module(std::to_string(modules_.size()), module);
+  modules_.push_back(std::move(module));
+}
+std::shared_ptr<Module> ModuleListImpl::ptr(size_t index) const {
+  EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range (index ", index, ", size ", modules_.size(), ")");
+  return modules_[index];
+}
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& m : modules_) copy->push_back(m->clone(device));
+  return copy;
+}
+
+ModuleDictImpl::ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
+  for (const auto& [k, m] : modules) insert(k, m);
+}
+std::shared_ptr<Module> ModuleDictImpl::insert(const std::string& key, std::shared_ptr<Module> module) {
+  if (children_.contains(key)) return replace_module(key, std::move(module));
+  return register_module(key, std::move(module));
+}
+std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& key) const {
+  const auto* m = children_.find(key);
+  EMBER_CHECK(m != nullptr, "No Module with name `", key, "` is registered");
+  return *m;
+}
+std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {
+  std::shared_ptr<Module> m = (*this)[key];
+  unregister_module(key);
+  return m;
+}
+std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (const auto& c : children_) copy->insert(c.key(), c.value()->clone(device));
+  return copy;
+}
+
+void UnflattenImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Unflatten(dim=" << options.dim() << ")"; }
+
+BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) { reset(); }
+void BilinearImpl::reset() {
+  weight = register_parameter("weight",
+                              empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(), options.bias());
+  const double bound = 1.0 / std::sqrt(double(options.in1_features()));
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+void BilinearImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Bilinear(in1_features=" << options.in1_features() << ", in2_features=" << options.in2_features()
+    << ", out_features=" << options.out_features() << ", bias=" << (options.bias() ? "true" : "false") << ")";
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,218 @@
+// More modules: the remaining elementwise activations (ReLU6, ELU, SELU, CELU, Mish,
+// Hardswish, Hardsigmoid, Hardtanh, Softplus, Softsign, Threshold, PReLU), ModuleList,
+// ModuleDict, Unflatten, Bilinear, and the margin losses.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/nn/loss.h"
+#include "ember/nn/module.h"
+
+namespace ember::nn {
+
+namespace functional {
+Tensor softsign(const Tensor& input);
+Tensor prelu(const Tensor& input, const Tensor& weight);
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0,
+                           Reduction reduction = kMean);
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin = 1.0,
+                            Reduction reduction = kMean);
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0,
+                             Reduction reduction = kMean);
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0,
+                           double p = 2.0, double eps = 1e-6, bool swap = false, Reduction reduction = kMean);
+}  // namespace functional
+
+// Activation modules with up to two scalar options, named as LibTorch prints them.
+#define EMBER_ACTIVATION(Name)                                  \
+  class Name##Impl : public Cloneable<Name##Impl> {                            \
+   public:                                                                     \
+    void reset() override {}                                                   \
+    void pretty_print(std::ostream& stream) const override;                    \
+    Tensor forward(const Tensor& input);                                       \
+  };                                                                           \
+  TORCH_MODULE(Name)
+EMBER_ACTIVATION(ReLU6);
+EMBER_ACTIVATION(SELU);
+EMBER_ACTIVATION(Mish);
+EMBER_ACTIVATION(Hardswish);
+EMBER_ACTIVATION(Hardsigmoid);
+EMBER_ACTIVATION(Softsign);
+#undef EMBER_ACTIVATION
+
+struct ELUOptions {
+  TORCH_ARG(double, alpha) = 1.0;
+};
+class ELUImpl : public Cloneable<ELUImpl> {
+ public:
+  explicit ELUImpl(const ELUOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  ELUOptions options;
+};
+TORCH_MODULE(ELU);
+
+struct CELUOptions {
+  TORCH_ARG(double, alpha) = 1.0;
+};
+class CELUImpl : public Cloneable<CELUImpl> {
+ public:
+  explicit CELUImpl(const CELUOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  CELUOptions options;
+};
+TORCH_MODULE(CELU);
+
+struct HardtanhOptions {
+  TORCH_ARG(double, min_val) = -1.0;
+  TORCH_ARG(double, max_val) = 1.0;
+};
+class HardtanhImpl : public Cloneable<HardtanhImpl> {
+ public:
+  explicit HardtanhImpl(const HardtanhOptions& options = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  HardtanhOptions options;
+};
+TORCH_MODULE(Hardtanh);
+
+struct SoftplusOptions {
+  TORCH_ARG(double, beta) = 1.0;
+  TORCH_ARG(double, threshold) = 20.0;
+};
+class SoftplusImpl : public Cloneable<SoftplusImpl> {
+ public:
+  explicit SoftplusImpl(const SoftplusOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  SoftplusOptions options;
+};
+TORCH_MODULE(Softplus);
+
+struct ThresholdOptions {
+  ThresholdOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
+  TORCH_ARG(double, threshold);
+  TORCH_ARG(double, value);
+};
+class ThresholdImpl : public Cloneable<ThresholdImpl> {
+ public:
+  ThresholdImpl(double threshold, double value) : options(threshold, value) {}
+  explicit ThresholdImpl(const ThresholdOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  ThresholdOptions options;
+};
+TORCH_MODULE(Threshold);
+
+struct PReLUOptions {
+  TORCH_ARG(int64_t, num_parameters) = 1;
+  TORCH_ARG(double, init) = 0.25;
+};
+class PReLUImpl : public Cloneable<PReLUImpl> {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  PReLUOptions options;
+  Tensor weight;
+};
+TORCH_MODULE(PReLU);
+
+class ModuleListImpl : public Cloneable<ModuleListImpl> {
+ public:
+  ModuleListImpl() = default;
+  template <class... Modules>
+  explicit ModuleListImpl(Modules&&... modules) {
+    (push_back(std::forward<Modules>(modules)), ...);
+  }
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+  void pretty_print(std::ostream& stream) const override { stream << "torch::nn::ModuleList"; }
+  void push_back(std::shared_ptr<Module> module);
+  template <class M>
+  void push_back(const ModuleHolder<M>& holder) {
+    push_back(std::static_pointer_cast<Module>(holder.ptr()));
+  }
+  std::shared_ptr<Module> ptr(size_t index) const;
+  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  template <class T>
+  T* at(size_t index) const {
+    return dynamic_cast<T*>(ptr(index).get());
+  }
+  size_t size() const { return modules_.size(); }
+  bool is_empty() const { return modules_.empty(); }
+  std::vector<std::shared_ptr<Module>>::const_iterator begin() const { return modules_.begin(); }
+  std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+TORCH_MODULE(ModuleList);
+
+class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
+ public:
+  ModuleDictImpl() = default;
+  explicit ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules);
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+  void pretty_print(std::ostream& stream) const override { stream << "torch::nn::ModuleDict"; }
+  std::shared_ptr<Module> insert(const std::string& key, std::shared_ptr<Module> module);
+  std::shared_ptr<Module> operator[](const std::string& key) const;
+  bool contains(const std::string& key) const { return children_.contains(key); }
+  size_t size() const { return children_.size(); }
+  std::vector<std::string> keys() const { return children_.keys(); }
+  std::vector<std::shared_ptr<Module>> values() const { return children_.values(); }
+  std::shared_ptr<Module> pop(const std::string& key);
+};
+TORCH_MODULE(ModuleDict);
+
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  TORCH_ARG(int64_t, dim);
+  TORCH_ARG(std::vector<int64_t>, sizes);
+};
+class UnflattenImpl : public Cloneable<UnflattenImpl> {
+ public:
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : options(dim, std::move(sizes)) {}
+  explicit UnflattenImpl(UnflattenOptions options) : options(std::move(options)) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  UnflattenOptions options;
+};
+TORCH_MODULE(Unflatten);
+
+struct BilinearOptions {
+  BilinearOptions(int64_t in1, int64_t in2, int64_t out) : in1_features_(in1), in2_features_(in2), out_features_(out) {}
+  TORCH_ARG(int64_t, in1_features);
+  TORCH_ARG(int64_t, in2_features);
+  TORCH_ARG(int64_t, out_features);
+  TORCH_ARG(bool, bias) = true;
+};
+// y = x1^T W x2 + b; W, b ~ U(-1/sqrt(in1), 1/sqrt(in1)), as PyTorch.
+class BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1, int64_t in2, int64_t out) : BilinearImpl(BilinearOptions(in1, in2, out)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input1, const Tensor& input2) {
+    return functional::bilinear(input1, input2, weight, bias);
+  }
+  BilinearOptions options;
+  Tensor weight, bias;
+};
+TORCH_MODULE(Bilinear);
+
+}  // namespace ember::nn
