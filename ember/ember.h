@@ -20,4 +20,5 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/tensor_literal.h"
 #include "ember/ops/type_promotion.h"
+#include "ember/optim/more.h"
 #include "ember/optim/optimizer.h"

@@ -1,0 +1,148 @@
+#include "ember/optim/more.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/functions.h"
+
+namespace ember::optim {
+
+namespace {
+std::vector<OptimizerParamGroup> one_group(std::vector<Tensor> params) {
+  return {OptimizerParamGroup(std::move(params))};
+}
+}  // namespace
+
+RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o) : Optimizer({}, std::make_unique<RMSpropOptions>(o)) {
+  EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
+  EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
+  EMBER_CHECK(o.alpha() >= 0, "Invalid alpha value: ", o.alpha());
+  EMBER_CHECK(o.momentum() >= 0, "Invalid momentum value: ", o.momentum());
+  EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
+  for (const auto& g : one_group(std::move(params))) add_param_group(g);
+}
+
+Tensor RMSprop::step(LossClosure closure) {
+  Tensor loss;
+  if (closure) {
+    AutoGradMode enable(true);
+    loss = closure();
+  }
+  NoGradGuard no_grad;
+  for (OptimizerParamGroup& group : groups_) {
+    const auto& o = static_cast<const RMSpropOptions&>(group.options());
+    for (Tensor& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      Tensor g = o.weight_decay() != 0 ? p.grad().add(p, o.weight_decay()) : p.grad();
+      auto& st = state_[p.unsafeGetTensorImpl()];
+      if (!st.count("square_avg")) {
+        st["square_avg"] = zeros_like(p);
+        if (o.momentum() > 0) st["momentum_buffer"] = zeros_like(p);
+        if (o.centered()) st["grad_avg"] = zeros_like(p);
+      }
+      Tensor& v = st["square_avg"];
+      v.mul_(o.alpha()).addcmul_(g, g, 1 - o.alpha());
+      Tensor avg;
+      if (o.centered()) {
+        Tensor& m = st["grad_avg"];
+        m.mul_(o.alpha()).add_(g, 1 - o.alpha());
+        avg = v.addcmul(m, m, -1).sqrt().add(o.eps());
+      } else {
+        avg = v.sqrt().add(o.eps());
+      }
+      if (o.momentum() > 0) {
+        Tensor& b = st["momentum_buffer"];
+        b.mul_(o.momentum()).addcdiv_(g, avg);
+        p.add_(b, -o.lr());
+      } else {
+        p.addcdiv_(g, avg, -o.lr());
+      }
+    }
+  }
+  return loss;
+}
+
+Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o) : Optimizer({}, std::make_unique<AdagradOptions>(o)) {
+  EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
+  EMBER_CHECK(o.lr_decay() >= 0, "Invalid lr_decay value: ", o.lr_decay());
+  EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
+  EMBER_CHECK(o.initial_accumulator_value() >= 0, "Invalid initial_accumulator_value value: ",
+              o.initial_accumulator_value());
+  for (const auto& g : one_group(std::move(params))) add_param_group(g);
+}
+
+Tensor Adagrad::step(LossClosure closure) {
+  Tensor loss;
+  if (closure) {
+    AutoGradMode enable(true);
+    loss = closure();
+  }
+  NoGradGuard no_grad;
+  for (OptimizerParamGroup& group : groups_) {
+    const auto& o = static_cast<const AdagradOptions&>(group.options());
+    for (Tensor& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      Tensor g = o.weight_decay() != 0 ? p.grad().add(p, o.weight_decay()) : p.grad();
+      auto& st = state_[p.unsafeGetTensorImpl()];
+      if (!st.count("sum")) st["sum"] = full_like(p, o.initial_accumulator_value());
+      const int64_t t = ++steps_[p.unsafeGetTensorImpl()];
+      const double clr = o.lr() / (1 + double(t - 1) * o.lr_decay());
+      Tensor& s = st["sum"];
+      s.addcmul_(g, g, 1);
+      p.addcdiv_(g, s.sqrt().add(o.eps()), -clr);
+    }
+  }
+  return loss;
+}
+
+// ---- schedulers --------------------------------------------------------------------------------
+LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
+  for (auto& g : optimizer_.param_groups()) base_lrs_.push_back(g.options().get_lr());
+}
+void LRScheduler::step() {
+  ++epoch_;
+  auto& groups = optimizer_.param_groups();
+  for (size_t i = 0; i < groups.size() && i < base_lrs_.size(); ++i) groups[i].options().set_lr(lr_at(i, base_lrs_[i]));
+}
+std::vector<double> LRScheduler::get_last_lr() const {
+  std::vector<double> r;
+  for (const auto& g : optimizer_.param_groups()) r.push_back(g.options().get_lr());
+  return r;
+}
+
+StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
+    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+  EMBER_CHECK(step_size > 0, "StepLR: step_size must be positive, got ", step_size);
+}
+double StepLR::lr_at(size_t, double base) const { return base * std::pow(gamma_, double(epoch_ / step_size_)); }
+
+MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
+    : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
+  std::sort(milestones_.begin(), milestones_.end());
+}
+double MultiStepLR::lr_at(size_t, double base) const {
+  const auto passed = std::upper_bound(milestones_.begin(), milestones_.end(), epoch_) - milestones_.begin();
+  return base * std::pow(gamma_, double(passed));
+}
+
+ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma) : LRScheduler(optimizer), gamma_(gamma) {}
+double ExponentialLR::lr_at(size_t, double base) const { return base * std::pow(gamma_, double(epoch_)); }
+
+CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min)
+    : LRScheduler(optimizer), t_max_(T_max), eta_min_(eta_min) {
+  EMBER_CHECK(T_max > 0, "CosineAnnealingLR: T_max must be positive, got ", T_max);
+}
+double CosineAnnealingLR::lr_at(size_t, double base) const {
+  constexpr double kPi = 3.14159265358979323846;
+  return eta_min_ + (base - eta_min_) * (1 + std::cos(kPi * double(epoch_) / double(t_max_))) / 2;
+}
+
+LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> lr_lambda)
+    : LRScheduler(optimizer), lambda_(std::move(lr_lambda)) {
+  auto& groups = optimizer_.param_groups();
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(base_lrs_[i] * lambda_(0));
+}
+double LambdaLR::lr_at(size_t, double base) const { return base * lambda_(epoch_); }
+
+}  // namespace ember::optim

@@ -1,0 +1,124 @@
+// More optimizers (RMSprop, Adagrad) and learning-rate schedulers (StepLR, MultiStepLR,
+// ExponentialLR, CosineAnnealingLR, LambdaLR), following torch.optim's formulas.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "ember/optim/optimizer.h"
+
+namespace ember::optim {
+
+#define EMBER_OPTIONS_COMMON(Self)                                                                   \
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<Self>(*this); } \
+  double get_lr() const override { return lr_; }                                                     \
+  void set_lr(double lr) override { lr_ = lr; }
+#define EMBER_OPT_FIELD(Self, T, name, init) \
+  Self& name(T v) {                          \
+    name##_ = v;                             \
+    return *this;                            \
+  }                                          \
+  T name() const { return name##_; }         \
+  T name##_ = init
+
+struct RMSpropOptions : OptimizerOptions {
+  explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
+  EMBER_OPTIONS_COMMON(RMSpropOptions)
+  EMBER_OPT_FIELD(RMSpropOptions, double, lr, 1e-2);
+  EMBER_OPT_FIELD(RMSpropOptions, double, alpha, 0.99);
+  EMBER_OPT_FIELD(RMSpropOptions, double, eps, 1e-8);
+  EMBER_OPT_FIELD(RMSpropOptions, double, weight_decay, 0);
+  EMBER_OPT_FIELD(RMSpropOptions, double, momentum, 0);
+  EMBER_OPT_FIELD(RMSpropOptions, bool, centered, false);
+};
+// v = a v + (1 - a) g^2; avg = sqrt(v - (centered ? m^2 : 0)) + eps (m = a m + (1 - a) g);
+// momentum: b = mu b + g / avg, p -= lr b; else p -= lr g / avg.
+class RMSprop : public Optimizer {
+ public:
+  RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = RMSpropOptions());
+  Tensor step(LossClosure closure = nullptr) override;
+};
+
+struct AdagradOptions : OptimizerOptions {
+  explicit AdagradOptions(double lr = 1e-2) : lr_(lr) {}
+  EMBER_OPTIONS_COMMON(AdagradOptions)
+  EMBER_OPT_FIELD(AdagradOptions, double, lr, 1e-2);
+  EMBER_OPT_FIELD(AdagradOptions, double, lr_decay, 0);
+  EMBER_OPT_FIELD(AdagradOptions, double, weight_decay, 0);
+  EMBER_OPT_FIELD(AdagradOptions, double, initial_accumulator_value, 0);
+  EMBER_OPT_FIELD(AdagradOptions, double, eps, 1e-10);
+};
+// clr = lr / (1 + (t - 1) lr_decay); s += g^2; p -= clr g / (sqrt(s) + eps).
+class Adagrad : public Optimizer {
+ public:
+  Adagrad(std::vector<Tensor> params, const AdagradOptions& options = AdagradOptions());
+  Tensor step(LossClosure closure = nullptr) override;
+};
+#undef EMBER_OPT_FIELD
+#undef EMBER_OPTIONS_COMMON
+
+// Schedulers set each group's lr from the initial lr and the epoch count (step()).
+class LRScheduler {
+ public:
+  explicit LRScheduler(Optimizer& optimizer);
+  virtual ~LRScheduler() = default;
+  void step();
+  std::vector<double> get_last_lr() const;
+  int64_t last_epoch() const { return epoch_; }
+
+ protected:
+  // The lr for group i at epoch `epoch_` (closed form).
+  virtual double lr_at(size_t group, double base_lr) const = 0;
+  Optimizer& optimizer_;
+  std::vector<double> base_lrs_;
+  int64_t epoch_ = 0;
+};
+
+class StepLR : public LRScheduler {
+ public:
+  StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
+
+ protected:
+  double lr_at(size_t, double base_lr) const override;
+  int64_t step_size_;
+  double gamma_;
+};
+
+class MultiStepLR : public LRScheduler {
+ public:
+  MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma = 0.1);
+
+ protected:
+  double lr_at(size_t, double base_lr) const override;
+  std::vector<int64_t> milestones_;
+  double gamma_;
+};
+
+class ExponentialLR : public LRScheduler {
+ public:
+  ExponentialLR(Optimizer& optimizer, double gamma);
+
+ protected:
+  double lr_at(size_t, double base_lr) const override;
+  double gamma_;
+};
+
+class CosineAnnealingLR : public LRScheduler {
+ public:
+  CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0);
+
+ protected:
+  double lr_at(size_t, double base_lr) const override;
+  int64_t t_max_;
+  double eta_min_;
+};
+
+class LambdaLR : public LRScheduler {
+ public:
+  LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> lr_lambda);
+
+ protected:
+  double lr_at(size_t, double base_lr) const override;
+  std::function<double(int64_t)> lambda_;
+};
+
+}  // namespace ember::optim
