@@ -8,12 +8,6 @@
 
 namespace ember::optim {
 
-namespace {
-std::vector<OptimizerParamGroup> one_group(std::vector<Tensor> params) {
-  return {OptimizerParamGroup(std::move(params))};
-}
-}  // namespace
-
 RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o) : Optimizer({}, std::make_unique<RMSpropOptions>(o)) {
   EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
   EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
@@ -24,11 +18,7 @@ RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o) : Optimize
 }
 
 Tensor RMSprop::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
   for (OptimizerParamGroup& group : groups_) {
     const auto& o = static_cast<const RMSpropOptions&>(group.options());
@@ -73,11 +63,7 @@ Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o) : Optimize
 }
 
 Tensor Adagrad::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
   for (OptimizerParamGroup& group : groups_) {
     const auto& o = static_cast<const AdagradOptions&>(group.options());

@@ -12,6 +12,16 @@ Optimizer::Optimizer(std::vector<OptimizerParamGroup> groups, std::unique_ptr<Op
   for (const OptimizerParamGroup& g : groups) add_param_group(g);
 }
 
+Tensor Optimizer::evaluate(const LossClosure& closure) {
+  if (!closure) return Tensor();
+  AutoGradMode enable(true);
+  return closure();
+}
+
+std::vector<OptimizerParamGroup> Optimizer::one_group(std::vector<Tensor> params) {
+  return {OptimizerParamGroup(std::move(params))};
+}
+
 void Optimizer::add_param_group(const OptimizerParamGroup& group) {
   OptimizerParamGroup g(group);
   if (!g.has_options()) g.set_options(defaults_->clone());
@@ -47,8 +57,7 @@ std::vector<Tensor> Optimizer::parameters() const {
   return r;
 }
 
-SGD::SGD(std::vector<Tensor> params, const SGDOptions& options)
-    : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, options) {}
+SGD::SGD(std::vector<Tensor> params, const SGDOptions& options) : SGD(one_group(std::move(params)), options) {}
 
 SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options)
     : Optimizer({}, std::make_unique<SGDOptions>(options)) {
@@ -61,11 +70,7 @@ SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options)
 }
 
 Tensor SGD::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
   for (OptimizerParamGroup& group : groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
@@ -98,9 +103,6 @@ void check_adam(const AdamOptions& o) {
   EMBER_CHECK(b2 >= 0 && b2 < 1, "Invalid beta parameter at index 1: ", b2);
   EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
 }
-std::vector<OptimizerParamGroup> one_group(std::vector<Tensor> params) {
-  return {OptimizerParamGroup(std::move(params))};
-}
 }  // namespace
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_group(std::move(params)), options) {}
@@ -116,11 +118,7 @@ AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamOptions& options
     : Adam(std::move(groups), options.clone(), true) {}
 
 Tensor Adam::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
   for (OptimizerParamGroup& group : groups_) {
     const auto& o = static_cast<const AdamOptions&>(group.options());

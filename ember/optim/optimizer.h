@@ -64,6 +64,10 @@ class Optimizer {
   std::vector<Tensor> parameters() const;
 
  protected:
+  // Runs the closure (if any) with grad mode on and returns its loss.
+  static Tensor evaluate(const LossClosure& closure);
+  static std::vector<OptimizerParamGroup> one_group(std::vector<Tensor> params);
+
   std::vector<OptimizerParamGroup> groups_;
   std::unique_ptr<OptimizerOptions> defaults_;
   // Per-parameter state (momentum buffers, moments), keyed by the parameter's TensorImpl.
