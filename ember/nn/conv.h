@@ -1,0 +1,79 @@
+// Conv1d/Conv2d (LibTorch's ConvNdOptions, ConvNd modules, functional::conv1d/conv2d):
+// stride, padding (numbers, "same", "valid"), dilation, groups, padding modes, bias, and
+// PyTorch's default initialization. This first version computes through im2col (strided
+// windows) and one batched GEMM, so both autograd modes apply; the oneDNN fast path and
+// channels-last handling are issue 4's next step.
+#pragma once
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ember/nn/module.h"
+
+namespace ember::nn {
+
+// padding: explicit sizes per spatial dim, or "same" / "valid".
+using ConvPadding = std::variant<std::vector<int64_t>, std::string>;
+
+namespace functional {
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1, 1},
+              const ConvPadding& padding = std::vector<int64_t>{0, 0}, IntArrayRef dilation = {1, 1}, int64_t groups = 1);
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
+              const ConvPadding& padding = std::vector<int64_t>{0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+}  // namespace functional
+
+template <size_t D>
+struct ConvOptions {
+  ConvOptions(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(expand(kernel_size)) {}
+  ConvOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
+      : ConvOptions(in_channels, out_channels, std::vector<int64_t>{kernel_size}) {}
+  TORCH_ARG(int64_t, in_channels);
+  TORCH_ARG(int64_t, out_channels);
+  TORCH_ARG(std::vector<int64_t>, kernel_size);
+  TORCH_ARG(std::vector<int64_t>, stride) = std::vector<int64_t>(D, 1);
+  TORCH_ARG(ConvPadding, padding) = std::vector<int64_t>(D, 0);
+  TORCH_ARG(std::vector<int64_t>, dilation) = std::vector<int64_t>(D, 1);
+  TORCH_ARG(int64_t, groups) = 1;
+  TORCH_ARG(bool, bias) = true;
+  TORCH_ARG(std::string, padding_mode) = "zeros";
+
+ public:
+  // A single number stands for every spatial dim.
+  static std::vector<int64_t> expand(std::vector<int64_t> v) {
+    if (v.size() == 1 && D > 1) v.assign(D, v[0]);
+    return v;
+  }
+};
+using Conv1dOptions = ConvOptions<1>;
+using Conv2dOptions = ConvOptions<2>;
+
+template <size_t D, class Derived>
+class ConvNdImpl : public Cloneable<Derived> {
+ public:
+  explicit ConvNdImpl(ConvOptions<D> options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  ConvOptions<D> options;
+  Tensor weight, bias;
+};
+
+class Conv1dImpl : public ConvNdImpl<1, Conv1dImpl> {
+ public:
+  using ConvNdImpl<1, Conv1dImpl>::ConvNdImpl;
+  Conv1dImpl(int64_t in, int64_t out, int64_t k) : ConvNdImpl(Conv1dOptions(in, out, k)) {}
+};
+TORCH_MODULE(Conv1d);
+class Conv2dImpl : public ConvNdImpl<2, Conv2dImpl> {
+ public:
+  using ConvNdImpl<2, Conv2dImpl>::ConvNdImpl;
+  Conv2dImpl(int64_t in, int64_t out, int64_t k) : ConvNdImpl(Conv2dOptions(in, out, k)) {}
+};
+TORCH_MODULE(Conv2d);
+
+extern template class ConvNdImpl<1, Conv1dImpl>;
+extern template class ConvNdImpl<2, Conv2dImpl>;
+
+}  // namespace ember::nn
