@@ -17,6 +17,7 @@
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"
+#include "ember/nn/norm_pool.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/tensor_literal.h"
