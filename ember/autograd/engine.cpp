@@ -187,12 +187,6 @@ Edge gradient_edge(const Tensor& t) {
   return {};
 }
 
-std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {
-  std::vector<Edge> r;
-  r.reserve(inputs.size());
-  for (const Tensor* t : inputs) r.push_back(t && GradMode::is_enabled() ? gradient_edge(*t) : Edge());
-  return r;
-}
 std::vector<Edge> collect_next_edges(const std::vector<Tensor>& inputs) {
   std::vector<Edge> r;
   r.reserve(inputs.size());
@@ -250,6 +244,12 @@ Tensor sum_to(const Tensor& t, IntArrayRef shape) {
     if (shape[i] == 1 && t.size(lead + int64_t(i)) != 1) dims.push_back(lead + int64_t(i));
   Tensor r = dims.empty() ? t : t.sum(IntArrayRef(dims), /*keepdim=*/true);
   return lead > 0 || r.sizes() != shape ? r.view(shape) : r;
+}
+
+Scalar conj_scalar(const Scalar& s) {
+  if (!s.isComplex()) return s;
+  Complex<double> z = s.toComplexDouble();
+  return Scalar(Complex<double>(z.real(), -z.imag()));
 }
 
 std::string backward_name(std::string_view op) {

@@ -76,6 +76,9 @@ struct OpNode final : Node {
   bool released_ = false;
 };
 
+// conj of a scalar argument (alpha, weight, value); real scalars unchanged.
+Scalar conj_scalar(const Scalar& s);
+
 // t summed over the dims broadcasting added or expanded, so that it has `shape`.
 Tensor sum_to(const Tensor& t, IntArrayRef shape);
 

@@ -119,7 +119,6 @@ class SavedVariable {
 // when it is a leaf that requires grad; invalid otherwise.
 Edge gradient_edge(const Tensor& t);
 // Edges for a list of inputs (invalid where the input needs no gradient).
-std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
 std::vector<Edge> collect_next_edges(const std::vector<Tensor>& inputs);
 
 }  // namespace ember::autograd

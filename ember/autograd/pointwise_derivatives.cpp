@@ -26,13 +26,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// conj of a scalar argument (alpha, weight, value).
-Scalar conj_scalar(const Scalar& s) {
-  if (!s.isComplex()) return s;
-  Complex<double> z = s.toComplexDouble();
-  return Scalar(Complex<double>(z.real(), -z.imag()));
-}
-
 struct PointwiseDerivative {
   VjpFn vjp;
   JvpFn jvp;

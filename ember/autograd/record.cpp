@@ -160,7 +160,6 @@ bool has_any_fw_grad(const Tensor& t) {
   return false;
 }
 
-bool tensor_has_tangent(const Tensor& t) { return has_any_fw_grad(t); }
 
 bool needs_autograd(const Tensor& t) {
   return (GradMode::is_enabled() && tensor_requires_grad(t)) || (forward_ad_enabled() && has_any_fw_grad(t));
@@ -668,7 +667,5 @@ struct InstallViewHook {
   InstallViewHook() { set_view_hook(&view_hook); }
 } g_install_view_hook;
 }  // namespace
-
-void install_view_hook() { set_view_hook(&view_hook); }
 
 }  // namespace ember::autograd

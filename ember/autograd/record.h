@@ -28,7 +28,6 @@ inline bool tensor_requires_grad(const Tensor& t) {
   auto* m = t.defined() ? t.unsafeGetTensorImpl()->autograd_meta() : nullptr;
   return m && m->requires_grad();
 }
-bool tensor_has_tangent(const Tensor& t);
 
 class Recording {
  public:
@@ -141,8 +140,5 @@ Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op);
 // The tangent of self at `level` for an in-place op to write into: its own, or a fresh zero
 // one (for a view: the window of a zero tangent given to its base).
 Tensor inplace_tangent(const Tensor& self, uint64_t level);
-
-// Installs the view hook (records the view relationship and its backward).
-void install_view_hook();
 
 }  // namespace ember::autograd

@@ -10,13 +10,6 @@
 namespace ember::nn {
 
 namespace functional {
-namespace {
-Tensor reduce(const Tensor& loss, Reduction r) {
-  if (r == Reduction::None) return loss;
-  return r == Reduction::Sum ? loss.sum() : loss.mean();
-}
-}  // namespace
-
 Tensor softsign(const Tensor& input) { return input.div(input.abs().add(1)); }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) {
@@ -58,27 +51,27 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction) {
-  return reduce(target.neg().mul(input1.sub(input2)).add(margin).clamp_min(0), reduction);
+  return apply_reduction(target.neg().mul(input1.sub(input2)).add(margin).clamp_min(0), reduction);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
   Tensor neg = input.neg().add(margin).clamp_min(0);
   Tensor loss = where(target.eq(1), input, zeros_like(input)).add(where(target.eq(-1), neg, zeros_like(neg)));
-  return reduce(loss, reduction);
+  return apply_reduction(loss, reduction);
 }
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              Reduction reduction) {
   Tensor cos = cosine_similarity(input1, input2, -1, 1e-8);
   Tensor loss = where(target.eq(1), cos.neg().add(1), cos.sub(margin).clamp_min(0));
-  return reduce(loss, reduction);
+  return apply_reduction(loss, reduction);
 }
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, Reduction reduction) {
   Tensor dp = pairwise_distance(anchor, positive, p, eps), dn = pairwise_distance(anchor, negative, p, eps);
   if (swap) dn = minimum(dn, pairwise_distance(positive, negative, p, eps));
-  return reduce(dp.sub(dn).add(margin).clamp_min(0), reduction);
+  return apply_reduction(dp.sub(dn).add(margin).clamp_min(0), reduction);
 }
 }  // namespace functional
 

@@ -8,14 +8,15 @@
 namespace ember::nn {
 
 namespace functional {
-namespace {
-Tensor reduce(const Tensor& loss, Reduction r) {
+Tensor apply_reduction(const Tensor& loss, Reduction r) {
   switch (r) {
     case Reduction::None: return loss;
     case Reduction::Sum: return loss.sum();
     default: return loss.mean();
   }
 }
+
+namespace {
 void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
   EMBER_CHECK(input.sizes() == target.sizes(), op, ": Using a target size (", target.sizes(),
               ") that is different to the input size (", input.sizes(), ") is not supported; please ensure they "
@@ -27,24 +28,24 @@ Tensor classes_last(const Tensor& x) { return x.dim() <= 2 ? x : x.movedim(1, -1
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   check_same_shape("mse_loss", input, target);
-  return reduce(input.sub(target).square(), reduction);
+  return apply_reduction(input.sub(target).square(), reduction);
 }
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   check_same_shape("l1_loss", input, target);
-  return reduce(input.sub(target).abs(), reduction);
+  return apply_reduction(input.sub(target).abs(), reduction);
 }
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
   check_same_shape("smooth_l1_loss", input, target);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   Tensor d = input.sub(target).abs();
-  if (beta == 0) return reduce(d, reduction);
-  return reduce(where(d.lt(beta), d.square().mul(0.5 / beta), d.sub(0.5 * beta)), reduction);
+  if (beta == 0) return apply_reduction(d, reduction);
+  return apply_reduction(where(d.lt(beta), d.square().mul(0.5 / beta), d.sub(0.5 * beta)), reduction);
 }
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
   check_same_shape("huber_loss", input, target);
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   Tensor d = input.sub(target).abs();
-  return reduce(where(d.lt(delta), d.square().mul(0.5), d.sub(0.5 * delta).mul(delta)), reduction);
+  return apply_reduction(where(d.lt(delta), d.square().mul(0.5), d.sub(0.5 * delta).mul(delta)), reduction);
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
@@ -141,7 +142,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   // PyTorch clamps the logs at -100 so that 0 * log(0) stays finite.
   Tensor loss = target.mul(input.log().clamp_min(-100)).add(target.neg().add(1).mul(input.neg().log1p().clamp_min(-100))).neg();
   if (weight.defined()) loss = loss.mul(weight);
-  return reduce(loss, reduction);
+  return apply_reduction(loss, reduction);
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -157,12 +158,12 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
     loss = target.neg().add(1).mul(input).add(log_sig_neg);
   }
   if (weight.defined()) loss = loss.mul(weight);
-  return reduce(loss, reduction);
+  return apply_reduction(loss, reduction);
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target) {
   Tensor loss = log_target ? target.exp().mul(target.sub(input)) : xlogy(target, target).sub(target.mul(input));
-  return reduce(loss, reduction);
+  return apply_reduction(loss, reduction);
 }
 }  // namespace functional
 

@@ -16,6 +16,8 @@ inline constexpr Reduction kSum = Reduction::Sum;
 namespace ember::nn {
 
 namespace functional {
+// loss reduced as `reduction` says (none / mean / sum).
+Tensor apply_reduction(const Tensor& loss, Reduction reduction);
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean, double beta = 1.0);

@@ -194,11 +194,6 @@ Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 }
 
 namespace {
-Scalar conj_of(const Scalar& s) {
-  if (!s.isComplex()) return s;
-  Complex<double> z = s.toComplexDouble();
-  return Scalar(Complex<double>(z.real(), -z.imag()));
-}
 Tensor mH(const Tensor& t) { return t.transpose(-2, -1).conj(); }
 bool is_one(const Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
 }  // namespace
@@ -210,9 +205,9 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
         "addmm", {&self, &mat1, &mat2}, [&] { return addmm(self, mat1, mat2, beta, alpha); },
         [beta, alpha](const autograd::VjpCtx& c) {
           const Tensor& g = c.grad();
-          Tensor ga = is_one(alpha) ? g : g.mul(conj_of(alpha));
+          Tensor ga = is_one(alpha) ? g : g.mul(autograd::conj_scalar(alpha));
           return autograd::variable_list{
-              c.needs_input_grad(0) ? (is_one(beta) ? g : g.mul(conj_of(beta))) : Tensor(),
+              c.needs_input_grad(0) ? (is_one(beta) ? g : g.mul(autograd::conj_scalar(beta))) : Tensor(),
               c.needs_input_grad(1) ? ga.mm(mH(c.saved_tensor(1))) : Tensor(),
               c.needs_input_grad(2) ? mH(c.saved_tensor(0)).mm(ga) : Tensor()};
         },
@@ -284,9 +279,9 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
     return autograd::differentiable(
         "baddbmm", {&self, &batch1, &batch2}, [&] { return baddbmm(self, batch1, batch2, beta, alpha); },
         [beta, alpha](const autograd::VjpCtx& c) {
-          Tensor ga = c.grad().mul(conj_of(alpha));
+          Tensor ga = c.grad().mul(autograd::conj_scalar(alpha));
           return autograd::variable_list{
-              c.needs_input_grad(0) ? c.grad().mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(0) ? c.grad().mul(autograd::conj_scalar(beta)) : Tensor(),
               c.needs_input_grad(1) ? ga.bmm(mH(c.saved_tensor(1))) : Tensor(),
               c.needs_input_grad(2) ? mH(c.saved_tensor(0)).bmm(ga) : Tensor()};
         },
@@ -361,9 +356,9 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
         "addbmm", {&self, &batch1, &batch2}, [&] { return addbmm(self, batch1, batch2, beta, alpha); },
         [beta, alpha](const autograd::VjpCtx& c) {
           Tensor b1 = c.saved_tensor(0), b2 = c.saved_tensor(1);
-          Tensor ga = c.grad().mul(conj_of(alpha)).unsqueeze(0).expand({b1.size(0), c.grad().size(0), c.grad().size(1)});
+          Tensor ga = c.grad().mul(autograd::conj_scalar(alpha)).unsqueeze(0).expand({b1.size(0), c.grad().size(0), c.grad().size(1)});
           return autograd::variable_list{
-              c.needs_input_grad(0) ? c.grad().mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(0) ? c.grad().mul(autograd::conj_scalar(beta)) : Tensor(),
               c.needs_input_grad(1) ? ga.bmm(mH(b2)) : Tensor(),
               c.needs_input_grad(2) ? mH(b1).bmm(ga) : Tensor()};
         },
@@ -447,9 +442,9 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
     return autograd::differentiable(
         "addmv", {&self, &mat, &vec}, [&] { return addmv(self, mat, vec, beta, alpha); },
         [beta, alpha](const autograd::VjpCtx& c) {
-          Tensor ga = c.grad().mul(conj_of(alpha));
+          Tensor ga = c.grad().mul(autograd::conj_scalar(alpha));
           return autograd::variable_list{
-              c.needs_input_grad(0) ? c.grad().mul(conj_of(beta)) : Tensor(),
+              c.needs_input_grad(0) ? c.grad().mul(autograd::conj_scalar(beta)) : Tensor(),
               c.needs_input_grad(1) ? outer(ga, c.saved_tensor(1).conj()) : Tensor(),
               c.needs_input_grad(2) ? mH(c.saved_tensor(0)).mv(ga) : Tensor()};
         },

@@ -174,24 +174,6 @@ Tensor sum_like(const ReduceOp& op, const Tensor& self, OptionalIntArrayRef dim,
 }  // namespace
 
 namespace {
-// The reduced dims of a sum/mean over `dim` (all dims when none are given).
-std::vector<int64_t> reduced_dims(const Tensor& self, OptionalIntArrayRef dim) {
-  std::vector<int64_t> dims;
-  if (!dim || dim->empty()) {
-    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
-  } else {
-    for (int64_t d : *dim) dims.push_back(maybe_wrap_dim(d, self.dim()));
-    std::sort(dims.begin(), dims.end());
-  }
-  return dims;
-}
-// The gradient of a sum: grad broadcast back over the reduced dims.
-Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, const std::vector<int64_t>& dims, bool keepdim) {
-  Tensor g = grad;
-  if (!keepdim && !sizes.empty())
-    for (int64_t d : dims) g = g.unsqueeze(d);
-  return g.expand(sizes);
-}
 // sum and mean with their derivatives (mean divides by the reduced count).
 Tensor differentiable_sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                           bool is_mean, const std::function<Tensor()>& impl) {
@@ -202,7 +184,7 @@ Tensor differentiable_sum(const Tensor& self, OptionalIntArrayRef dim, bool keep
     autograd::BelowAutogradGuard below;
     r = impl();
   }
-  std::vector<int64_t> dims = reduced_dims(self, dim);
+  std::vector<int64_t> dims = autograd::reduced_dims(self.dim(), dim);
   double count = 1;
   for (int64_t d : dims) count *= double(self.size(d));
   if (rec.forward()) {
@@ -216,7 +198,7 @@ Tensor differentiable_sum(const Tensor& self, OptionalIntArrayRef dim, bool keep
   if (rec.reverse()) {
     DimVector sizes(self.sizes());
     rec.record(is_mean ? "mean" : "sum", {&r}, [sizes, dims, keepdim, is_mean, count](const autograd::VjpCtx& c) {
-      Tensor g = sum_backward(c.grad(), sizes, dims, keepdim);
+      Tensor g = autograd::restore_reduced(c.grad(), dims, keepdim).expand(sizes);
       return autograd::variable_list{is_mean ? g.div(count) : g};
     });
   }

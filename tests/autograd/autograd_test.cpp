@@ -329,11 +329,16 @@ TEST(Autograd, ForwardModeBasics) {
   Tensor x = tensor({0.5, 1.5}, dtype(kDouble));
   Tensor v = tensor({1.0, -2.0}, dtype(kDouble));
   EXPECT_ERROR_WITH(fwd::make_dual(x, v), "no dual level is open");
+  Tensor kept;
+  uint64_t old_level = 0;
   {
     fwd::dual_level level;
+    old_level = level.level();
     EXPECT_ERROR_WITH(fwd::make_dual(x, ones({3}, dtype(kDouble))), "different size");
     EXPECT_ERROR_WITH(fwd::make_dual(x, ones({2}, dtype(kFloat))), "same dtype");
     Tensor d = fwd::make_dual(x, v);
+    kept = d;
+    EXPECT_TRUE(kept._fw_grad(old_level).defined());
     Tensor y = d.sin().mul(d);  // y' = (cos x * x + sin x) v
     auto [primal, tangent] = fwd::unpack_dual(y);
     EXPECT_TENSOR_CLOSE(primal, x.sin().mul(x));
@@ -343,6 +348,7 @@ TEST(Autograd, ForwardModeBasics) {
     EXPECT_FALSE(fwd::unpack_dual(x.exp()).tangent.defined());
   }
   // Tangents end with their level.
+  EXPECT_FALSE(kept._fw_grad(old_level).defined());
 }
 
 TEST(Autograd, NestedDualLevelsAreIndependent) {

@@ -197,7 +197,6 @@ TEST(Random, MultinomialFrequencies) {
     }
   }
   // The first draw without replacement follows the probabilities.
-  Tensor first = empty({20000}, dtype(kLong));
   Tensor w = tensor({0.7, 0.2, 0.1});
   Tensor draws = multinomial(w.unsqueeze(0).expand({20000, 3}), 1, false, g).squeeze(1);
   EXPECT_NEAR(draws.eq(0).to(kDouble).mean().item<double>(), 0.7, 0.02);
