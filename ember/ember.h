@@ -1,5 +1,7 @@
 // The umbrella header: everything in ember's tensor core.
 #pragma once
+#include "ember/amp/autocast.h"
+#include "ember/amp/grad_scaler.h"
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/custom_function.h"
 #include "ember/autograd/forward_ad.h"
@@ -7,6 +9,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/core/allocator.h"
+#include "ember/core/autocast_mode.h"
 #include "ember/core/generator.h"
 #include "ember/core/parallel.h"
 #include "ember/core/tensor.h"
@@ -24,3 +27,4 @@
 #include "ember/ops/type_promotion.h"
 #include "ember/optim/more.h"
 #include "ember/optim/optimizer.h"
+#include "ember/serialize/serialize.h"

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libopenblas-dev liblapacke-dev libdnnl-dev libomp-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libsleef-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libsleef-dev zlib1g-dev
 )
 # Benchmarks against LibTorch and golden-data generation (optional: EMBER_WITH_TORCH=1).
 if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then
@@ -22,4 +22,9 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -q
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+fi
+
+# The checkpoint tests check ember's files against the reference safetensors package (PyPI).
+if ! python3 -c "import safetensors, numpy" 2>/dev/null; then
+  python3 -m pip install -q --disable-pip-version-check safetensors numpy </dev/null
 fi

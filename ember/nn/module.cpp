@@ -169,6 +169,14 @@ void Module::to(Device device, bool non_blocking) {
   apply_to_tensors([&](Tensor& t) { set_data(t, t.to(device, non_blocking)); });
 }
 
+void Module::to(MemoryFormat memory_format) {
+  autograd::BelowAutogradGuard below;
+  const int64_t rank = memory_format == MemoryFormat::ChannelsLast ? 4 : memory_format == MemoryFormat::ChannelsLast3d ? 5 : -1;
+  apply_to_tensors([&](Tensor& t) {
+    if (rank < 0 || t.dim() == rank) set_data(t, t.contiguous(memory_format));
+  });
+}
+
 void Module::zero_grad(bool set_to_none) {
   for (Tensor& p : parameters()) {
     if (!p.grad().defined()) continue;

@@ -15,6 +15,11 @@
 #include "ember/core/tensor.h"
 #include "ember/nn/ordered_dict.h"
 
+namespace ember::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
+
 namespace ember::nn {
 
 class Module;
@@ -59,6 +64,9 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void to(Device device, ScalarType dtype, bool non_blocking = false);
   virtual void to(ScalarType dtype, bool non_blocking = false);
   virtual void to(Device device, bool non_blocking = false);
+  // PyTorch's module.to(memory_format=...): 4-D (ChannelsLast) or 5-D (ChannelsLast3d)
+  // parameters and buffers take the layout (Contiguous: all of them); others are unchanged.
+  virtual void to(MemoryFormat memory_format);
 
   // set_to_none (LibTorch's default): gradients become undefined; else they are zeroed.
   virtual void zero_grad(bool set_to_none = true);
@@ -74,6 +82,12 @@ class Module : public std::enable_shared_from_this<Module> {
 
   virtual void pretty_print(std::ostream& stream) const;
   virtual bool is_serializable() const { return true; }
+
+  // Parameters and buffers under their state_dict names ("0.weight", "fc1.bias"); load
+  // copies into the existing tensors (in place: optimizers keep working) and raises an
+  // error naming the tensor when one is missing or has another shape. ember/serialize.
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
 
   Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
   Tensor& register_buffer(std::string name, Tensor tensor);
@@ -227,6 +241,18 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& mo
 
 // Option builders: `TORCH_ARG(int64_t, in_features);` gives a member `in_features_`, a
 // getter `in_features()` and a chaining setter `in_features(v)`.
+// LibTorch's ExpandingArray<D>: D sizes (kernel, stride, padding, ...) given as one number
+// that stands for every dimension, or as D numbers.
+template <size_t D>
+struct ExpandingArray : std::vector<int64_t> {
+  ExpandingArray(int64_t v) : std::vector<int64_t>(D, v) {}  // NOLINT
+  ExpandingArray(std::initializer_list<int64_t> l) : ExpandingArray(std::vector<int64_t>(l)) {}
+  ExpandingArray(std::vector<int64_t> v) : std::vector<int64_t>(std::move(v)) {  // NOLINT
+    if (size() == 1 && D > 1) assign(D, front());
+    EMBER_CHECK(size() == D, "expected ", D, " values (or one for every dimension), got ", size());
+  }
+};
+
 #define TORCH_ARG(T, name)                                                   \
  public:                                                                     \
   inline auto name(const T& new_##name)->decltype(*this) {                   \

@@ -29,6 +29,10 @@ struct RMSpropOptions : OptimizerOptions {
   EMBER_OPT_FIELD(RMSpropOptions, double, weight_decay, 0);
   EMBER_OPT_FIELD(RMSpropOptions, double, momentum, 0);
   EMBER_OPT_FIELD(RMSpropOptions, bool, centered, false);
+  void visit(OptionVisitor& v) override {
+    v.field("lr", lr_), v.field("alpha", alpha_), v.field("eps", eps_), v.field("weight_decay", weight_decay_);
+    v.field("momentum", momentum_), v.field("centered", centered_);
+  }
 };
 // v = a v + (1 - a) g^2; avg = sqrt(v - (centered ? m^2 : 0)) + eps (m = a m + (1 - a) g);
 // momentum: b = mu b + g / avg, p -= lr b; else p -= lr g / avg.
@@ -46,6 +50,10 @@ struct AdagradOptions : OptimizerOptions {
   EMBER_OPT_FIELD(AdagradOptions, double, weight_decay, 0);
   EMBER_OPT_FIELD(AdagradOptions, double, initial_accumulator_value, 0);
   EMBER_OPT_FIELD(AdagradOptions, double, eps, 1e-10);
+  void visit(OptionVisitor& v) override {
+    v.field("lr", lr_), v.field("lr_decay", lr_decay_), v.field("weight_decay", weight_decay_);
+    v.field("initial_accumulator_value", initial_accumulator_value_), v.field("eps", eps_);
+  }
 };
 // clr = lr / (1 + (t - 1) lr_decay); s += g^2; p -= clr g / (sqrt(s) + eps).
 class Adagrad : public Optimizer {
@@ -71,6 +79,7 @@ class LRScheduler {
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;
   int64_t epoch_ = 0;
+  friend class SequentialLR;  // (optim/extra.h) re-bases and restarts the schedulers it runs
 };
 
 class StepLR : public LRScheduler {

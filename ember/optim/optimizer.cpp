@@ -1,6 +1,7 @@
 #include "ember/optim/optimizer.h"
 
 #include <cmath>
+#include <typeinfo>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/functions.h"
@@ -152,6 +153,77 @@ Tensor Adam::step(LossClosure closure) {
     }
   }
   return loss;
+}
+
+}  // namespace ember::optim
+
+namespace ember::optim {
+
+void OptionVisitor::field(const char* name, std::tuple<double, double>& value) {
+  const std::string n(name);
+  field((n + ".0").c_str(), std::get<0>(value));
+  field((n + ".1").c_str(), std::get<1>(value));
+}
+
+OptimizerStateDict Optimizer::state_dict() const {
+  OptimizerStateDict d;
+  int64_t index = 0;
+  for (const OptimizerParamGroup& g : groups_) {
+    OptimizerStateDict::Group group;
+    group.options = g.options().clone();
+    for (const Tensor& p : g.params()) {
+      group.params.push_back(index);
+      const TensorImpl* key = p.unsafeGetTensorImpl();
+      auto st = state_.find(key);
+      auto step = steps_.find(key);
+      if (st != state_.end() || step != steps_.end()) {
+        OptimizerStateDict::ParamState& ps = d.state[index];
+        if (st != state_.end())
+          for (const auto& [name, t] : st->second) ps.tensors[name] = t.detach().clone();
+        if (step != steps_.end()) ps.step = step->second;
+      }
+      ++index;
+    }
+    d.param_groups.push_back(std::move(group));
+  }
+  return d;
+}
+
+void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
+  EMBER_CHECK(dict.param_groups.size() == groups_.size(), "Optimizer::load_state_dict: loaded state dict has ",
+              dict.param_groups.size(), " parameter groups but the optimizer has ", groups_.size());
+  std::vector<const Tensor*> params;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    const auto& loaded = dict.param_groups[i];
+    EMBER_CHECK(loaded.params.size() == groups_[i].params().size(), "Optimizer::load_state_dict: parameter group ",
+                i, " has ", loaded.params.size(), " parameters in the loaded state dict but ",
+                groups_[i].params().size(), " in the optimizer");
+    EMBER_CHECK(!loaded.options || typeid(*loaded.options) == typeid(groups_[i].options()),
+                "Optimizer::load_state_dict: parameter group ", i, " holds options of another optimizer type");
+    for (const Tensor& p : groups_[i].params()) params.push_back(&p);
+  }
+  for (const auto& [index, ps] : dict.state) {
+    EMBER_CHECK(index >= 0 && index < int64_t(params.size()), "Optimizer::load_state_dict: state for parameter ",
+                index, " but the optimizer has ", params.size(), " parameters");
+    const Tensor& p = *params[size_t(index)];
+    for (const auto& [name, t] : ps.tensors)
+      EMBER_CHECK(!t.defined() || t.numel() == 1 || t.sizes() == p.sizes(), "Optimizer::load_state_dict: state '",
+                  name, "' of parameter ", index, " has shape ", t.sizes(), " but the parameter has shape ", p.sizes());
+  }
+  // Checked: now replace options and state.
+  for (size_t i = 0; i < groups_.size(); ++i)
+    if (dict.param_groups[i].options) groups_[i].set_options(dict.param_groups[i].options->clone());
+  state_.clear();
+  steps_.clear();
+  for (const auto& [index, ps] : dict.state) {
+    const Tensor& p = *params[size_t(index)];
+    const TensorImpl* key = p.unsafeGetTensorImpl();
+    auto& st = state_[key];
+    for (const auto& [name, t] : ps.tensors)
+      st[name] = t.defined() ? t.detach().to(p.device(), t.numel() == 1 && p.numel() != 1 ? t.scalar_type() : p.scalar_type()).clone() : t;
+    if (st.empty()) state_.erase(key);
+    if (ps.step > 0) steps_[key] = ps.step;
+  }
 }
 
 }  // namespace ember::optim

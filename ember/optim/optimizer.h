@@ -10,13 +10,30 @@
 
 #include "ember/core/tensor.h"
 
+namespace ember::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
+
 namespace ember::optim {
+
+// Visits every hyper-parameter of an options struct by name (checkpoints read and write
+// options through it, so a new option is saved by naming it once).
+struct OptionVisitor {
+  virtual ~OptionVisitor() = default;
+  virtual void field(const char* name, double& value) = 0;
+  virtual void field(const char* name, int64_t& value) = 0;
+  virtual void field(const char* name, bool& value) = 0;
+  void field(const char* name, std::tuple<double, double>& value);  // name.0, name.1
+};
 
 struct OptimizerOptions {
   virtual ~OptimizerOptions() = default;
   virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
   virtual double get_lr() const = 0;
   virtual void set_lr(double lr) = 0;
+  // Every option, for state_dict()/checkpoints. User-defined options without it save none.
+  virtual void visit(OptionVisitor&) {}
 };
 
 class OptimizerParamGroup {
@@ -44,6 +61,26 @@ class OptimizerParamGroup {
   std::unique_ptr<OptimizerOptions> options_;
 };
 
+// Optimizer::state_dict(): each group's options and parameter indices (parameters are
+// numbered across groups in order, as torch.optim numbers them), and per-parameter state
+// (tensors such as "exp_avg", and the step count) by parameter index.
+struct OptimizerStateDict {
+  struct Group {
+    std::unique_ptr<OptimizerOptions> options;
+    std::vector<int64_t> params;
+    Group() = default;
+    Group(const Group& g) : options(g.options ? g.options->clone() : nullptr), params(g.params) {}
+    Group(Group&&) = default;
+    Group& operator=(Group g) { options = std::move(g.options); params = std::move(g.params); return *this; }
+  };
+  struct ParamState {
+    std::map<std::string, Tensor> tensors;
+    int64_t step = 0;  // 0: the optimizer keeps no step count for this parameter
+  };
+  std::vector<Group> param_groups;
+  std::map<int64_t, ParamState> state;
+};
+
 class Optimizer {
  public:
   Optimizer(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
@@ -62,6 +99,15 @@ class Optimizer {
   const OptimizerOptions& defaults() const { return *defaults_; }
   // Every parameter of every group.
   std::vector<Tensor> parameters() const;
+
+  // A deep copy of the options and state (torch.optim's state_dict); load_state_dict checks
+  // that the groups and parameter shapes match and copies the state in.
+  OptimizerStateDict state_dict() const;
+  void load_state_dict(const OptimizerStateDict& dict);
+  // The state dict in an archive ("param_groups.<i>.options.<name>", "state.<index>.<name>");
+  // defined in ember/serialize.
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
 
  protected:
   // Runs the closure (if any) with grad mode on and returns its loss.
@@ -94,6 +140,10 @@ struct SGDOptions : OptimizerOptions {
   EMBER_OPT_ARG(bool, nesterov, false);
   EMBER_OPT_ARG(bool, maximize, false);
 #undef EMBER_OPT_ARG
+  void visit(OptionVisitor& v) override {
+    v.field("lr", lr_), v.field("momentum", momentum_), v.field("dampening", dampening_);
+    v.field("weight_decay", weight_decay_), v.field("nesterov", nesterov_), v.field("maximize", maximize_);
+  }
 };
 
 // Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
@@ -129,6 +179,10 @@ struct AdamOptions : OptimizerOptions {
   std::tuple<double, double> betas_{0.9, 0.999};
   double eps_ = 1e-8, weight_decay_ = 0;
   bool amsgrad_ = false, maximize_ = false;
+  void visit(OptionVisitor& v) override {
+    v.field("lr", lr_), v.field("betas", betas_), v.field("eps", eps_), v.field("weight_decay", weight_decay_);
+    v.field("amsgrad", amsgrad_), v.field("maximize", maximize_);
+  }
 };
 
 // AdamW: Adam with decoupled weight decay (default 1e-2), as torch.optim.AdamW.
