@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "ember/nn/init.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {
@@ -40,6 +41,8 @@ std::vector<std::pair<int64_t, int64_t>> resolve_padding(const ConvPadding& padd
 // padded input: im2col as strided views, then one GEMM per group.
 Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride_in,
                const ConvPadding& padding, IntArrayRef dilation_in, int64_t groups, size_t d, const char* op) {
+  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision,
+                 conv_nd(_ac[0], _ac[1], _ac[2], stride_in, padding, dilation_in, groups, d, op), &input, &weight, &bias);
   EMBER_CHECK(weight.dim() == int64_t(d) + 2, op, ": expected a ", d + 2, "-D weight, got ", weight.sizes());
   const bool unbatched = input.dim() == int64_t(d) + 1;
   Tensor x = unbatched ? input.unsqueeze(0) : input;

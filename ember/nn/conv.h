@@ -12,8 +12,14 @@
 
 namespace ember::nn {
 
-// padding: explicit sizes per spatial dim, or "same" / "valid".
-using ConvPadding = std::variant<std::vector<int64_t>, std::string>;
+// padding: explicit sizes per spatial dim (one number for all), or "same" / "valid".
+struct ConvPadding : std::variant<std::vector<int64_t>, std::string> {
+  using variant::variant;
+  ConvPadding(int64_t v) : variant(std::vector<int64_t>{v}) {}  // NOLINT
+  ConvPadding(int v) : ConvPadding(int64_t(v)) {}  // NOLINT
+  ConvPadding(std::initializer_list<int64_t> l) : variant(std::vector<int64_t>(l)) {}
+  ConvPadding(const char* s) : variant(std::string(s)) {}  // NOLINT
+};
 
 namespace functional {
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1, 1},
@@ -24,26 +30,17 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 
 template <size_t D>
 struct ConvOptions {
-  ConvOptions(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(expand(kernel_size)) {}
-  ConvOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
-      : ConvOptions(in_channels, out_channels, std::vector<int64_t>{kernel_size}) {}
+  ConvOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(std::move(kernel_size)) {}
   TORCH_ARG(int64_t, in_channels);
   TORCH_ARG(int64_t, out_channels);
-  TORCH_ARG(std::vector<int64_t>, kernel_size);
-  TORCH_ARG(std::vector<int64_t>, stride) = std::vector<int64_t>(D, 1);
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  TORCH_ARG(ExpandingArray<D>, stride) = 1;
   TORCH_ARG(ConvPadding, padding) = std::vector<int64_t>(D, 0);
-  TORCH_ARG(std::vector<int64_t>, dilation) = std::vector<int64_t>(D, 1);
+  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
   TORCH_ARG(int64_t, groups) = 1;
   TORCH_ARG(bool, bias) = true;
   TORCH_ARG(std::string, padding_mode) = "zeros";
-
- public:
-  // A single number stands for every spatial dim.
-  static std::vector<int64_t> expand(std::vector<int64_t> v) {
-    if (v.size() == 1 && D > 1) v.assign(D, v[0]);
-    return v;
-  }
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;

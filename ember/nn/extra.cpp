@@ -5,6 +5,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/nn/init.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {
@@ -13,6 +14,7 @@ namespace functional {
 Tensor softsign(const Tensor& input) { return input.div(input.abs().add(1)); }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) {
+  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision, prelu(_ac[0], _ac[1]), &input, &weight);
   EMBER_CHECK(weight.numel() == 1 || (input.dim() >= 2 && weight.numel() == input.size(1)),
               "prelu: the number of weights (", weight.numel(), ") must be 1 or the number of channels (dim 1) of the "
               "input of shape ", input.sizes());
@@ -51,10 +53,12 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, margin_ranking_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
   return apply_reduction(target.neg().mul(input1.sub(input2)).add(margin).clamp_min(0), reduction);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, hinge_embedding_loss(_ac[0], _ac[1], margin, reduction), &input, &target);
   Tensor neg = input.neg().add(margin).clamp_min(0);
   Tensor loss = where(target.eq(1), input, zeros_like(input)).add(where(target.eq(-1), neg, zeros_like(neg)));
   return apply_reduction(loss, reduction);
@@ -62,6 +66,7 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, cosine_embedding_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
   Tensor cos = cosine_similarity(input1, input2, -1, 1e-8);
   Tensor loss = where(target.eq(1), cos.neg().add(1), cos.sub(margin).clamp_min(0));
   return apply_reduction(loss, reduction);
@@ -69,6 +74,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, triplet_margin_loss(_ac[0], _ac[1], _ac[2], margin, p, eps, swap, reduction), &anchor, &positive, &negative);
   Tensor dp = pairwise_distance(anchor, positive, p, eps), dn = pairwise_distance(anchor, negative, p, eps);
   if (swap) dn = minimum(dn, pairwise_distance(positive, negative, p, eps));
   return apply_reduction(dp.sub(dn).add(margin).clamp_min(0), reduction);

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {
@@ -27,14 +28,17 @@ Tensor classes_last(const Tensor& x) { return x.dim() <= 2 ? x : x.movedim(1, -1
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, mse_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("mse_loss", input, target);
   return apply_reduction(input.sub(target).square(), reduction);
 }
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, l1_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("l1_loss", input, target);
   return apply_reduction(input.sub(target).abs(), reduction);
 }
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, smooth_l1_loss(_ac[0], _ac[1], reduction, beta), &input, &target);
   check_same_shape("smooth_l1_loss", input, target);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   Tensor d = input.sub(target).abs();
@@ -42,6 +46,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   return apply_reduction(where(d.lt(beta), d.square().mul(0.5 / beta), d.sub(0.5 * beta)), reduction);
 }
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, huber_loss(_ac[0], _ac[1], reduction, delta), &input, &target);
   check_same_shape("huber_loss", input, target);
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   Tensor d = input.sub(target).abs();
@@ -50,6 +55,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, nll_loss(_ac[0], target, _ac[1], ignore_index, reduction), &input, &weight);
   EMBER_CHECK(input.dim() >= 1, "nll_loss: input must have at least 1 dimension");
   const bool unbatched = input.dim() == 1;
   Tensor in = unbatched ? input.unsqueeze(0) : input;
@@ -86,6 +92,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, cross_entropy(_ac[0], _ac[1], _ac[2], ignore_index, reduction, label_smoothing), &input, &target, &weight);
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "label_smoothing must be between 0.0 and 1.0. Got: ",
               label_smoothing);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
@@ -133,6 +140,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, binary_cross_entropy(_ac[0], _ac[1], _ac[2], reduction), &input, &target, &weight);
   check_same_shape("binary_cross_entropy", input, target);
   {
     NoGradGuard g;
@@ -147,6 +155,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction, const Tensor& pos_weight) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, binary_cross_entropy_with_logits(_ac[0], _ac[1], _ac[2], reduction, _ac[3]), &input, &target, &weight, &pos_weight);
   check_same_shape("binary_cross_entropy_with_logits", input, target);
   // (1 - y) x + (1 + (pw - 1) y) * log(1 + exp(-x)), with log(1 + exp(-x)) computed stably
   Tensor log_sig_neg = input.neg().clamp_min(0).add(input.abs().neg().exp().log1p());  // softplus(-x)
@@ -162,6 +171,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, kl_div(_ac[0], _ac[1], reduction, log_target), &input, &target);
   Tensor loss = log_target ? target.exp().mul(target.sub(input)) : xlogy(target, target).sub(target.mul(input));
   return apply_reduction(loss, reduction);
 }

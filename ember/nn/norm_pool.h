@@ -57,15 +57,17 @@ extern template class BatchNormImplBase<1, BatchNorm1dImpl>;
 extern template class BatchNormImplBase<2, BatchNorm2dImpl>;
 
 struct Pool2dOptions {
-  Pool2dOptions(std::vector<int64_t> kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
-  Pool2dOptions(int64_t k) : kernel_size_({k, k}) {}                                          // NOLINT
-  TORCH_ARG(std::vector<int64_t>, kernel_size);
-  TORCH_ARG(std::vector<int64_t>, stride) = {};  // empty: the kernel size
-  TORCH_ARG(std::vector<int64_t>, padding) = std::vector<int64_t>{0, 0};
-  TORCH_ARG(std::vector<int64_t>, dilation) = std::vector<int64_t>{1, 1};
+  Pool2dOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
+  Pool2dOptions(int64_t kernel_size) : Pool2dOptions(ExpandingArray<2>(kernel_size)) {}               // NOLINT
+  TORCH_ARG(ExpandingArray<2>, kernel_size);
+  TORCH_ARG(ExpandingArray<2>, stride);  // the kernel size unless set
+  TORCH_ARG(ExpandingArray<2>, padding) = 0;
+  TORCH_ARG(ExpandingArray<2>, dilation) = 1;
   TORCH_ARG(bool, ceil_mode) = false;
   TORCH_ARG(bool, count_include_pad) = true;
 };
+using MaxPool2dOptions = Pool2dOptions;
+using AvgPool2dOptions = Pool2dOptions;
 class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
  public:
   explicit MaxPool2dImpl(const Pool2dOptions& options) : options(options) {}

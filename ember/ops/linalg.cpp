@@ -10,6 +10,7 @@
 #include "ember/ops/blas.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/linalg_utils.h"
 #include "ember/ops/op_def.h"
 #include "ember/ops/type_promotion.h"
@@ -144,6 +145,7 @@ Tensor record_matmul(const Tensor& a, const Tensor& b, const char* op, const std
 }  // namespace
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
+  EMBER_AUTOCAST(mm_op.autocast, mm(_ac[0], _ac[1]), &self, &mat2);
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
     if (autograd::Recording({&self, &mat2}).any())
       return record_matmul(self, mat2, "mm", [&] { return mm(self, mat2); });
@@ -173,6 +175,7 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  EMBER_AUTOCAST(bmm_op.autocast, bmm(_ac[0], _ac[1]), &self, &mat2);
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
     if (autograd::Recording({&self, &mat2}).any())
       return record_matmul(self, mat2, "bmm", [&] { return bmm(self, mat2); });
@@ -199,6 +202,7 @@ bool is_one(const Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
 }  // namespace
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(addmm_op.autocast, addmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &mat1, &mat2);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, mat1, mat2))) {
     // beta * self + alpha * mat1 @ mat2
     return autograd::differentiable(
@@ -275,6 +279,7 @@ std::vector<int64_t> check_baddbmm(const char* op, const Tensor& self, const Ten
 }  // namespace
 
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(baddbmm_op.autocast, baddbmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &batch1, &batch2);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2))) {
     return autograd::differentiable(
         "baddbmm", {&self, &batch1, &batch2}, [&] { return baddbmm(self, batch1, batch2, beta, alpha); },
@@ -350,6 +355,7 @@ std::vector<int64_t> check_addbmm(const char* op, const Tensor& self, const Tens
 }  // namespace
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(addbmm_op.autocast, addbmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &batch1, &batch2);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2))) {
     // beta * self + alpha * sum_b batch1[b] @ batch2[b]
     return autograd::differentiable(
@@ -687,7 +693,10 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
-Tensor matmul(const Tensor& self, const Tensor& other) { return matmul_impl(self, other); }
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  EMBER_AUTOCAST(mm_op.autocast, matmul_impl(_ac[0], _ac[1]), &self, &other);
+  return matmul_impl(self, other);
+}
 namespace linalg {
 Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_impl(a, b); }
 }  // namespace linalg

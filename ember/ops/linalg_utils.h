@@ -22,6 +22,14 @@ namespace ember::linalg_detail {
 void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta,
                const char* op);
 
+// The GEMM family's op-table entries (linalg_gemm.cpp), for their metadata (autocast).
+}  // namespace ember::linalg_detail
+namespace ember {
+template <class Fn> struct OpDef;
+extern OpDef<GemmFn> mm_op, bmm_op, addmm_op, baddbmm_op, addbmm_op;
+}  // namespace ember
+namespace ember::linalg_detail {
+
 // Runs g on the device's kernel of the op-table entry for `op` (linalg_gemm.cpp).
 void run_gemm(GemmArgs& g, Device d, const char* op);
 
