@@ -1,0 +1,113 @@
+// `ember train`, run as a user runs it: accuracy on the held-out digits, the last line's
+// format, bit-identical --resume, bfloat16 and channels-last runs, and usage errors.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+
+#include "test_util.h"
+
+namespace {
+
+struct Outcome {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+Outcome run(const std::string& args) {
+  const std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << cmd;
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string last_line(const std::string& s) {
+  std::string t = s;
+  while (!t.empty() && t.back() == '\n') t.pop_back();
+  return t.substr(t.find_last_of('\n') + 1);
+}
+
+double accuracy_of(const Outcome& r) {
+  std::smatch m;
+  const std::string line = last_line(r.output);
+  EXPECT_TRUE(std::regex_match(line, m, std::regex(R"(test accuracy: (0\.\d{3}|1\.000))"))) << r.output;
+  return m.empty() ? 0 : std::stod(m[1]);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+class EmberCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("ember-cli-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(EmberCli, TrainsToTheTargetAccuracyAndResumesBitIdentically) {
+  const Outcome full = run("train --epochs 3 --threads 2 --no-progress --checkpoint " + path("full.safetensors"));
+  ASSERT_EQ(full.status, 0) << full.output;
+  EXPECT_GE(accuracy_of(full), 0.97);
+  EXPECT_NE(full.output.find("epoch 3/3"), std::string::npos) << full.output;
+
+  const Outcome first = run("train --epochs 3 --threads 2 --no-progress --stop-after-epoch 1 --checkpoint " +
+                        path("split.safetensors"));
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(last_line(first.output), "stopped after epoch 1; continue with --resume");
+  const Outcome rest = run("train --epochs 3 --threads 2 --no-progress --resume --checkpoint " + path("split.safetensors"));
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  EXPECT_NE(rest.output.find("resumed from"), std::string::npos);
+  EXPECT_EQ(last_line(rest.output), last_line(full.output));
+  // Model, optimizer state, random-number state and epoch: the same bytes.
+  EXPECT_TRUE(slurp(path("split.safetensors")) == slurp(path("full.safetensors")));
+}
+
+TEST_F(EmberCli, Bfloat16AndChannelsLastRunsLearn) {
+  const Outcome bf16 = run("train --epochs 3 --bf16 --no-progress --checkpoint " + path("bf16.safetensors"));
+  ASSERT_EQ(bf16.status, 0) << bf16.output;
+  EXPECT_NE(bf16.output.find("bfloat16 autocast"), std::string::npos);
+  EXPECT_GE(accuracy_of(bf16), 0.95);
+  const Outcome cl = run("train --epochs 3 --channels-last --no-progress --checkpoint " + path("cl.safetensors"));
+  ASSERT_EQ(cl.status, 0) << cl.output;
+  EXPECT_GE(accuracy_of(cl), 0.97);
+}
+
+TEST_F(EmberCli, BadArgumentsAndDataAreClearErrors) {
+  Outcome r = run("train --epochs");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--epochs expects a value"), std::string::npos) << r.output;
+  r = run("train --lr fast");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--lr expects a number, got 'fast'"), std::string::npos) << r.output;
+  r = run("fly");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("unknown command 'fly'"), std::string::npos) << r.output;
+  r = run("train --data " + path("missing.csv.gz"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("cannot open"), std::string::npos) << r.output;
+  std::ofstream(path("ragged.csv")) << "1,2,3\n";
+  r = run("train --data " + path("ragged.csv"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("ragged.csv:1: expected 65 values (64 pixels, label), got 3"), std::string::npos)
+      << r.output;
+  std::ofstream(path("bad.safetensors")) << "garbage";
+  r = run("train --resume --no-progress --checkpoint " + path("bad.safetensors"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("not a safetensors file"), std::string::npos) << r.output;
+}
+
+}  // namespace

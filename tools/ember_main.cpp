@@ -1,0 +1,318 @@
+// The `ember` command. `ember train` trains a small convolutional network on the UCI 8x8
+// handwritten digits shipped in data/digits (1,797 images; 20% held out for testing) and
+// prints the held-out accuracy; `make demo` runs it. Written against the LibTorch API.
+//
+//   ember train [--epochs N] [--lr X] [--batch-size N] [--seed N] [--threads N]
+//               [--channels-last] [--bf16] [--checkpoint FILE] [--resume] [--data FILE]
+//               [--no-progress] [--stop-after-epoch N]
+//
+// --stop-after-epoch N ends the run after epoch N as if it were interrupted there (its
+// checkpoint is the one --resume continues from).
+// Every epoch ends with a checkpoint (model, optimizer, random-number state, epoch) written
+// atomically; --resume continues from it and reproduces the uninterrupted run bit for bit.
+#include <torch/torch.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef EMBER_DIGITS_PATHS
+#define EMBER_DIGITS_PATHS ""
+#endif
+
+namespace {
+
+struct Config {
+  int64_t epochs = 10;
+  int64_t stop_after = 0;  // 0: run to the end
+  double lr = 2e-3;
+  int64_t batch_size = 32;
+  uint64_t seed = 0;
+  int threads = 0;  // 0: ember's default
+  bool channels_last = false;
+  bool bf16 = false;
+  bool progress = true;
+  bool resume = false;
+  std::string checkpoint = "ember-digits.safetensors";
+  std::string data;
+};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::cerr << "ember: " << message << "\n"
+            << "usage: ember train [--epochs N] [--lr X] [--batch-size N] [--seed N] [--threads N]\n"
+            << "                   [--channels-last] [--bf16] [--checkpoint FILE] [--resume] [--data FILE]\n"
+            << "                   [--no-progress] [--stop-after-epoch N]\n";
+  std::exit(2);
+}
+
+template <class T>
+T parse_number(const std::string& flag, const std::string& text) {
+  std::istringstream in(text);
+  T v{};
+  in >> v;
+  if (in.fail() || !in.eof()) usage_error(flag + " expects a number, got '" + text + "'");
+  return v;
+}
+
+Config parse_args(int argc, char** argv) {
+  Config c;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(a + " expects a value");
+      return argv[++i];
+    };
+    if (a == "--epochs") c.epochs = parse_number<int64_t>(a, value());
+    else if (a == "--lr") c.lr = parse_number<double>(a, value());
+    else if (a == "--batch-size") c.batch_size = parse_number<int64_t>(a, value());
+    else if (a == "--seed") c.seed = parse_number<uint64_t>(a, value());
+    else if (a == "--threads") c.threads = parse_number<int>(a, value());
+    else if (a == "--stop-after-epoch") c.stop_after = parse_number<int64_t>(a, value());
+    else if (a == "--checkpoint") c.checkpoint = value();
+    else if (a == "--data") c.data = value();
+    else if (a == "--channels-last") c.channels_last = true;
+    else if (a == "--bf16") c.bf16 = true;
+    else if (a == "--resume") c.resume = true;
+    else if (a == "--no-progress") c.progress = false;
+    else if (a == "--help" || a == "-h") usage_error("help");
+    else usage_error("unknown option '" + a + "'");
+  }
+  if (c.epochs < 1) usage_error("--epochs must be at least 1");
+  if (c.batch_size < 1) usage_error("--batch-size must be at least 1");
+  if (!(c.lr > 0)) usage_error("--lr must be positive");
+  if (c.threads < 0) usage_error("--threads must be positive");
+  return c;
+}
+
+// ---- data ----
+
+struct Digits {
+  torch::Tensor images;  // [N, 1, 8, 8] float in [0, 1]
+  torch::Tensor labels;  // [N] int64
+};
+
+std::string find_data(const std::string& requested) {
+  if (!requested.empty()) return requested;
+  std::stringstream paths(EMBER_DIGITS_PATHS);  // build tree, then install tree
+  for (std::string p; std::getline(paths, p, '|');)
+    if (!p.empty() && std::filesystem::exists(p)) return p;
+  throw std::runtime_error("cannot find digits.csv.gz (looked in: " + std::string(EMBER_DIGITS_PATHS) +
+                           "); pass --data FILE");
+}
+
+Digits load_digits(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot open '" + path + "'");
+  std::string text;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, size_t(n));
+  const bool failed = n < 0;
+  gzclose(f);
+  if (failed) throw std::runtime_error("'" + path + "' is not a valid gzip file");
+  std::vector<float> pixels;
+  std::vector<int64_t> labels;
+  std::istringstream lines(text);
+  int64_t line_no = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++line_no;
+    if (line.empty()) continue;
+    std::istringstream fields(line);
+    std::vector<double> row;
+    for (std::string field; std::getline(fields, field, ',');) {
+      char* end = nullptr;
+      const double v = std::strtod(field.c_str(), &end);
+      if (field.empty() || *end != '\0')
+        throw std::runtime_error(path + ":" + std::to_string(line_no) + ": '" + field + "' is not a number");
+      row.push_back(v);
+    }
+    if (row.size() != 65)
+      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": expected 65 values (64 pixels, label), got " +
+                               std::to_string(row.size()));
+    for (int i = 0; i < 64; ++i) pixels.push_back(float(row[size_t(i)] / 16.0));
+    if (row[64] < 0 || row[64] > 9 || row[64] != std::floor(row[64]))
+      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": label must be 0..9");
+    labels.push_back(int64_t(row[64]));
+  }
+  const int64_t count = int64_t(labels.size());
+  if (count == 0) throw std::runtime_error("'" + path + "' holds no images");
+  return {torch::from_blob(pixels.data(), {count, 1, 8, 8}, torch::kFloat).clone(),
+          torch::from_blob(labels.data(), {count}, torch::kLong).clone()};
+}
+
+// ---- model ----
+
+torch::nn::Sequential make_model() {
+  using namespace torch::nn;
+  return Sequential(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), BatchNorm2d(32), ReLU(),
+                    Conv2d(Conv2dOptions(32, 64, 3).padding(1)), BatchNorm2d(64), ReLU(), MaxPool2d(2),
+                    Flatten(), Dropout(0.25), Linear(64 * 4 * 4, 128), ReLU(), Dropout(0.25), Linear(128, 10));
+}
+
+// ---- progress ----
+
+class Progress {
+ public:
+  Progress(bool enabled, int64_t epoch, int64_t epochs, int64_t total)
+      : enabled_(enabled && ::isatty(2)), epoch_(epoch), epochs_(epochs), total_(total),
+        start_(std::chrono::steady_clock::now()) {}
+  void update(int64_t done, double loss) {
+    if (!enabled_) return;
+    const double s = seconds();
+    const double rate = done / std::max(s, 1e-9);
+    const int width = 24, filled = int(width * done / std::max<int64_t>(total_, 1));
+    std::fprintf(stderr, "\repoch %lld/%lld [%s%s] %lld/%lld  %.0f batch/s  ETA %.1fs  loss %.4f   ",
+                 (long long)epoch_, (long long)epochs_, std::string(size_t(filled), '#').c_str(),
+                 std::string(size_t(width - filled), '.').c_str(), (long long)done, (long long)total_, rate,
+                 (total_ - done) / std::max(rate, 1e-9), loss);
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (enabled_) std::fprintf(stderr, "\r%*s\r", 100, "");
+  }
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  bool enabled_;
+  int64_t epoch_, epochs_, total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// ---- training ----
+
+double accuracy(torch::nn::Sequential& model, const torch::Tensor& x, const torch::Tensor& y, const Config& c) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  torch::Tensor logits;
+  {
+    torch::amp::autocast bf16(torch::kCPU, torch::kBFloat16, c.bf16);
+    logits = model->forward(x);
+  }
+  model->train();
+  return logits.argmax(1).eq(y).to(torch::kDouble).mean().item<double>();
+}
+
+int train(const Config& config_in) {
+  Config c = config_in;
+  if (c.threads > 0) torch::set_num_threads(c.threads);
+  const Digits data = load_digits(find_data(c.data));
+  const int64_t n = data.images.size(0), n_test = n / 5;
+  // A fixed split (independent of --seed): the same held-out images for every run.
+  const torch::Tensor order = torch::randperm(n, torch::Generator(20241129), torch::kLong);
+  const torch::Tensor test_idx = order.slice(0, 0, n_test), train_idx = order.slice(0, n_test);
+  auto memory_format = c.channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+  const torch::Tensor x_train = data.images.index_select(0, train_idx).contiguous(memory_format);
+  const torch::Tensor y_train = data.labels.index_select(0, train_idx);
+  const torch::Tensor x_test = data.images.index_select(0, test_idx).contiguous(memory_format);
+  const torch::Tensor y_test = data.labels.index_select(0, test_idx);
+
+  torch::manual_seed(c.seed);
+  auto model = make_model();
+  if (c.channels_last) model->to(torch::MemoryFormat::ChannelsLast);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(c.lr));
+  torch::optim::CosineAnnealingLR schedule(optimizer, c.epochs);  // base lr: --lr, before any checkpoint
+  int64_t first_epoch = 1;
+  if (c.resume && std::filesystem::exists(c.checkpoint)) {
+    torch::serialize::InputArchive archive;
+    archive.load_from(c.checkpoint);
+    torch::serialize::InputArchive part;
+    archive.read("model", part);
+    model->load(part);
+    archive.read("optimizer", part);
+    optimizer.load(part);
+    torch::IValue v;
+    archive.read("epoch", v);
+    first_epoch = v.toInt() + 1;
+    torch::Tensor rng;
+    archive.read("rng", rng);
+    torch::set_rng_state(rng);
+    archive.read("seed", v);
+    if (uint64_t(v.toInt()) != c.seed) {
+      std::cout << "resuming with the checkpoint's seed " << v.toInt() << "\n";
+      c.seed = uint64_t(v.toInt());
+    }
+    archive.read("batch_size", v);
+    c.batch_size = v.toInt();
+    std::cout << "resumed from " << c.checkpoint << " after epoch " << first_epoch - 1 << "\n";
+  } else if (c.resume) {
+    std::cout << "no checkpoint at " << c.checkpoint << "; starting from scratch\n";
+  }
+  for (int64_t e = 1; e < first_epoch; ++e) schedule.step();
+
+  std::cout << "ember train: " << x_train.size(0) << " training and " << n_test
+            << " held-out 8x8 digits, " << c.epochs << " epochs, batch " << c.batch_size << ", "
+            << torch::get_num_threads() << " threads" << (c.channels_last ? ", channels-last" : "")
+            << (c.bf16 ? ", bfloat16 autocast" : "") << "\n";
+  const int64_t batches = (x_train.size(0) + c.batch_size - 1) / c.batch_size;
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t epoch = first_epoch; epoch <= c.epochs; ++epoch) {
+    // The epoch's order depends only on the seed and the epoch, so a resumed run sees the same.
+    const torch::Tensor perm = torch::randperm(x_train.size(0), torch::Generator(c.seed * 1000003 + uint64_t(epoch)),
+                                               torch::kLong);
+    Progress progress(c.progress, epoch, c.epochs, batches);
+    double loss_sum = 0;
+    for (int64_t b = 0; b < batches; ++b) {
+      const torch::Tensor idx = perm.slice(0, b * c.batch_size, std::min((b + 1) * c.batch_size, x_train.size(0)));
+      const torch::Tensor x = x_train.index_select(0, idx), y = y_train.index_select(0, idx);
+      optimizer.zero_grad();
+      torch::Tensor loss;
+      {
+        torch::amp::autocast bf16(torch::kCPU, torch::kBFloat16, c.bf16);
+        loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+      }
+      loss.backward();
+      optimizer.step();
+      loss_sum += loss.item<double>();
+      progress.update(b + 1, loss_sum / double(b + 1));
+    }
+    progress.finish();
+    schedule.step();
+    const double test_acc = accuracy(model, x_test, y_test, c);
+    std::printf("epoch %lld/%lld  loss %.4f  test accuracy %.3f  (%.1f s)\n", (long long)epoch, (long long)c.epochs,
+                loss_sum / double(batches), test_acc, progress.seconds());
+    std::fflush(stdout);
+
+    torch::serialize::OutputArchive archive, model_part, optimizer_part;
+    model->save(model_part);
+    optimizer.save(optimizer_part);
+    archive.write("model", model_part);
+    archive.write("optimizer", optimizer_part);
+    archive.write("epoch", torch::IValue(epoch));
+    archive.write("seed", torch::IValue(int64_t(c.seed)));
+    archive.write("batch_size", torch::IValue(c.batch_size));
+    archive.write("rng", torch::get_rng_state());
+    archive.save_to(c.checkpoint);
+    if (epoch == c.stop_after) {
+      std::printf("stopped after epoch %lld; continue with --resume\n", (long long)epoch);
+      return 0;
+    }
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double test_acc = accuracy(model, x_test, y_test, c);
+  std::printf("trained in %.1f s; checkpoint: %s\n", total, c.checkpoint.c_str());
+  std::printf("test accuracy: %.3f\n", test_acc);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) != "train") usage_error(argc < 2 ? "missing command" : "unknown command '" + std::string(argv[1]) + "'");
+  const Config config = parse_args(argc, argv);
+  try {
+    return train(config);
+  } catch (const std::exception& e) {
+    std::cerr << "ember train: " << e.what() << "\n";
+    return 1;
+  }
+}
