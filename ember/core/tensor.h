@@ -98,6 +98,9 @@ class Tensor {
   // ---- autograd (filled in by ember/autograd) -------------------------------
   bool requires_grad() const;
   Tensor& requires_grad_(bool r = true);
+  // LibTorch's set_data: this tensor takes `data`'s storage, dtype and geometry in place, so
+  // every handle to it (a module's parameter, an optimizer's reference) sees the new data.
+  void set_data(const Tensor& data) const;
   Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
   bool is_leaf() const;
   Tensor detach() const;

@@ -26,6 +26,12 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
               const ConvPadding& padding = std::vector<int64_t>{0, 0}, IntArrayRef dilation = {1, 1}, int64_t groups = 1);
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
               const ConvPadding& padding = std::vector<int64_t>{0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1, 1, 1},
+              const ConvPadding& padding = std::vector<int64_t>{0, 0, 0}, IntArrayRef dilation = {1, 1, 1},
+              int64_t groups = 1);
+// The shared implementation of conv1d/2d/3d over d spatial dims (`op` names it in errors).
+Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+               const ConvPadding& padding, IntArrayRef dilation, int64_t groups, size_t d, const char* op);
 }  // namespace functional
 
 template <size_t D>
@@ -44,6 +50,7 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 template <size_t D, class Derived>
 class ConvNdImpl : public Cloneable<Derived> {
@@ -69,8 +76,15 @@ class Conv2dImpl : public ConvNdImpl<2, Conv2dImpl> {
   Conv2dImpl(int64_t in, int64_t out, int64_t k) : ConvNdImpl(Conv2dOptions(in, out, k)) {}
 };
 TORCH_MODULE(Conv2d);
+class Conv3dImpl : public ConvNdImpl<3, Conv3dImpl> {
+ public:
+  using ConvNdImpl<3, Conv3dImpl>::ConvNdImpl;
+  Conv3dImpl(int64_t in, int64_t out, int64_t k) : ConvNdImpl(Conv3dOptions(in, out, k)) {}
+};
+TORCH_MODULE(Conv3d);
 
 extern template class ConvNdImpl<1, Conv1dImpl>;
 extern template class ConvNdImpl<2, Conv2dImpl>;
+extern template class ConvNdImpl<3, Conv3dImpl>;
 
 }  // namespace ember::nn

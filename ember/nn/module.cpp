@@ -136,16 +136,7 @@ void Module::apply_to_tensors(const std::function<void(Tensor&)>& fn) {
 }
 
 namespace detail {
-void set_data(Tensor& t, const Tensor& converted) {
-  if (converted.is_same(t)) return;
-  TensorImpl* impl = t.unsafeGetTensorImpl();
-  const TensorImpl* src = converted.unsafeGetTensorImpl();
-  impl->set_storage(src->storage());
-  impl->set_dtype(src->dtype());
-  impl->set_sizes_and_strides(src->sizes(), src->strides());
-  impl->set_storage_offset(src->storage_offset());
-  impl->bump_version();
-}
+void set_data(Tensor& t, const Tensor& converted) { t.set_data(converted); }
 }  // namespace detail
 using detail::set_data;
 

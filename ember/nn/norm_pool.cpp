@@ -36,10 +36,13 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     mean = running_mean;
     var = running_var;
   }
-  Tensor out = input.sub(mean.view(shape)).mul(var.add(eps).rsqrt().view(shape));
-  if (weight.defined()) out = out.mul(weight.view(shape));
-  if (bias.defined()) out = out.add(bias.view(shape));
-  return out;
+  // One pass over the input: x * scale + shift, with per-channel scale = w / sqrt(var + eps)
+  // and shift = b - mean * scale (the input's layout, e.g. channels-last, is kept).
+  Tensor scale = var.add(eps).rsqrt();
+  if (weight.defined()) scale = scale.mul(weight);
+  Tensor shift = mean.mul(scale).neg();
+  if (bias.defined()) shift = shift.add(bias);
+  return addcmul(shift.view(shape).to(input.scalar_type()), input, scale.view(shape).to(input.scalar_type()));
 }
 
 namespace {

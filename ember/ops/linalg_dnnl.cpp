@@ -1,9 +1,6 @@
 // oneDNN matmul for Float and BFloat16 GEMMs (blas.h), with an LRU cache of primitives
 // keyed by shape, transposes, leading dimensions, batch strides, dtype, alpha/beta and
 // thread count: creating a primitive costs ~200 us, executing a cached one ~1 us.
-#include <dnnl.hpp>
-#include <omp.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <list>
@@ -14,6 +11,7 @@
 
 #include "ember/core/parallel.h"
 #include "ember/ops/blas.h"
+#include "ember/ops/dnnl_common.h"
 
 namespace ember::blas {
 
@@ -60,14 +58,8 @@ DnnlCache& cache() {
   return *c;
 }
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-dnnl::memory::data_type dnnl_type(ScalarType t) {
-  return t == kBFloat16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
-}
+using dnnl_common::dnnl_type;
+using dnnl_common::engine;
 
 // op(X) as an (rows x cols) matrix, batched over `batch` (1 when broadcast).
 dnnl::memory::desc matrix_md(ScalarType dt, int64_t batch_dims, int64_t batch, int64_t batch_stride, int64_t rows,
@@ -138,17 +130,9 @@ struct BoundArgs {
 };
 constexpr size_t kBoundPerThread = 8;
 
-// Per-thread scratchpad, stream (a dnnl::stream must not be shared between threads) and
-// bound arguments of the most recently used primitives.
+// Per-thread bound arguments of the most recently used primitives.
 struct ThreadState {
-  dnnl::stream stream{engine()};
-  void* scratch = nullptr;
-  size_t scratch_bytes = 0;
   std::vector<BoundArgs> bound;  // most recently used last
-  ~ThreadState() {
-    bound.clear();
-    std::free(scratch);
-  }
   BoundArgs& bind(const std::shared_ptr<DnnlEntry>& e) {
     for (size_t i = bound.size(); i-- > 0;)
       if (bound[i].entry == e) {
@@ -171,17 +155,6 @@ struct ThreadState {
     }
     bound.push_back(std::move(b));
     return bound.back();
-  }
-  void* scratchpad(size_t bytes) {
-    if (bytes > scratch_bytes) {
-      std::free(scratch);
-      scratch = nullptr, scratch_bytes = 0;
-      const size_t rounded = (bytes + 4095) / 4096 * 4096;
-      scratch = std::aligned_alloc(64, rounded);
-      EMBER_CHECK(scratch != nullptr, "matmul: out of memory allocating ", rounded, " bytes of oneDNN scratchpad");
-      scratch_bytes = rounded;
-    }
-    return scratch;
   }
 };
 
@@ -212,15 +185,7 @@ bool dnnl_gemm(const GemmArgs& g) {
   const int nt = nested || macs <= kParallelMacs ? 1 : get_num_threads();
   // oneDNN reads the calling thread's OpenMP thread count when it creates and runs a
   // primitive (Note [oneDNN thread count]); set it for this call, restore it after.
-  struct OmpThreads {
-    int saved = -1;
-    explicit OmpThreads(int n, bool nested) {
-      if (!nested && omp_get_max_threads() != n) saved = omp_get_max_threads(), omp_set_num_threads(n);
-    }
-    ~OmpThreads() {
-      if (saved > 0) omp_set_num_threads(saved);
-    }
-  } omp_threads(nt, nested);
+  dnnl_common::OmpThreads omp_threads(nt, nested);
   DnnlKey key{};  // zero padding bytes: the key is hashed and compared bytewise
   key.m = g.m, key.n = g.n, key.k = g.k, key.batch = g.batch;
   key.lda = g.lda, key.ldb = g.ldb, key.ldc = g.ldc;
@@ -235,9 +200,9 @@ bool dnnl_gemm(const GemmArgs& g) {
   b.a.set_data_handle(const_cast<void*>(g.a));
   b.b.set_data_handle(const_cast<void*>(g.b));
   b.c.set_data_handle(g.c);
-  if (e->scratch_bytes > 0) b.scratch.set_data_handle(ts.scratchpad(e->scratch_bytes));
-  e->prim.execute(ts.stream, b.args);
-  ts.stream.wait();
+  if (e->scratch_bytes > 0) b.scratch.set_data_handle(dnnl_common::scratchpad(e->scratch_bytes));
+  e->prim.execute(dnnl_common::stream(), b.args);
+  dnnl_common::stream().wait();
   return true;
 }
 
@@ -255,3 +220,35 @@ void dnnl_cache_clear() {
 }
 
 }  // namespace ember::blas
+
+namespace ember::dnnl_common {
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::stream& stream() {
+  static thread_local dnnl::stream s(engine());
+  return s;
+}
+
+void* scratchpad(size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  static thread_local Buffer b;
+  if (bytes > b.size) {
+    std::free(b.data);
+    b.data = nullptr, b.size = 0;
+    const size_t rounded = (bytes + 4095) / 4096 * 4096;
+    b.data = std::aligned_alloc(64, rounded);
+    EMBER_CHECK(b.data != nullptr, "oneDNN: out of memory allocating ", rounded, " bytes of scratchpad");
+    b.size = rounded;
+  }
+  return b.data;
+}
+
+}  // namespace ember::dnnl_common

@@ -313,3 +313,19 @@ Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, con
 }
 
 }  // namespace ember
+
+namespace ember {
+
+void Tensor::set_data(const Tensor& data) const {
+  EMBER_CHECK(defined() && data.defined(), "set_data: both tensors must be defined");
+  if (data.is_same(*this)) return;
+  TensorImpl* impl = unsafeGetTensorImpl();
+  const TensorImpl* src = data.unsafeGetTensorImpl();
+  impl->set_storage(src->storage());
+  impl->set_dtype(src->dtype());
+  impl->set_sizes_and_strides(src->sizes(), src->strides());
+  impl->set_storage_offset(src->storage_offset());
+  impl->bump_version();
+}
+
+}  // namespace ember

@@ -1,0 +1,182 @@
+// nn benchmark cases, written against the LibTorch API so the same source builds against
+// ember (through compat/torch/torch.h) and against LibTorch (bench/compare.sh with
+// BENCH=nn_bench). Prints "<name>\t<seconds per iteration>\t<work>\t<unit>" per case.
+//   conv2d 64->64 3x3 on 8x64x56x56: forward, and forward + backward, in both layouts
+//   ResNet-18 (random weights, eval) inference, batch 8, 224x224: float32 contiguous and
+//     channels-last, bfloat16 channels-last
+//   training steps (forward, backward, SGD step): MLP 784-512-512-10 batch 128, a small
+//     CNN on 8x 1x28x28... batch 64
+// Usage: nn_bench [threads] [filter-substring]
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+
+namespace {
+
+namespace nn = torch::nn;
+
+// The parameters of `m` in `format` (4-D ones), as PyTorch's model.to(memory_format=...).
+void to_format(nn::Module& m, torch::MemoryFormat format) {
+  torch::NoGradGuard ng;
+  for (auto& p : m.parameters())
+    if (p.dim() == 4) p.set_data(p.contiguous(format));
+}
+
+struct BasicBlockImpl : nn::Module {
+  BasicBlockImpl(int64_t in, int64_t out, int64_t stride) {
+    conv1 = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)));
+    bn1 = register_module("bn1", nn::BatchNorm2d(out));
+    conv2 = register_module("conv2", nn::Conv2d(nn::Conv2dOptions(out, out, 3).padding(1).bias(false)));
+    bn2 = register_module("bn2", nn::BatchNorm2d(out));
+    if (stride != 1 || in != out) {
+      down_conv = register_module("down_conv", nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)));
+      down_bn = register_module("down_bn", nn::BatchNorm2d(out));
+    }
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto y = torch::relu(bn1(conv1(x)));
+    y = bn2(conv2(y));
+    auto identity = down_conv ? down_bn(down_conv(x)) : x;
+    return torch::relu(y + identity);
+  }
+  nn::Conv2d conv1{nullptr}, conv2{nullptr}, down_conv{nullptr};
+  nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, down_bn{nullptr};
+};
+TORCH_MODULE(BasicBlock);
+
+struct ResNet18Impl : nn::Module {
+  ResNet18Impl() {
+    stem = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
+    bn = register_module("bn1", nn::BatchNorm2d(64));
+    pool = register_module("maxpool", nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2).padding(1)));
+    const int64_t widths[] = {64, 128, 256, 512};
+    int64_t in = 64;
+    for (int s = 0; s < 4; ++s)
+      for (int b = 0; b < 2; ++b) {
+        blocks.push_back(register_module("layer" + std::to_string(s + 1) + "_" + std::to_string(b),
+                                         BasicBlock(in, widths[s], s > 0 && b == 0 ? 2 : 1)));
+        in = widths[s];
+      }
+    fc = register_module("fc", nn::Linear(512, 1000));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = pool(torch::relu(bn(stem(x))));
+    for (auto& b : blocks) x = b->forward(x);
+    return fc(x.mean({2, 3}));
+  }
+  nn::Conv2d stem{nullptr};
+  nn::BatchNorm2d bn{nullptr};
+  nn::MaxPool2d pool{nullptr};
+  std::vector<BasicBlock> blocks;
+  nn::Linear fc{nullptr};
+};
+TORCH_MODULE(ResNet18);
+
+struct Case {
+  std::string name;
+  double work;
+  const char* unit;
+  std::function<void()> fn;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  const std::string filter = argc > 2 ? argv[2] : "";
+  torch::set_num_threads(threads);
+  torch::manual_seed(0);
+  std::vector<Case> cases;
+  const auto CL = torch::MemoryFormat::ChannelsLast;
+  // Cases are built only when the filter selects a name with this prefix (models are big).
+  auto want = [&](const std::string& prefix) {
+    return filter.empty() || prefix.find(filter) != std::string::npos || filter.find(prefix) != std::string::npos;
+  };
+
+  // conv2d 64->64 3x3, 8x64x56x56
+  const double conv_flops = 2.0 * 8 * 64 * 56 * 56 * 64 * 9;
+  for (bool last : {false, true}) {
+    if (!want("conv2d")) break;
+    auto conv = std::make_shared<nn::Conv2dImpl>(nn::Conv2dOptions(64, 64, 3).padding(1));
+    auto x = torch::randn({8, 64, 56, 56});
+    if (last) {
+      x = x.contiguous(CL);
+      to_format(*conv, CL);
+    }
+    const std::string tag = last ? " channels-last" : " contiguous";
+    cases.push_back({"conv2d 64x3x3 fwd" + tag, conv_flops, "FLOP", [conv, x] {
+                       torch::NoGradGuard ng;
+                       (void)conv->forward(x);
+                     }});
+    auto xg = x.clone().requires_grad_();
+    cases.push_back({"conv2d 64x3x3 fwd+bwd" + tag, 3 * conv_flops, "FLOP", [conv, xg] {
+                       conv->zero_grad();
+                       conv->forward(xg).sum().backward();
+                     }});
+  }
+
+  // ResNet-18 inference
+  const double resnet_flops = 2 * 1.82e9 * 8;
+  for (int variant = 0; variant < 3; ++variant) {
+    if (!want("resnet18")) break;
+    ResNet18 model;
+    model->eval();
+    auto x = torch::randn({8, 3, 224, 224});
+    std::string name = "resnet18 b8 f32 contiguous";
+    if (variant >= 1) {
+      to_format(*model, CL);
+      x = x.contiguous(CL);
+      name = "resnet18 b8 f32 channels-last";
+    }
+    if (variant == 2) {
+      model->to(torch::kBFloat16);
+      x = x.to(torch::kBFloat16);
+      name = "resnet18 b8 bf16 channels-last";
+    }
+    cases.push_back({name, resnet_flops, "FLOP", [model, x]() mutable {
+                       torch::NoGradGuard ng;
+                       (void)model->forward(x);
+                     }});
+  }
+
+  // Training steps
+  if (want("train step mlp")) {
+    auto mlp = nn::Sequential(nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10));
+    auto opt = std::make_shared<torch::optim::SGD>(mlp->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto x = torch::randn({128, 784});
+    auto y = torch::randint(0, 10, {128});
+    cases.push_back({"train step mlp 784-512-512-10 b128", 6.0 * 128 * (784 * 512 + 512 * 512 + 512 * 10), "FLOP",
+                     [mlp, opt, x, y]() mutable {
+                       opt->zero_grad();
+                       torch::nn::functional::cross_entropy(mlp->forward(x), y).backward();
+                       opt->step();
+                     }});
+  }
+  if (want("train step cnn")) {
+    auto cnn = nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                              nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                              nn::Flatten(), nn::Linear(64 * 7 * 7, 128), nn::ReLU(), nn::Linear(128, 10));
+    auto opt = std::make_shared<torch::optim::SGD>(cnn->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto x = torch::randn({64, 1, 28, 28});
+    auto y = torch::randint(0, 10, {64});
+    const double flops = 6.0 * 64 * (28 * 28 * 32 * 9 + 14 * 14 * 64 * 32 * 9 + 64 * 49 * 128 + 1280);
+    cases.push_back({"train step cnn mnist b64", flops, "FLOP", [cnn, opt, x, y]() mutable {
+                       opt->zero_grad();
+                       torch::nn::functional::cross_entropy(cnn->forward(x), y).backward();
+                       opt->step();
+                     }});
+  }
+
+  for (const Case& c : cases) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    const double s = bench::time_per_iter(c.fn, 0.05);
+    std::printf("%s\t%.6e\t%.6e\t%s\n", c.name.c_str(), s, c.work, c.unit);
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,36 @@
+# Golden data for tests/nn/conv_golden_test.cpp: PyTorch convolutions (values and gradients).
+#   PYTHONPATH=<dir with safetensors> /usr/bin/python3 tests/golden/gen_nn_conv.py
+# Each case <name> stores input, weight, bias, output, grad_output and the gradients
+# <name>.gx / .gw / .gb of sum(output * grad_output); float32, computed by torch 1.13 on CPU.
+import os
+import torch
+import torch.nn.functional as F
+from safetensors.torch import save_file
+
+torch.manual_seed(0)
+cases = {
+    # name: (dims, N, C, O, spatial, kernel, stride, padding, dilation, groups, channels_last)
+    "c1d": (1, 2, 3, 4, (11,), (3,), (2,), (1,), (1,), 1, False),
+    "c1d_same_dil": (1, 2, 4, 4, (9,), (4,), (1,), "same", (2,), 2, False),
+    "c2d": (2, 2, 3, 5, (9, 8), (3, 3), (1, 1), (1, 1), (1, 1), 1, False),
+    "c2d_strided": (2, 3, 4, 6, (10, 9), (3, 2), (2, 3), (1, 0), (1, 2), 2, False),
+    "c2d_same_even": (2, 2, 3, 4, (7, 6), (4, 2), (1, 1), "same", (1, 1), 1, False),
+    "c2d_depthwise_cl": (2, 2, 6, 6, (8, 8), (3, 3), (1, 1), (1, 1), (1, 1), 6, True),
+    "c2d_cl": (2, 2, 8, 16, (7, 7), (3, 3), (2, 2), (1, 1), (1, 1), 1, True),
+    "c3d": (3, 2, 2, 3, (5, 6, 4), (3, 2, 3), (1, 2, 1), (1, 0, 1), (1, 1, 1), 1, False),
+}
+out = {}
+for name, (d, n, c, o, spatial, k, stride, padding, dilation, groups, cl) in cases.items():
+    x = torch.randn(n, c, *spatial)
+    w = torch.randn(o, c // groups, *k) * 0.3
+    b = torch.randn(o)
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last)
+    x.requires_grad_(), w.requires_grad_(), b.requires_grad_()
+    conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[d]
+    y = conv(x, w, b, stride, padding, dilation, groups)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    for key, t in {"x": x, "w": w, "b": b, "y": y, "gy": gy, "gx": x.grad, "gw": w.grad, "gb": b.grad}.items():
+        out[f"{name}.{key}"] = t.detach().contiguous()
+save_file(out, os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn_conv.safetensors"))

@@ -1,0 +1,141 @@
+// Convolutions on oneDNN (float32, bfloat16; 1-D to 3-D; channels-last): values and
+// gradients against PyTorch's (tests/golden/gen_nn_conv.py), against ember's float64
+// composite path, layouts, the weight-reorder cache, higher-order and forward-mode
+// derivatives.
+#include "test_util.h"
+
+namespace ember {
+namespace {
+
+using nn::functional::conv_nd;
+
+struct Case {
+  const char* name;
+  size_t d;
+  std::vector<int64_t> stride;
+  nn::ConvPadding padding;
+  std::vector<int64_t> dilation;
+  int64_t groups;
+  bool channels_last;
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"c1d", 1, {2}, std::vector<int64_t>{1}, {1}, 1, false},
+      {"c1d_same_dil", 1, {1}, "same", {2}, 2, false},
+      {"c2d", 2, {1, 1}, std::vector<int64_t>{1, 1}, {1, 1}, 1, false},
+      {"c2d_strided", 2, {2, 3}, std::vector<int64_t>{1, 0}, {1, 2}, 2, false},
+      {"c2d_same_even", 2, {1, 1}, "same", {1, 1}, 1, false},
+      {"c2d_depthwise_cl", 2, {1, 1}, std::vector<int64_t>{1, 1}, {1, 1}, 6, true},
+      {"c2d_cl", 2, {2, 2}, std::vector<int64_t>{1, 1}, {1, 1}, 1, true},
+      {"c3d", 3, {1, 2, 1}, std::vector<int64_t>{1, 0, 1}, {1, 1, 1}, 1, false},
+  };
+  return c;
+}
+
+TEST(ConvDnnl, MatchesPyTorchValuesAndGradients) {
+  const auto golden = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_conv.safetensors").tensors;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    auto get = [&](const char* k) { return golden.at(std::string(c.name) + "." + k); };
+    Tensor x = get("x"), w = get("w").clone(), b = get("b").clone();
+    if (c.channels_last) x = x.contiguous(MemoryFormat::ChannelsLast);
+    x = x.clone(c.channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous).requires_grad_();
+    w.requires_grad_();
+    b.requires_grad_();
+    const Tensor y = conv_nd(x, w, b, c.stride, c.padding, c.dilation, c.groups, c.d, c.name);
+    EXPECT_TENSOR_CLOSE(y, get("y"), 1e-4, 1e-4);
+    if (c.channels_last) EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast));
+    y.mul(get("gy")).sum().backward();
+    EXPECT_TENSOR_CLOSE(x.grad(), get("gx"), 1e-4, 1e-4);
+    EXPECT_TENSOR_CLOSE(w.grad(), get("gw"), 1e-4, 1e-4);
+    EXPECT_TENSOR_CLOSE(b.grad(), get("gb"), 1e-4, 1e-4);
+  }
+}
+
+// ember's float64 composite path as the reference for a float32/bfloat16 run.
+void check_against_double(const Case& c, ScalarType dt, double tol) {
+  SCOPED_TRACE(std::string(c.name) + (dt == kFloat ? " float32" : " bfloat16"));
+  manual_seed(7);
+  const int64_t C = c.groups * 2, O = c.groups * 3;
+  std::vector<int64_t> xs{3, C}, ws{O, C / c.groups};
+  for (size_t i = 0; i < c.d; ++i) xs.push_back(9 - int64_t(i)), ws.push_back(3);
+  const Tensor x64 = randn(xs, kDouble), w64 = randn(ws, kDouble).mul(0.3), b64 = randn({O}, kDouble);
+  auto run = [&](ScalarType t, bool track) {
+    Tensor x = x64.to(t).detach(), w = w64.to(t).detach(), b = b64.to(t).detach();
+    if (c.channels_last && c.d == 2) x = x.contiguous(MemoryFormat::ChannelsLast);
+    x.requires_grad_(track), w.requires_grad_(track), b.requires_grad_(track);
+    Tensor y = conv_nd(x, w, b, c.stride, c.padding, c.dilation, c.groups, c.d, c.name);
+    std::vector<Tensor> g;
+    const Tensor gy = arange(y.numel(), kDouble).cos().view(y.sizes()).to(t);  // independent of y
+    if (track) g = autograd::grad({y}, {x, w, b}, {gy});
+    return std::make_pair(y, g);
+  };
+  auto [y, g] = run(dt, true);
+  auto [y_ref, g_ref] = run(kDouble, true);
+  EXPECT_TENSOR_CLOSE(y.to(kDouble), y_ref, tol, tol);
+  for (size_t i = 0; i < 3; ++i) EXPECT_TENSOR_CLOSE(g[i].to(kDouble), g_ref[i], tol, tol * 10);
+  EXPECT_TENSOR_EQ(run(dt, false).first, y);  // the no-grad path computes the same
+}
+
+TEST(ConvDnnl, Float32AndBfloat16MatchTheFloat64Composite) {
+  for (const Case& c : cases()) {
+    check_against_double(c, kFloat, 1e-4);
+    check_against_double(c, kBFloat16, 5e-2);
+  }
+}
+
+TEST(ConvDnnl, LayoutsFollowTheInputAndWeight) {
+  nn::Conv2d conv(nn::Conv2dOptions(4, 8, 3).padding(1));
+  const Tensor x = randn({2, 4, 6, 6});
+  EXPECT_TRUE(conv(x).is_contiguous());
+  EXPECT_TRUE(conv(x.contiguous(MemoryFormat::ChannelsLast)).is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_TENSOR_CLOSE(conv(x.contiguous(MemoryFormat::ChannelsLast)), conv(x), 1e-5, 1e-5);
+  conv->to(MemoryFormat::ChannelsLast);  // a channels-last weight makes the output channels-last too
+  EXPECT_TRUE(conv->weight.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_TRUE(conv(x).is_contiguous(MemoryFormat::ChannelsLast));
+  // Unbatched input.
+  EXPECT_EQ(conv(x[0]).sizes(), IntArrayRef({8, 6, 6}));
+}
+
+TEST(ConvDnnl, ReorderedWeightsFollowInPlaceUpdates) {
+  nn::Conv2d conv(nn::Conv2dOptions(8, 16, 3));
+  const Tensor x = randn({1, 8, 5, 5});
+  NoGradGuard ng;
+  const Tensor before = conv(x);
+  EXPECT_TENSOR_EQ(conv(x), before);  // the cached reorder gives the same result
+  conv->weight.mul_(2);               // an optimizer step: the version changes
+  EXPECT_TENSOR_CLOSE(conv(x), before.sub(conv->bias.view({1, 16, 1, 1})).mul(2).add(conv->bias.view({1, 16, 1, 1})),
+                      1e-5, 1e-5);
+}
+
+TEST(ConvDnnl, SecondOrderAndForwardModeDerivatives) {
+  // create_graph through the float32 oneDNN convolution equals float64's composite.
+  manual_seed(3);
+  const Tensor x64 = randn({2, 3, 6, 6}, kDouble), w64 = randn({4, 3, 3, 3}, kDouble);
+  auto second = [&](ScalarType t) {
+    Tensor x = x64.to(t).requires_grad_(), w = w64.to(t).requires_grad_();
+    Tensor y = nn::functional::conv2d(x, w, Tensor(), {1, 1}, std::vector<int64_t>{1});
+    Tensor gx = autograd::grad({y.square().sum()}, {x}, {}, true, true)[0];
+    return autograd::grad({gx.sum()}, {w})[0];
+  };
+  EXPECT_TENSOR_CLOSE(second(kFloat).to(kDouble), second(kDouble), 1e-4, 1e-3);
+  // Forward mode: jvp of the float32 path against the float64 composite.
+  auto jvp = [&](ScalarType t) {
+    autograd::forward_ad::dual_level level;
+    Tensor x = autograd::forward_ad::make_dual(x64.to(t), x64.to(t).mul(0.5));
+    Tensor w = autograd::forward_ad::make_dual(w64.to(t), ones_like(w64).to(t));
+    return autograd::forward_ad::unpack_dual(nn::functional::conv2d(x, w)).tangent;
+  };
+  EXPECT_TENSOR_CLOSE(jvp(kFloat).to(kDouble), jvp(kDouble), 1e-4, 1e-4);
+}
+
+TEST(ConvDnnl, Conv3dModule) {
+  nn::Conv3d conv(nn::Conv3dOptions(2, 4, {3, 3, 1}).stride(2).padding(1));
+  const Tensor y = conv(randn({1, 2, 7, 7, 3}));
+  EXPECT_EQ(y.sizes(), IntArrayRef({1, 4, 4, 4, 3}));
+  EXPECT_ERROR_WITH(conv(randn({2, 7, 7})), "conv3d: Expected 4D (unbatched) or 5D (batched) input");
+}
+
+}  // namespace
+}  // namespace ember
