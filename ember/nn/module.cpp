@@ -137,6 +137,21 @@ void Module::apply_to_tensors(const std::function<void(Tensor&)>& fn) {
 
 namespace detail {
 void set_data(Tensor& t, const Tensor& converted) { t.set_data(converted); }
+
+void copy_module_state(const Module& from, Module& to, const std::optional<Device>& device) {
+  auto copy_all = [&](const OrderedDict<std::string, Tensor>& src, OrderedDict<std::string, Tensor> dst) {
+    for (const auto& t : src) {
+      Tensor data = device ? t.value().detach().to(*device) : t.value().detach().clone();
+      detail::set_data(dst[t.key()], data);
+    }
+  };
+  copy_all(from.named_parameters(), to.named_parameters());
+  copy_all(from.named_buffers(), to.named_buffers());
+  to.train(from.is_training());
+  auto src = from.modules(false), dst = to.modules(false);
+  for (size_t i = 0; i < src.size() && i < dst.size(); ++i) dst[i]->train(src[i]->is_training());
+}
+
 }  // namespace detail
 using detail::set_data;
 

@@ -130,6 +130,9 @@ namespace detail {
 // Gives t the data (storage, dtype, geometry) of `data` in place: every handle to t sees
 // it (LibTorch's Tensor::set_data).
 void set_data(Tensor& t, const Tensor& data);
+// Copies every parameter and buffer of `from` (recursively, by name) into the same-named
+// tensors of `to`, which must have the same structure (Cloneable::clone of children).
+void copy_module_state(const Module& from, Module& to, const std::optional<Device>& device);
 }  // namespace detail
 
 // Modules with a deep clone(): Derived implements reset() (create and register all
@@ -164,7 +167,8 @@ class Cloneable : public Module {
     EMBER_CHECK(copy->children_.size() == children_.size(), "The cloned module does not have the same number of child "
                 "modules as the original module after calling reset(). Are you sure you called register_module() "
                 "inside reset() and not the constructor?");
-    for (const auto& c : children_) copy->children_[c.key()] = c.value()->clone(device);
+    // Into the children reset() made, in place: member handles (linear1, ...) stay valid.
+    for (const auto& c : children_) detail::copy_module_state(*c.value(), *copy->children_[c.key()], device);
     return copy;
   }
 };

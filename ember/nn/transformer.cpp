@@ -163,21 +163,6 @@ std::tuple<Tensor, Tensor> functional::multi_head_attention_forward(const Tensor
   return {batched ? out : out.squeeze(1), weights};
 }
 
-// ---- cloning --------------------------------------------------------------------------------
-void detail::copy_module_state(const Module& from, Module& to, const std::optional<Device>& device) {
-  auto copy_all = [&](const OrderedDict<std::string, Tensor>& src, OrderedDict<std::string, Tensor> dst) {
-    for (const auto& t : src) {
-      Tensor data = device ? t.value().detach().to(*device) : t.value().detach().clone();
-      detail::set_data(dst[t.key()], data);
-    }
-  };
-  copy_all(from.named_parameters(), to.named_parameters());
-  copy_all(from.named_buffers(), to.named_buffers());
-  to.train(from.is_training());
-  auto src = from.modules(false), dst = to.modules(false);
-  for (size_t i = 0; i < src.size() && i < dst.size(); ++i) dst[i]->train(src[i]->is_training());
-}
-
 // ---- MultiheadAttention -----------------------------------------------------------------------
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_) : options(options_) {
   reset();

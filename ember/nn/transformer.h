@@ -74,30 +74,7 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, con
 
 }  // namespace functional
 
-namespace detail {
-// Copies every parameter and buffer of `from` into the same-named tensor of `to` (in place),
-// and each submodule's training flag. See Note [Cloning modules with submodule members].
-void copy_module_state(const Module& from, Module& to, const std::optional<Device>& device);
-}  // namespace detail
 
-// Note [Cloning modules with submodule members]: Cloneable::clone puts clones of the original's
-// children into the copy's children_, but the copy's member handles (out_proj, linear1, ...)
-// would still point at the fresh modules its reset() made. These modules clone through
-// reset() and then copy the state by name, so members and children stay the same modules.
-template <class Derived>
-class CloneableByState : public Cloneable<Derived> {
- public:
-  using Cloneable<Derived>::Cloneable;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
-    copy->parameters_.clear();
-    copy->buffers_.clear();
-    copy->children_.clear();
-    copy->reset();
-    detail::copy_module_state(*this, *copy, device);
-    return copy;
-  }
-};
 
 struct MultiheadAttentionOptions {
   MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads) : embed_dim_(embed_dim), num_heads_(num_heads) {
@@ -117,7 +94,7 @@ struct MultiheadAttentionOptions {
 // Parameters as PyTorch names them: in_proj_weight (3E, E) (or q_proj_weight, k_proj_weight,
 // v_proj_weight when kdim/vdim differ from embed_dim) xavier-uniform, in_proj_bias (3E) and
 // out_proj.bias zero, bias_k/bias_v (1, 1, E) xavier-normal, out_proj.weight as Linear.
-class MultiheadAttentionImpl : public CloneableByState<MultiheadAttentionImpl> {
+class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
   MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
       : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
@@ -175,7 +152,7 @@ using TransformerEncoderLayerOptions = detail::TransformerLayerOptions<struct Tr
 using TransformerDecoderLayerOptions = detail::TransformerLayerOptions<struct TransformerDecoderLayerTag>;
 
 // Self-attention then feed-forward, each with dropout, residual and LayerNorm.
-class TransformerEncoderLayerImpl : public CloneableByState<TransformerEncoderLayerImpl> {
+class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl> {
  public:
   TransformerEncoderLayerImpl(int64_t d_model, int64_t nhead)
       : TransformerEncoderLayerImpl(TransformerEncoderLayerOptions(d_model, nhead)) {}
@@ -196,7 +173,7 @@ class TransformerEncoderLayerImpl : public CloneableByState<TransformerEncoderLa
 TORCH_MODULE(TransformerEncoderLayer);
 
 // Self-attention, attention over the encoder's memory, then feed-forward.
-class TransformerDecoderLayerImpl : public CloneableByState<TransformerDecoderLayerImpl> {
+class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl> {
  public:
   TransformerDecoderLayerImpl(int64_t d_model, int64_t nhead)
       : TransformerDecoderLayerImpl(TransformerDecoderLayerOptions(d_model, nhead)) {}
@@ -238,7 +215,7 @@ struct TransformerDecoderOptions {
 };
 
 // num_layers clones of encoder_layer ("layers.0", ...), then the optional norm ("norm").
-class TransformerEncoderImpl : public CloneableByState<TransformerEncoderImpl> {
+class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
  public:
   TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers)
       : TransformerEncoderImpl(TransformerEncoderOptions(std::move(encoder_layer), num_layers)) {}
@@ -254,7 +231,7 @@ class TransformerEncoderImpl : public CloneableByState<TransformerEncoderImpl> {
 };
 TORCH_MODULE(TransformerEncoder);
 
-class TransformerDecoderImpl : public CloneableByState<TransformerDecoderImpl> {
+class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
  public:
   TransformerDecoderImpl(TransformerDecoderLayer decoder_layer, int64_t num_layers)
       : TransformerDecoderImpl(TransformerDecoderOptions(std::move(decoder_layer), num_layers)) {}
@@ -291,7 +268,7 @@ struct TransformerOptions {
 
 // encoder (TransformerEncoder with a final LayerNorm) and decoder (likewise); every parameter
 // with more than one dim is re-initialized xavier-uniform, as PyTorch.
-class TransformerImpl : public CloneableByState<TransformerImpl> {
+class TransformerImpl : public Cloneable<TransformerImpl> {
  public:
   explicit TransformerImpl(TransformerOptions options);
   void reset() override;

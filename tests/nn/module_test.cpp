@@ -83,6 +83,30 @@ TEST(Module, CloneIsDeep) {
   EXPECT_ERROR_WITH(Net()->clone(), "clone() has not been implemented");
 }
 
+// A Cloneable module that keeps its submodules as members, as LibTorch user code does.
+struct TwoLayerImpl : torch::nn::Cloneable<TwoLayerImpl> {
+  TwoLayerImpl() { reset(); }
+  void reset() override {
+    fc1 = register_module("fc1", torch::nn::Linear(3, 4));
+    fc2 = register_module("fc2", torch::nn::Linear(4, 2));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(TwoLayer);
+
+TEST(Module, CloneKeepsMemberSubmodulesAndChildrenTheSame) {
+  TwoLayer net;
+  auto copy = std::dynamic_pointer_cast<TwoLayerImpl>(net->clone());
+  ASSERT_TRUE(copy);
+  // The member handle and the registered child are one module, holding the cloned weights.
+  EXPECT_EQ(copy->fc1.ptr().get(), copy->named_children()["fc1"].get());
+  EXPECT_TRUE(copy->fc1->weight.equal(net->fc1->weight));
+  EXPECT_FALSE(copy->fc1->weight.is_same(net->fc1->weight));
+  torch::Tensor x = torch::randn({5, 3});
+  EXPECT_TRUE(copy->forward(x).equal(net->forward(x)));
+}
+
 TEST(Module, PrettyPrint) {
   torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::ReLU());
   std::ostringstream s;
