@@ -496,6 +496,26 @@ struct Window {
       if (s == 0) return true;
     return false;
   }
+  // Whether no two elements of (sizes, strides) share a storage position.
+  static bool non_overlapping(const DimVector& sizes, const DimVector& strides) {
+    std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with size > 1
+    for (size_t d = 0; d < sizes.size(); ++d)
+      if (sizes[d] > 1) dims.emplace_back(strides[d], sizes[d]);
+    std::sort(dims.begin(), dims.end());
+    int64_t reach = 0;  // largest offset reachable with the smaller strides
+    for (const auto& [stride, size] : dims) {
+      if (stride <= reach) return false;
+      reach += (size - 1) * stride;
+    }
+    return true;
+  }
+  // The base covers its storage extent exactly once (a permutation of a contiguous block),
+  // so a storage-shaped buffer and the base are the same elements.
+  bool dense_base() const {
+    int64_t n = 1;
+    for (int64_t s : base_sizes) n *= s;
+    return non_overlapping(base_sizes, base_strides) && n == extent();
+  }
   // Storage positions of the base's and the view's elements, row-major.
   Tensor base_positions() const {
     return arange(extent(), dtype(kLong)).as_strided(base_sizes, base_strides, 0).reshape({-1});
@@ -516,6 +536,12 @@ Tensor window_scatter(const Tensor& g_view, const Window& w) {
     BelowAutogradGuard below;
     if (w.empty_base()) {
       r = zeros(w.base_sizes, g_view.options());
+    } else if (w.dense_base() && Window::non_overlapping(w.view_sizes, w.view_strides)) {
+      // Fast path (transposes, slices, narrows): write the view's elements into a zeroed
+      // storage-shaped buffer; the base is that buffer with the base's strides.
+      Tensor flat = zeros({w.extent()}, g_view.options());
+      flat.as_strided(w.view_sizes, w.view_strides, w.view_offset).copy_(g_view);
+      r = flat.as_strided(w.base_sizes, w.base_strides, 0);
     } else {
       Tensor flat = zeros({w.extent()}, g_view.options()).index_add(0, w.view_positions(), g_view.reshape({-1}));
       r = flat.index_select(0, w.base_positions()).view(w.base_sizes);
@@ -533,11 +559,18 @@ Tensor window_gather(const Tensor& g_base, const Window& w) {
   Tensor r;
   {
     BelowAutogradGuard below;
-    // storage position -> base element index
-    Tensor inverse = full({w.extent()}, -1, dtype(kLong));
-    inverse = inverse.index_copy(0, w.base_positions(), arange(g_base.numel(), dtype(kLong)));
-    Tensor index = inverse.index_select(0, w.view_positions());
-    r = g_base.reshape({-1}).index_select(0, index).view(w.view_sizes);
+    if (w.dense_base()) {
+      // Fast path: lay the base out in its storage order, read the view from it.
+      Tensor flat = empty({w.extent()}, g_base.options());
+      flat.as_strided(w.base_sizes, w.base_strides, 0).copy_(g_base);
+      r = flat.as_strided(w.view_sizes, w.view_strides, w.view_offset).clone();
+    } else {
+      // storage position -> base element index
+      Tensor inverse = full({w.extent()}, -1, dtype(kLong));
+      inverse = inverse.index_copy(0, w.base_positions(), arange(g_base.numel(), dtype(kLong)));
+      Tensor index = inverse.index_select(0, w.view_positions());
+      r = g_base.reshape({-1}).index_select(0, index).view(w.view_sizes);
+    }
   }
   if (rec.forward()) rec.forward_each(r, [&](const std::function<Tensor(size_t)>& t) { return window_gather(t(0), w); });
   if (rec.reverse())
