@@ -170,6 +170,175 @@ Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, In
   Tensor out = convolution(x, weight, bias, cs);
   return unbatched ? out.squeeze(0) : out;
 }
+namespace {
+// One value per spatial dim (a single value stands for all).
+std::vector<int64_t> per_dim(IntArrayRef v, size_t d, const char* op, const char* what) {
+  std::vector<int64_t> r(v.begin(), v.end());
+  if (r.size() == 1) r.assign(d, r[0]);
+  EMBER_CHECK(r.size() == d, op, ": expected ", d, " values for ", what, ", got ", v.size());
+  return r;
+}
+
+// x with `l` / `r` elements added (zeros) or removed (negative) at the ends of dim.
+Tensor pad_or_crop(const Tensor& x, int64_t dim, int64_t l, int64_t r) {
+  Tensor y = x;
+  if (l < 0) y = y.narrow(dim, -l, y.size(dim) + l);
+  if (r < 0) y = y.narrow(dim, 0, y.size(dim) + r);
+  if (l <= 0 && r <= 0) return y;
+  std::vector<int64_t> pads(size_t(2 * (y.dim() - 1 - dim)), 0);  // constant_pad_nd order: last dim first
+  pads.insert(pads.end(), {std::max<int64_t>(l, 0), std::max<int64_t>(r, 0)});
+  return constant_pad_nd(y, pads, 0);
+}
+
+// Transposed convolution as a convolution: the input dilated by the stride (zeros between
+// elements), padded by dilation * (k - 1) - padding (+ output_padding on the right), and
+// the weight with in/out channels swapped per group and the kernel flipped.
+Tensor conv_transpose_composite(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                const conv_detail::ConvShape& cs, IntArrayRef output_padding) {
+  const int64_t d = x.dim() - 2, G = cs.groups;
+  Tensor xd = x;
+  for (int64_t i = 0; i < d; ++i) {
+    const int64_t dim = 2 + i, s = cs.stride[size_t(i)], n = xd.size(dim);
+    if (s > 1) {  // interleave s - 1 zeros after each element, drop the trailing ones
+      std::vector<int64_t> zshape(xd.sizes().begin(), xd.sizes().end());
+      zshape.insert(zshape.begin() + dim + 1, s - 1);
+      Tensor z = zeros(zshape, xd.options());
+      xd = cat({xd.unsqueeze(dim + 1), z}, dim + 1).transpose(dim, dim + 1);
+      std::vector<int64_t> merged(xd.sizes().begin(), xd.sizes().end());
+      merged[size_t(dim)] = n * s;
+      merged.erase(merged.begin() + dim + 1);
+      xd = xd.transpose(dim, dim + 1).reshape(merged).narrow(dim, 0, (n - 1) * s + 1);
+    }
+    const int64_t k = weight.size(dim), span = cs.dilation[size_t(i)] * (k - 1);
+    xd = pad_or_crop(xd, dim, span - cs.pad_l[size_t(i)], span - cs.pad_l[size_t(i)] + output_padding[size_t(i)]);
+  }
+  std::vector<int64_t> gshape = {G, weight.size(0) / G, weight.size(1)};
+  gshape.insert(gshape.end(), weight.sizes().begin() + 2, weight.sizes().end());
+  std::vector<int64_t> wshape = {weight.size(1) * G, weight.size(0) / G};
+  wshape.insert(wshape.end(), weight.sizes().begin() + 2, weight.sizes().end());
+  std::vector<int64_t> spatial;
+  for (int64_t i = 0; i < d; ++i) spatial.push_back(2 + i);
+  Tensor w = weight.reshape(gshape).transpose(1, 2).reshape(wshape).flip(spatial);
+  conv_detail::ConvShape plain{std::vector<int64_t>(size_t(d), 1), std::vector<int64_t>(size_t(d), 0),
+                               std::vector<int64_t>(size_t(d), 0), cs.dilation, G};
+  return convolution(xd, w, bias, plain);
+}
+
+// Transposed convolution with resolved geometry (cs.pad_r = padding - output_padding):
+// oneDNN's backward-data primitive is the forward for float32/bfloat16, the convolution
+// forward and backward-weights primitives its backward; the composite otherwise.
+Tensor conv_transpose(const Tensor& x, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& cs,
+                      IntArrayRef output_padding, const std::vector<int64_t>& out_sizes) {
+  bool dnnl = conv_detail::dnnl_supported(x, weight, bias);
+  for (int64_t r : cs.pad_r) dnnl = dnnl && r >= 0;
+  if (!dnnl) return conv_transpose_composite(x, weight, bias, cs, output_padding);
+  const MemoryFormat fmt = conv_detail::conv_output_format(x, weight);
+  const int64_t d = x.dim() - 2;
+  std::vector<int64_t> bshape(size_t(d) + 2, 1);
+  bshape[1] = out_sizes[1];
+  auto run = [&] {
+    Tensor y = conv_detail::dnnl_conv_backward_data(x, weight, out_sizes, fmt, cs);
+    return bias.defined() ? y.add_(bias.view(bshape)) : y;
+  };
+  if (!autograd::maybe_differentiable(x, weight, bias)) return run();
+  const std::vector<int64_t> op(output_padding.begin(), output_padding.end());
+  return autograd::differentiable(
+      "convolution_transpose", {&x, &weight, &bias}, run,
+      [cs, op, d](const autograd::VjpCtx& c) {
+        const Tensor& g = c.grad();
+        const Tensor xs = c.saved_tensor(0), ws = c.saved_tensor(1);
+        std::vector<int64_t> reduce = {0};
+        for (int64_t i = 0; i < d; ++i) reduce.push_back(2 + i);
+        Tensor gx, gw;
+        if (autograd::GradMode::is_enabled()) {  // create_graph: differentiate the composite
+          std::vector<Tensor> inputs;
+          if (c.needs_input_grad(0)) inputs.push_back(xs);
+          if (c.needs_input_grad(1)) inputs.push_back(ws);
+          if (!inputs.empty()) {
+            auto grads =
+                autograd::grad({conv_transpose_composite(xs, ws, Tensor(), cs, op)}, inputs, {g}, true, true, true);
+            size_t k = 0;
+            if (c.needs_input_grad(0)) gx = grads[k++];
+            if (c.needs_input_grad(1)) gw = grads[k++];
+          }
+        } else {
+          if (c.needs_input_grad(0)) gx = conv_detail::dnnl_conv_forward(g, ws, Tensor(), cs);
+          if (c.needs_input_grad(1)) gw = conv_detail::dnnl_conv_backward_weights(xs, g, ws.sizes(), false, cs).first;
+        }
+        return autograd::variable_list{gx, gw, c.needs_input_grad(2) ? g.sum(reduce) : Tensor()};
+      },
+      [&](const auto& t, const Tensor&) {
+        Tensor r;
+        if (t(0).defined()) r = conv_transpose(t(0), weight, Tensor(), cs, op, out_sizes);
+        if (t(1).defined()) {
+          Tensor term = conv_transpose(x, t(1), Tensor(), cs, op, out_sizes);
+          r = r.defined() ? r.add(term) : term;
+        }
+        if (t(2).defined()) {
+          Tensor tb = t(2).view(bshape);
+          r = r.defined() ? r.add(tb) : tb.expand(out_sizes).clone();
+        }
+        return r;
+      },
+      {{x}, {weight}});
+}
+}  // namespace
+
+Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride_in,
+                         IntArrayRef padding_in, IntArrayRef output_padding_in, int64_t groups,
+                         IntArrayRef dilation_in, size_t d, const char* op) {
+  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision,
+                 conv_transpose_nd(_ac[0], _ac[1], _ac[2], stride_in, padding_in, output_padding_in, groups,
+                                   dilation_in, d, op),
+                 &input, &weight, &bias);
+  EMBER_CHECK(weight.dim() == int64_t(d) + 2, op, ": expected a ", d + 2, "-D weight, got ", weight.sizes());
+  const bool unbatched = input.dim() == int64_t(d) + 1;
+  Tensor x = unbatched ? input.unsqueeze(0) : input;
+  EMBER_CHECK(x.dim() == int64_t(d) + 2, op, ": Expected ", d + 1, "D (unbatched) or ", d + 2,
+              "D (batched) input, but got input of size: ", input.sizes());
+  EMBER_CHECK(groups > 0 && weight.size(0) % groups == 0, op, ": groups (", groups,
+              ") must divide the weight's input channels (", weight.size(0), ")");
+  EMBER_CHECK(x.size(1) == weight.size(0), op, ": Given transposed=1, weight of size ", weight.sizes(),
+              ", expected input", input.sizes(), " to have ", weight.size(0), " channels, but got ", x.size(1),
+              " channels instead");
+  const auto stride = per_dim(stride_in, d, op, "stride"), padding = per_dim(padding_in, d, op, "padding"),
+             output_padding = per_dim(output_padding_in, d, op, "output_padding"),
+             dilation = per_dim(dilation_in, d, op, "dilation");
+  conv_detail::ConvShape cs{stride, padding, {}, dilation, groups};
+  std::vector<int64_t> out_sizes = {x.size(0), weight.size(1) * groups};
+  for (size_t i = 0; i < d; ++i) {
+    EMBER_CHECK(stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0, op,
+                ": stride and dilation must be positive and padding non-negative");
+    EMBER_CHECK(output_padding[i] >= 0 && (output_padding[i] < stride[i] || output_padding[i] < dilation[i]), op,
+                ": output padding must be smaller than either stride or dilation, but got output_padding=",
+                output_padding[i], ", stride=", stride[i], ", dilation=", dilation[i]);
+    const int64_t size = (x.size(2 + int64_t(i)) - 1) * stride[i] - 2 * padding[i] +
+                         dilation[i] * (weight.size(2 + int64_t(i)) - 1) + output_padding[i] + 1;
+    EMBER_CHECK(size > 0, op, ": the output size is ", size, " along spatial dim ", i, " for input ", input.sizes(),
+                " (it must be positive)");
+    out_sizes.push_back(size);
+    cs.pad_r.push_back(padding[i] - output_padding[i]);
+  }
+  Tensor out = conv_transpose(x, weight, bias, cs, output_padding, out_sizes);
+  return unbatched ? out.squeeze(0) : out;
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
+                           "conv_transpose1d");
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                           "conv_transpose2d");
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
+                           "conv_transpose3d");
+}
+
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
   return conv_nd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d");
@@ -205,14 +374,22 @@ void ConvNdImpl<D, Derived>::reset() {
   reset_parameters();
 }
 
-template <size_t D, class Derived>
-void ConvNdImpl<D, Derived>::reset_parameters() {
+namespace {
+// PyTorch's _ConvNd.reset_parameters: kaiming-uniform(a = sqrt(5)) weights, bias uniform in
+// +-1/sqrt(fan_in) (fan_in of the weight as stored, also for transposed convolutions).
+void init_conv_parameters(Tensor& weight, Tensor& bias) {
   init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (bias.defined()) {
     auto [fan_in, fan_out] = init::_calculate_fan_in_and_fan_out(weight);
     const double bound = 1.0 / std::sqrt(double(fan_in));
     init::uniform_(bias, -bound, bound);
   }
+}
+}  // namespace
+
+template <size_t D, class Derived>
+void ConvNdImpl<D, Derived>::reset_parameters() {
+  init_conv_parameters(weight, bias);
 }
 
 template <size_t D, class Derived>
@@ -236,6 +413,65 @@ Tensor ConvNdImpl<D, Derived>::forward(const Tensor& input) {
                              options.groups(), D, kNames[D]);
 }
 
+template <size_t D, class Derived>
+ConvTransposeNdImpl<D, Derived>::ConvTransposeNdImpl(ConvTransposeOptions<D> options_) : options(std::move(options_)) {
+  reset();
+}
+
+template <size_t D, class Derived>
+void ConvTransposeNdImpl<D, Derived>::reset() {
+  EMBER_CHECK(options.groups() > 0, "groups must be a positive integer");
+  EMBER_CHECK(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
+  EMBER_CHECK(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
+  EMBER_CHECK(options.padding_mode() == "zeros", "Only \"zeros\" padding mode is supported for ConvTranspose", D, "d");
+  std::vector<int64_t> wshape = {options.in_channels(), options.out_channels() / options.groups()};
+  wshape.insert(wshape.end(), options.kernel_size().begin(), options.kernel_size().end());
+  this->weight = this->register_parameter("weight", ember::empty(wshape));
+  this->bias = this->register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor(),
+                                        options.bias());
+  reset_parameters();
+}
+
+template <size_t D, class Derived>
+void ConvTransposeNdImpl<D, Derived>::reset_parameters() {
+  init_conv_parameters(weight, bias);
+}
+
+template <size_t D, class Derived>
+void ConvTransposeNdImpl<D, Derived>::pretty_print(std::ostream& s) const {
+  s << "torch::nn::ConvTranspose" << D << "d(" << options.in_channels() << ", " << options.out_channels()
+    << ", kernel_size=" << IntArrayRef(options.kernel_size()) << ", stride=" << IntArrayRef(options.stride()) << ")";
+}
+
+template <size_t D, class Derived>
+Tensor ConvTransposeNdImpl<D, Derived>::forward(const Tensor& input,
+                                                const std::optional<std::vector<int64_t>>& output_size) {
+  static constexpr const char* kNames[] = {"", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
+  std::vector<int64_t> output_padding = options.output_padding();
+  if (output_size) {
+    // PyTorch's _output_padding: the spatial sizes (the last D of output_size) minus the
+    // smallest output, each below the stride.
+    const std::vector<int64_t>& os = *output_size;
+    EMBER_CHECK(os.size() == D || os.size() == D + 2 || os.size() == D + 1, kNames[D], ": output_size must have ", D,
+                " or ", D + 2, " elements (got ", os.size(), ")");
+    for (size_t i = 0; i < D; ++i) {
+      const int64_t in = input.size(input.dim() - int64_t(D) + int64_t(i));
+      const int64_t smallest = (in - 1) * options.stride()[i] - 2 * options.padding()[i] +
+                               options.dilation()[i] * (options.kernel_size()[i] - 1) + 1;
+      const int64_t want = os[os.size() - D + i];
+      EMBER_CHECK(want >= smallest && want < smallest + options.stride()[i], kNames[D], ": requested an output size of ",
+                  IntArrayRef(os), ", but valid sizes range from ", smallest, " to ", smallest + options.stride()[i] - 1,
+                  " (for an input of ", input.sizes(), ")");
+      output_padding[i] = want - smallest;
+    }
+  }
+  return functional::conv_transpose_nd(input, weight, bias, options.stride(), options.padding(), output_padding,
+                                       options.groups(), options.dilation(), D, kNames[D]);
+}
+
+template class ConvTransposeNdImpl<1, ConvTranspose1dImpl>;
+template class ConvTransposeNdImpl<2, ConvTranspose2dImpl>;
+template class ConvTransposeNdImpl<3, ConvTranspose3dImpl>;
 template class ConvNdImpl<1, Conv1dImpl>;
 template class ConvNdImpl<2, Conv2dImpl>;
 template class ConvNdImpl<3, Conv3dImpl>;

@@ -4,6 +4,7 @@
 // windows) and one batched GEMM, so both autograd modes apply; the oneDNN fast path and
 // channels-last handling are issue 4's next step.
 #pragma once
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -29,6 +30,20 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1, 1, 1},
               const ConvPadding& padding = std::vector<int64_t>{0, 0, 0}, IntArrayRef dilation = {1, 1, 1},
               int64_t groups = 1);
+// Transposed convolutions (LibTorch's argument order): weight (in, out / groups, k...),
+// output size (in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1.
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
+                        IntArrayRef padding = {0}, IntArrayRef output_padding = {0}, int64_t groups = 1,
+                        IntArrayRef dilation = {1});
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
+                        IntArrayRef padding = {0}, IntArrayRef output_padding = {0}, int64_t groups = 1,
+                        IntArrayRef dilation = {1});
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
+                        IntArrayRef padding = {0}, IntArrayRef output_padding = {0}, int64_t groups = 1,
+                        IntArrayRef dilation = {1});
+Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation,
+                         size_t d, const char* op);
 // The shared implementation of conv1d/2d/3d over d spatial dims (`op` names it in errors).
 Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                const ConvPadding& padding, IntArrayRef dilation, int64_t groups, size_t d, const char* op);
@@ -83,8 +98,60 @@ class Conv3dImpl : public ConvNdImpl<3, Conv3dImpl> {
 };
 TORCH_MODULE(Conv3d);
 
+template <size_t D>
+struct ConvTransposeOptions {
+  ConvTransposeOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(std::move(kernel_size)) {}
+  TORCH_ARG(int64_t, in_channels);
+  TORCH_ARG(int64_t, out_channels);
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  TORCH_ARG(ExpandingArray<D>, stride) = 1;
+  TORCH_ARG(ExpandingArray<D>, padding) = 0;
+  TORCH_ARG(ExpandingArray<D>, output_padding) = 0;
+  TORCH_ARG(int64_t, groups) = 1;
+  TORCH_ARG(bool, bias) = true;
+  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
+  TORCH_ARG(std::string, padding_mode) = "zeros";  // the only mode PyTorch allows here
+};
+using ConvTranspose1dOptions = ConvTransposeOptions<1>;
+using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
+
+// ConvTranspose1d/2d/3d: weight (in_channels, out_channels / groups, k...), PyTorch's init.
+// forward(input, output_size) picks the output_padding that gives `output_size` (the
+// spatial sizes, or with the batch and channel dims).
+template <size_t D, class Derived>
+class ConvTransposeNdImpl : public Cloneable<Derived> {
+ public:
+  explicit ConvTransposeNdImpl(ConvTransposeOptions<D> options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  ConvTransposeOptions<D> options;
+  Tensor weight, bias;
+};
+class ConvTranspose1dImpl : public ConvTransposeNdImpl<1, ConvTranspose1dImpl> {
+ public:
+  using ConvTransposeNdImpl<1, ConvTranspose1dImpl>::ConvTransposeNdImpl;
+};
+TORCH_MODULE(ConvTranspose1d);
+class ConvTranspose2dImpl : public ConvTransposeNdImpl<2, ConvTranspose2dImpl> {
+ public:
+  using ConvTransposeNdImpl<2, ConvTranspose2dImpl>::ConvTransposeNdImpl;
+};
+TORCH_MODULE(ConvTranspose2d);
+class ConvTranspose3dImpl : public ConvTransposeNdImpl<3, ConvTranspose3dImpl> {
+ public:
+  using ConvTransposeNdImpl<3, ConvTranspose3dImpl>::ConvTransposeNdImpl;
+};
+TORCH_MODULE(ConvTranspose3d);
+
 extern template class ConvNdImpl<1, Conv1dImpl>;
 extern template class ConvNdImpl<2, Conv2dImpl>;
 extern template class ConvNdImpl<3, Conv3dImpl>;
+extern template class ConvTransposeNdImpl<1, ConvTranspose1dImpl>;
+extern template class ConvTransposeNdImpl<2, ConvTranspose2dImpl>;
+extern template class ConvTransposeNdImpl<3, ConvTranspose3dImpl>;
 
 }  // namespace ember::nn

@@ -33,4 +33,28 @@ for name, (d, n, c, o, spatial, k, stride, padding, dilation, groups, cl) in cas
     (y * gy).sum().backward()
     for key, t in {"x": x, "w": w, "b": b, "y": y, "gy": gy, "gx": x.grad, "gw": w.grad, "gb": b.grad}.items():
         out[f"{name}.{key}"] = t.detach().contiguous()
+
+# Transposed convolutions: (dims, N, C_in, C_out, spatial, kernel, stride, padding, output_padding,
+# dilation, groups, channels_last); weight (C_in, C_out / groups, k...).
+tcases = {
+    "t1d": (1, 2, 3, 4, (7,), (3,), (2,), (1,), (1,), (1,), 1, False),
+    "t2d": (2, 2, 4, 6, (5, 4), (3, 3), (2, 2), (1, 1), (1, 0), (1, 1), 2, False),
+    "t2d_dil": (2, 2, 3, 2, (6, 5), (3, 2), (1, 1), (2, 1), (0, 0), (2, 1), 1, False),
+    "t2d_outpad_gt_pad": (2, 1, 2, 3, (4, 4), (2, 2), (3, 3), (0, 0), (2, 1), (1, 1), 1, False),
+    "t2d_cl": (2, 2, 8, 4, (5, 5), (4, 4), (2, 2), (1, 1), (0, 0), (1, 1), 1, True),
+    "t3d": (3, 1, 2, 3, (3, 4, 2), (2, 3, 2), (2, 1, 2), (0, 1, 0), (1, 0, 0), (1, 1, 1), 1, False),
+}
+for name, (d, n, c, o, spatial, k, stride, padding, opad, dilation, groups, cl) in tcases.items():
+    x = torch.randn(n, c, *spatial)
+    w = torch.randn(c, o // groups, *k) * 0.3
+    b = torch.randn(o)
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last)
+    x.requires_grad_(), w.requires_grad_(), b.requires_grad_()
+    conv = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[d]
+    y = conv(x, w, b, stride, padding, opad, groups, dilation)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    for key, t in {"x": x, "w": w, "b": b, "y": y, "gy": gy, "gx": x.grad, "gw": w.grad, "gb": b.grad}.items():
+        out[f"{name}.{key}"] = t.detach().contiguous()
 save_file(out, os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn_conv.safetensors"))

@@ -139,3 +139,91 @@ TEST(ConvDnnl, Conv3dModule) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+struct TCase {
+  const char* name;
+  size_t d;
+  std::vector<int64_t> stride, padding, output_padding, dilation;
+  int64_t groups;
+  bool channels_last;
+};
+
+const std::vector<TCase>& tcases() {
+  static const std::vector<TCase> c = {
+      {"t1d", 1, {2}, {1}, {1}, {1}, 1, false},
+      {"t2d", 2, {2, 2}, {1, 1}, {1, 0}, {1, 1}, 2, false},
+      {"t2d_dil", 2, {1, 1}, {2, 1}, {0, 0}, {2, 1}, 1, false},
+      {"t2d_outpad_gt_pad", 2, {3, 3}, {0, 0}, {2, 1}, {1, 1}, 1, false},
+      {"t2d_cl", 2, {2, 2}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+      {"t3d", 3, {2, 1, 2}, {0, 1, 0}, {1, 0, 0}, {1, 1, 1}, 1, false},
+  };
+  return c;
+}
+
+TEST(ConvTranspose, MatchesPyTorchValuesAndGradients) {
+  const auto golden = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_conv.safetensors").tensors;
+  for (const TCase& c : tcases()) {
+    for (ScalarType dt : {kFloat, kDouble}) {  // oneDNN (or the composite when it cannot) and the composite
+      SCOPED_TRACE(std::string(c.name) + (dt == kFloat ? " float32" : " float64"));
+      auto get = [&](const char* k) { return golden.at(std::string(c.name) + "." + k).to(dt); };
+      Tensor x = get("x").clone(c.channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous);
+      Tensor w = get("w").clone(), b = get("b").clone();
+      x.requires_grad_(), w.requires_grad_(), b.requires_grad_();
+      const Tensor y = nn::functional::conv_transpose_nd(x, w, b, c.stride, c.padding, c.output_padding, c.groups,
+                                                         c.dilation, c.d, c.name);
+      EXPECT_TENSOR_CLOSE(y, get("y"), 1e-4, 1e-4);
+      y.mul(get("gy")).sum().backward();
+      EXPECT_TENSOR_CLOSE(x.grad(), get("gx"), 1e-4, 1e-4);
+      EXPECT_TENSOR_CLOSE(w.grad(), get("gw"), 1e-4, 1e-4);
+      EXPECT_TENSOR_CLOSE(b.grad(), get("gb"), 1e-4, 1e-4);
+    }
+  }
+}
+
+TEST(ConvTranspose, GradcheckAndSecondOrder) {
+  manual_seed(5);
+  const Tensor x = randn({1, 2, 3, 3}, kDouble).requires_grad_(), w = randn({2, 2, 2, 2}, kDouble).requires_grad_();
+  const Tensor b = randn({2}, kDouble).requires_grad_();
+  auto f = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{nn::functional::conv_transpose2d(in[0], in[1], in[2], {2, 1}, {0, 1}, {1, 0})};
+  };
+  EXPECT_TRUE(autograd::gradcheck(f, {x, w, b}));
+  EXPECT_TRUE(autograd::gradgradcheck(f, {x, w, b}));
+  // create_graph through the float32 oneDNN path equals float64's composite.
+  auto second = [&](ScalarType t) {
+    Tensor xs = x.detach().to(t).requires_grad_(), ws = w.detach().to(t).requires_grad_();
+    Tensor y = nn::functional::conv_transpose2d(xs, ws, Tensor(), {2, 2}, {1, 1}, {1, 1});
+    Tensor gx = autograd::grad({y.square().sum()}, {xs}, {}, true, true)[0];
+    return autograd::grad({gx.sum()}, {ws})[0];
+  };
+  EXPECT_TENSOR_CLOSE(second(kFloat).to(kDouble), second(kDouble), 1e-4, 1e-4);
+}
+
+TEST(ConvTranspose, ModulesOutputSizeAndErrors) {
+  // DCGAN's generator input: a 1x1 latent to 4x4, then doubling.
+  nn::ConvTranspose2d up0(nn::ConvTranspose2dOptions(16, 8, 4).bias(false));
+  nn::ConvTranspose2d up1(nn::ConvTranspose2dOptions(8, 4, 4).stride(2).padding(1));
+  const Tensor z = randn({2, 16, 1, 1});
+  const Tensor h = up0(z);
+  EXPECT_EQ(h.sizes(), IntArrayRef({2, 8, 4, 4}));
+  EXPECT_EQ(up1(h).sizes(), IntArrayRef({2, 4, 8, 8}));
+  EXPECT_EQ(up0->weight.sizes(), IntArrayRef({16, 8, 4, 4}));
+  nn::ConvTranspose2d up2(nn::ConvTranspose2dOptions(4, 2, 3).stride(2).padding(1));
+  const Tensor x = randn({1, 4, 5, 5});
+  EXPECT_EQ(up2(x).sizes(), IntArrayRef({1, 2, 9, 9}));
+  EXPECT_EQ(up2(x, std::vector<int64_t>{10, 10}).sizes(), IntArrayRef({1, 2, 10, 10}));
+  EXPECT_ERROR_WITH(up2(x, std::vector<int64_t>{12, 12}), "valid sizes range from 9 to 10");
+  EXPECT_ERROR_WITH(nn::functional::conv_transpose2d(x, up2->weight, Tensor(), {1}, {0}, {1}),
+                    "output padding must be smaller than either stride or dilation");
+  EXPECT_ERROR_WITH(up1(x), "expected input[1, 4, 5, 5] to have 8 channels, but got 4 channels instead");
+  nn::ConvTranspose1d t1(nn::ConvTranspose1dOptions(2, 3, 3));
+  nn::ConvTranspose3d t3(nn::ConvTranspose3dOptions(2, 3, 2).stride(2));
+  EXPECT_EQ(t1(randn({2, 5})).sizes(), IntArrayRef({3, 7}));  // unbatched
+  EXPECT_EQ(t3(randn({1, 2, 2, 3, 4})).sizes(), IntArrayRef({1, 3, 4, 6, 8}));
+}
+
+}  // namespace
+}  // namespace ember
