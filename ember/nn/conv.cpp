@@ -84,10 +84,32 @@ Tensor conv_composite(const Tensor& x, const Tensor& weight, const Tensor& bias,
   return out;
 }
 
+// A complex convolution through three real ones (PyTorch's Gauss trick): with a = conv(xr,
+// wr) + br, b = conv(xi, wi), c = conv(xr + xi, wr + wi) + br + bi, the result is
+// (a - b) + i (c - a - b). complex32 computes in complex64. Gradients follow through the
+// real parts (conjugate Wirtinger, as PyTorch).
+template <class RealConv>
+Tensor complex_conv(const RealConv& real_conv, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                    const char* op) {
+  EMBER_CHECK(weight.scalar_type() == x.scalar_type() && (!bias.defined() || bias.scalar_type() == x.scalar_type()),
+              op, ": expected input, weight and bias of one dtype, got ", x.scalar_type(), ", ", weight.scalar_type(),
+              bias.defined() ? ", " : "", bias.defined() ? bias.scalar_type() : x.scalar_type());
+  const ScalarType t = x.scalar_type(), c = t == kComplexHalf ? kComplexFloat : t;
+  const Tensor xc = x.to(c), wc = weight.to(c), bc = bias.defined() ? bias.to(c) : Tensor();
+  const Tensor xr = real(xc), xi = imag(xc), wr = real(wc), wi = imag(wc);
+  const Tensor br = bc.defined() ? real(bc) : Tensor();
+  const Tensor a = real_conv(xr, wr, br), b = real_conv(xi, wi, Tensor());
+  const Tensor cc = real_conv(xr.add(xi), wr.add(wi), bc.defined() ? br.add(imag(bc)) : Tensor());
+  return complex(a.sub(b), cc.sub(a).sub(b)).to(t);
+}
+
 // A batched convolution with resolved geometry: oneDNN for float32/bfloat16 on CPU (its
 // own backward primitives; the composite formula when a higher-order graph is built),
 // the composite otherwise.
 Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& cs) {
+  if (x.is_complex() || weight.is_complex())
+    return complex_conv([&](const Tensor& a, const Tensor& w, const Tensor& b) { return convolution(a, w, b, cs); },
+                        x, weight, bias, "convolution");
   if (!conv_detail::dnnl_supported(x, weight, bias)) return conv_composite(x, weight, bias, cs);
   if (!autograd::maybe_differentiable(x, weight, bias)) return conv_detail::dnnl_conv_forward(x, weight, bias, cs);
   const std::vector<int64_t> x_sizes(x.sizes().begin(), x.sizes().end());
@@ -229,6 +251,12 @@ Tensor conv_transpose_composite(const Tensor& x, const Tensor& weight, const Ten
 // forward and backward-weights primitives its backward; the composite otherwise.
 Tensor conv_transpose(const Tensor& x, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& cs,
                       IntArrayRef output_padding, const std::vector<int64_t>& out_sizes) {
+  if (x.is_complex() || weight.is_complex())
+    return complex_conv(
+        [&](const Tensor& a, const Tensor& w, const Tensor& b) {
+          return conv_transpose(a, w, b, cs, output_padding, out_sizes);
+        },
+        x, weight, bias, "conv_transpose");
   bool dnnl = conv_detail::dnnl_supported(x, weight, bias);
   for (int64_t r : cs.pad_r) dnnl = dnnl && r >= 0;
   if (!dnnl) return conv_transpose_composite(x, weight, bias, cs, output_padding);

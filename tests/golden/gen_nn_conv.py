@@ -57,4 +57,25 @@ for name, (d, n, c, o, spatial, k, stride, padding, opad, dilation, groups, cl) 
     (y * gy).sum().backward()
     for key, t in {"x": x, "w": w, "b": b, "y": y, "gy": gy, "gx": x.grad, "gw": w.grad, "gb": b.grad}.items():
         out[f"{name}.{key}"] = t.detach().contiguous()
+
+# Complex convolutions (complex64): gradients of y.backward(gy), PyTorch's conjugate
+# Wirtinger convention. Stored as real views (trailing dim 2).
+ccases = {
+    "cx2d": (2, (2, 3, 6, 5), (4, 3, 3, 2), dict(stride=(2, 1), padding=(1, 0)), False),
+    "cx1d": (1, (2, 2, 7), (2, 1, 3), dict(stride=1, padding=1, groups=2), False),
+    # (torch 1.13 has no complex transposed convolution on CPU; ember's is checked against
+    # its definition through real transposed convolutions in the test.)
+}
+for name, (d, xs, ws, kw, transposed) in ccases.items():
+    x = torch.randn(*xs, dtype=torch.complex64, requires_grad=True)
+    w = (torch.randn(*ws, dtype=torch.complex64) * 0.3).requires_grad_()
+    b = torch.randn(ws[1] * kw.get("groups", 1) if transposed else ws[0], dtype=torch.complex64, requires_grad=True)
+    if transposed:
+        y = F.conv_transpose2d(x, w, b, **kw)
+    else:
+        y = {1: F.conv1d, 2: F.conv2d}[d](x, w, b, **kw)
+    gy = torch.randn_like(y)
+    y.backward(gy)
+    for key, t in {"x": x, "w": w, "b": b, "y": y, "gy": gy, "gx": x.grad, "gw": w.grad, "gb": b.grad}.items():
+        out[f"{name}.{key}"] = torch.view_as_real(t.detach()).contiguous()
 save_file(out, os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn_conv.safetensors"))

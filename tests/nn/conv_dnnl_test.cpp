@@ -227,3 +227,56 @@ TEST(ConvTranspose, ModulesOutputSizeAndErrors) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(ConvComplex, MatchesPyTorchInComplex64AndComplex32) {
+  const auto golden = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_conv.safetensors").tensors;
+  auto get = [&](const std::string& name, const char* k) { return view_as_complex(golden.at(name + "." + k)); };
+  auto run = [&](const std::string& name, const Tensor& x, const Tensor& w, const Tensor& b) {
+    if (name == "cx2d") return nn::functional::conv2d(x, w, b, {2, 1}, std::vector<int64_t>{1, 0});
+    return nn::functional::conv1d(x, w, b, {1}, std::vector<int64_t>{1}, {1}, 2);
+  };
+  for (const std::string name : {"cx2d", "cx1d"}) {
+    for (ScalarType dt : {kComplexFloat, kComplexHalf}) {
+      SCOPED_TRACE(name + (dt == kComplexHalf ? " complex32" : " complex64"));
+      const double tol = dt == kComplexHalf ? 2e-2 : 1e-5;
+      Tensor x = get(name, "x").to(dt).requires_grad_(), w = get(name, "w").to(dt).requires_grad_();
+      Tensor b = get(name, "b").to(dt).requires_grad_();
+      const Tensor y = run(name, x, w, b);
+      EXPECT_EQ(y.scalar_type(), dt);
+      EXPECT_TENSOR_CLOSE(y.to(kComplexFloat), get(name, "y"), tol, tol * 5);
+      y.backward(get(name, "gy").to(dt));
+      EXPECT_TENSOR_CLOSE(x.grad().to(kComplexFloat), get(name, "gx"), tol, tol * 5);
+      EXPECT_TENSOR_CLOSE(w.grad().to(kComplexFloat), get(name, "gw"), tol, tol * 5);
+      EXPECT_TENSOR_CLOSE(b.grad().to(kComplexFloat), get(name, "gb"), tol, tol * 5);
+    }
+  }
+}
+
+TEST(ConvComplex, TransposedMatchesItsDefinitionThroughRealTransposedConvolutions) {
+  manual_seed(11);
+  const Tensor x = randn({2, 2, 4, 3}, kComplexFloat), w = randn({2, 3, 3, 3}, kComplexFloat), b = randn({3}, kComplexFloat);
+  auto ct = [](const Tensor& a, const Tensor& k) { return nn::functional::conv_transpose2d(a, k, {}, {2}, {1}, {1}); };
+  const Tensor y = nn::functional::conv_transpose2d(x, w, b, {2}, {1}, {1});
+  const Tensor xr = real(x).to(kDouble), xi = imag(x).to(kDouble), wr = real(w).to(kDouble), wi = imag(w).to(kDouble);
+  const Tensor re = ct(xr, wr).sub(ct(xi, wi)).add(real(b).to(kDouble).view({1, 3, 1, 1}));
+  const Tensor im = ct(xr, wi).add(ct(xi, wr)).add(imag(b).to(kDouble).view({1, 3, 1, 1}));
+  EXPECT_TENSOR_CLOSE(y.to(kComplexDouble), complex(re, im), 1e-5, 1e-5);
+}
+
+TEST(ConvComplex, ComplexModulesAndGradcheck) {
+  nn::Conv2d conv(nn::Conv2dOptions(2, 3, 3).padding(1));
+  conv->to(kComplexFloat);
+  EXPECT_EQ(conv(randn({1, 2, 4, 4}, kComplexFloat)).scalar_type(), kComplexFloat);
+  EXPECT_ERROR_WITH(conv(randn({1, 2, 4, 4})), "convolution: expected input, weight and bias of one dtype");
+  nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(2, 2, 2).stride(2));
+  up->to(kComplexDouble);
+  const Tensor x = randn({1, 2, 2, 2}, kComplexDouble).requires_grad_();
+  auto f = [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{up(in[0])}; };
+  EXPECT_TRUE(autograd::gradcheck(f, {x}));
+}
+
+}  // namespace
+}  // namespace ember
