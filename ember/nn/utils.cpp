@@ -8,13 +8,13 @@
 
 namespace ember::nn::utils {
 
-Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type,
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type,
                        bool error_if_nonfinite) {
   NoGradGuard no_grad;
   std::vector<Tensor> grads, norms;
   for (const Tensor& p : parameters)
     if (p.grad().defined()) grads.push_back(p.grad());
-  if (grads.empty()) return scalar_tensor(0.0, dtype(kFloat));
+  if (grads.empty()) return 0.0;
   for (const Tensor& g : grads) norms.push_back(linalg::vector_norm(g, norm_type).to(grads[0].device()));
   Tensor total = linalg::vector_norm(stack(norms), norm_type);
   EMBER_CHECK(!error_if_nonfinite || std::isfinite(total.item<double>()), "The total norm of order ", norm_type,
@@ -23,9 +23,9 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   // max_norm / (total + 1e-6), computed as PyTorch's float / tensor does.
   Tensor coef = total.add(1e-6).reciprocal().mul(max_norm).clamp_max(1.0);
   for (Tensor& g : grads) g.mul_(coef.to(g.device()));
-  return total;
+  return total.item<double>();
 }
-Tensor clip_grad_norm_(const Tensor& parameter, double max_norm, double norm_type, bool error_if_nonfinite) {
+double clip_grad_norm_(const Tensor& parameter, double max_norm, double norm_type, bool error_if_nonfinite) {
   return clip_grad_norm_(std::vector<Tensor>{parameter}, max_norm, norm_type, error_if_nonfinite);
 }
 

@@ -8,13 +8,13 @@ namespace ember::nn::utils {
 
 // Scales the gradients of `parameters` together so that their total norm (the norm_type norm
 // of the per-gradient norms; inf: the largest |g|) is at most max_norm: each gradient is
-// multiplied by min(1, max_norm / (total + 1e-6)). Returns the total norm before clipping, as
-// a 0-dim tensor (PyTorch's Python API; LibTorch returns it as a double). Parameters without a
+// multiplied by min(1, max_norm / (total + 1e-6)). Returns the total norm before clipping as a
+// double (LibTorch's signature; PyTorch's Python API returns a 0-dim tensor). Parameters without a
 // gradient are skipped; none at all gives 0. error_if_nonfinite: a NaN or infinite total norm
 // throws instead of scaling.
-Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type = 2.0,
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type = 2.0,
                        bool error_if_nonfinite = false);
-Tensor clip_grad_norm_(const Tensor& parameter, double max_norm, double norm_type = 2.0,
+double clip_grad_norm_(const Tensor& parameter, double max_norm, double norm_type = 2.0,
                        bool error_if_nonfinite = false);
 
 // Clamps every gradient into [-clip_value, clip_value].
