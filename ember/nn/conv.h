@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "ember/nn/any.h"
 #include "ember/nn/module.h"
 
 namespace ember::nn {
@@ -128,6 +129,7 @@ class ConvTransposeNdImpl : public Cloneable<Derived> {
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<std::vector<int64_t>>())})
   ConvTransposeOptions<D> options;
   Tensor weight, bias;
 };

@@ -10,12 +10,16 @@
 
 namespace ember::nn {
 
-namespace {
-std::string demangle(const char* mangled) {
+std::string detail::demangle(const char* mangled) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
-  std::string r = status == 0 && d ? std::string(d.get()) : std::string(mangled);
-  // ember's built-ins print with LibTorch's names.
+  return status == 0 && d ? std::string(d.get()) : std::string(mangled);
+}
+
+namespace {
+// A module's type name; ember's built-ins print with LibTorch's names.
+std::string module_type_name(const char* mangled) {
+  std::string r = detail::demangle(mangled);
   if (r.rfind("ember::nn::", 0) == 0) r = "torch::nn::" + r.substr(11);
   if (r.size() > 4 && r.compare(r.size() - 4, 4, "Impl") == 0) r.resize(r.size() - 4);
   return r;
@@ -30,7 +34,7 @@ Module::Module(std::string name) : name_(std::move(name)) {}
 Module::Module() = default;
 
 const std::string& Module::name() const {
-  if (name_.empty()) name_ = demangle(typeid(*this).name());
+  if (name_.empty()) name_ = module_type_name(typeid(*this).name());
   return name_;
 }
 

@@ -127,6 +127,8 @@ class Module : public std::enable_shared_from_this<Module> {
 std::ostream& operator<<(std::ostream& stream, const Module& module);
 
 namespace detail {
+// The readable name of a C++ type (abi::__cxa_demangle).
+std::string demangle(const char* mangled);
 // Gives t the data (storage, dtype, geometry) of `data` in place: every handle to t sees
 // it (LibTorch's Tensor::set_data).
 void set_data(Tensor& t, const Tensor& data);

@@ -68,13 +68,6 @@ Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }
 void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Functional()"; }
 
 // ---- Sequential ---------------------------------------------------------------------------------
-Tensor SequentialImpl::forward(const Tensor& input) {
-  EMBER_CHECK(!modules_.empty(), "Cannot call forward() on an empty Sequential");
-  Tensor x = input;
-  for (const AnyModule& m : modules_) x = m.forward(x);
-  return x;
-}
-
 std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
   EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range (index ", index, ", size ", modules_.size(), ")");
   return modules_[index].ptr();

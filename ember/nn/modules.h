@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/nn/any.h"
 #include "ember/nn/module.h"
 
 namespace ember::nn {
@@ -112,31 +113,6 @@ TORCH_MODULE(Functional);
 
 // A module with a Tensor -> Tensor forward, type-erased (LibTorch's AnyModule for the
 // single-tensor signature that Sequential chains).
-class AnyModule {
- public:
-  AnyModule() = default;
-  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
-  explicit AnyModule(std::shared_ptr<M> module)
-      : module_(module),
-        forward_([m = module.get()](const Tensor& x) { return m->forward(x); }),
-        rebind_([](const std::shared_ptr<Module>& fresh) { return AnyModule(std::dynamic_pointer_cast<M>(fresh)); }) {}
-  template <class M>
-  explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
-  Tensor forward(const Tensor& input) const {
-    EMBER_CHECK(module_ != nullptr, "Cannot call forward() on an empty AnyModule");
-    return forward_(input);
-  }
-  const std::shared_ptr<Module>& ptr() const { return module_; }
-  bool is_empty() const { return module_ == nullptr; }
-  // The same kind of module bound to `fresh` (a clone of this one).
-  AnyModule clone_module(const std::shared_ptr<Module>& fresh) const { return rebind_(fresh); }
-
- private:
-  std::shared_ptr<Module> module_;
-  std::function<Tensor(const Tensor&)> forward_;
-  std::function<AnyModule(const std::shared_ptr<Module>&)> rebind_;
-};
-
 class SequentialImpl : public Cloneable<SequentialImpl> {
  public:
   SequentialImpl() = default;
@@ -166,7 +142,16 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
     push_back(std::move(name), holder.ptr());
   }
 
-  Tensor forward(const Tensor& input);
+  // Runs the modules in order: the first gets `inputs`, each next one the previous output
+  // (any types, LibTorch's Sequential::forward<ReturnType>).
+  template <class ReturnType = Tensor, class... InputTypes>
+  ReturnType forward(InputTypes&&... inputs) {
+    EMBER_CHECK(!modules_.empty(), "Cannot call forward() on an empty Sequential");
+    AnyValue v = modules_.front().any_forward(std::forward<InputTypes>(inputs)...);
+    for (size_t i = 1; i < modules_.size(); ++i) v = modules_[i].any_forward(std::move(v));
+    if constexpr (std::is_same_v<ReturnType, AnyValue>) return v;
+    else return v.get<ReturnType>();
+  }
   size_t size() const { return modules_.size(); }
   bool is_empty() const { return modules_.empty(); }
   std::shared_ptr<Module> ptr(size_t index) const;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ember/nn/init.h"
+#include "ember/nn/any.h"
 #include "ember/nn/module.h"
 
 namespace ember::nn {
@@ -148,6 +149,7 @@ class RNNImpl : public detail::RNNImplBase<RNNImpl> {
   explicit RNNImpl(const RNNOptions& options);
   // (output, h_n): output (seq, batch, directions * hidden), h_n (layers * directions, batch, hidden).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
   RNNOptions options;
 };
 TORCH_MODULE(RNN);
@@ -159,6 +161,7 @@ class LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
   // (output, (h_n, c_n)); h has proj_size features when projecting, c always hidden_size.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
                                                          std::optional<std::tuple<Tensor, Tensor>> hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
   LSTMOptions options;
 };
 TORCH_MODULE(LSTM);
@@ -168,6 +171,7 @@ class GRUImpl : public detail::RNNImplBase<GRUImpl> {
   GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   explicit GRUImpl(const GRUOptions& options);
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
   GRUOptions options;
 };
 TORCH_MODULE(GRU);
@@ -177,6 +181,7 @@ class RNNCellImpl : public detail::RNNCellImplBase<RNNCellImpl> {
   RNNCellImpl(int64_t input_size, int64_t hidden_size) : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
   explicit RNNCellImpl(const RNNCellOptions& options);
   Tensor forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
   RNNCellOptions options;
 };
 TORCH_MODULE(RNNCell);
@@ -187,6 +192,7 @@ class LSTMCellImpl : public detail::RNNCellImplBase<LSTMCellImpl> {
   explicit LSTMCellImpl(const LSTMCellOptions& options);
   // (h', c')
   std::tuple<Tensor, Tensor> forward(const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
   LSTMCellOptions options;
 };
 TORCH_MODULE(LSTMCell);
@@ -196,6 +202,7 @@ class GRUCellImpl : public detail::RNNCellImplBase<GRUCellImpl> {
   GRUCellImpl(int64_t input_size, int64_t hidden_size) : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
   explicit GRUCellImpl(const GRUCellOptions& options);
   Tensor forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
   GRUCellOptions options;
 };
 TORCH_MODULE(GRUCell);

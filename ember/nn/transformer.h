@@ -106,6 +106,8 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
   std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                      const Tensor& key_padding_mask = {}, bool need_weights = true,
                                      const Tensor& attn_mask = {}, bool average_attn_weights = true);
+  FORWARD_HAS_DEFAULT_ARGS({3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(true)}, {5, ::ember::nn::AnyValue(::ember::Tensor())},
+                           {6, ::ember::nn::AnyValue(true)})
 
   MultiheadAttentionOptions options;
   bool _qkv_same_embed_dim = true;
@@ -161,6 +163,7 @@ class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())}, {2, ::ember::nn::AnyValue(::ember::Tensor())})
 
   TransformerEncoderLayerOptions options;
   MultiheadAttention self_attn = nullptr;
@@ -183,6 +186,7 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())})
 
   TransformerDecoderLayerOptions options;
   MultiheadAttention self_attn = nullptr, multihead_attn = nullptr;
@@ -224,6 +228,7 @@ class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())}, {2, ::ember::nn::AnyValue(::ember::Tensor())})
 
   TransformerEncoderOptions options;
   ModuleList layers = nullptr;
@@ -241,6 +246,7 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())})
 
   TransformerDecoderOptions options;
   ModuleList layers = nullptr;
@@ -277,6 +283,7 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = {}, const Tensor& tgt_mask = {},
                  const Tensor& memory_mask = {}, const Tensor& src_key_padding_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())}, {6, ::ember::nn::AnyValue(::ember::Tensor())}, {7, ::ember::nn::AnyValue(::ember::Tensor())})
   // (sz, sz) float mask: -inf above the diagonal, 0 elsewhere (a causal tgt_mask).
   static Tensor generate_square_subsequent_mask(int64_t sz);
 
