@@ -280,3 +280,40 @@ TEST(ConvComplex, ComplexModulesAndGradcheck) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(ConvDnnl, ChannelsLastStaysThroughAResidualBlock) {
+  // conv -> batch norm -> relu -> conv -> batch norm, + residual, relu, max pool: every
+  // intermediate keeps the channels-last layout, and the values equal the contiguous run.
+  manual_seed(2);
+  nn::Conv2d c1(nn::Conv2dOptions(8, 8, 3).padding(1).bias(false)), c2(nn::Conv2dOptions(8, 8, 3).padding(1).bias(false));
+  nn::BatchNorm2d b1(8), b2(8);
+  const auto CL = MemoryFormat::ChannelsLast;
+  auto block = [&](const Tensor& x, bool check) {
+    std::vector<Tensor> stages;
+    stages.push_back(c1(x));
+    stages.push_back(b1(stages.back()));
+    stages.push_back(relu(stages.back()));
+    stages.push_back(b2(c2(stages.back())));
+    stages.push_back(relu(stages.back().add(x)));
+    stages.push_back(max_pool2d(stages.back(), {3, 3}, {2, 2}, {1, 1}));
+    if (check)
+      for (size_t i = 0; i < stages.size(); ++i) EXPECT_TRUE(stages[i].is_contiguous(CL)) << "stage " << i;
+    return stages.back();
+  };
+  for (bool training : {true, false}) {
+    b1->train(training), b2->train(training);
+    const Tensor x = randn({2, 8, 10, 10});
+    const Tensor xc = x.clone().requires_grad_(), xl = x.contiguous(CL).requires_grad_();
+    const Tensor yc = block(xc, false), yl = block(xl, true);
+    EXPECT_TENSOR_CLOSE(yl, yc, 1e-5, 1e-5);
+    yl.sum().backward();
+    yc.sum().backward();
+    EXPECT_TENSOR_CLOSE(xl.grad(), xc.grad(), 1e-4, 1e-4);
+  }
+}
+
+}  // namespace
+}  // namespace ember
