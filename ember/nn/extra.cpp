@@ -13,6 +13,21 @@ namespace ember::nn {
 namespace functional {
 Tensor softsign(const Tensor& input) { return input.div(input.abs().add(1)); }
 
+Tensor logsigmoid(const Tensor& input) {
+  // min(x, 0) - log1p(exp(-|x|)), with -|x| taken through `where` so that the derivative at 0
+  // is sigmoid(-0) = 1/2 (as PyTorch's log_sigmoid_backward) rather than a subgradient.
+  Tensor neg = input.lt(0);
+  return where(neg, input, zeros_like(input)).sub(where(neg, input, input.neg()).exp().log1p());
+}
+Tensor tanhshrink(const Tensor& input) { return input.sub(input.tanh()); }
+Tensor softmin(const Tensor& input, int64_t dim) { return softmax(input.neg(), dim); }
+Tensor glu(const Tensor& input, int64_t dim) {
+  EMBER_CHECK(input.dim() > 0, "glu does not support scalars because halving size must be even");
+  const int64_t d = dim < 0 ? dim + input.dim() : dim, n = input.size(d);
+  EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ", n);
+  return input.narrow(d, 0, n / 2).mul(input.narrow(d, n / 2, n / 2).sigmoid());
+}
+
 Tensor prelu(const Tensor& input, const Tensor& weight) {
   EMBER_AUTOCAST(AutocastPolicy::LowerPrecision, prelu(_ac[0], _ac[1]), &input, &weight);
   EMBER_CHECK(weight.numel() == 1 || (input.dim() >= 2 && weight.numel() == input.size(1)),
@@ -24,7 +39,7 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
     shape[1] = weight.numel();
     w = weight.view(shape);
   }
-  return where(input.ge(0), input, input.mul(w));
+  return where(input.gt(0), input, input.mul(w));  // at 0 the slope is w (PyTorch's prelu_backward)
 }
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
@@ -59,8 +74,9 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, hinge_embedding_loss(_ac[0], _ac[1], margin, reduction), &input, &target);
+  // PyTorch's composition: the margin term unless target == 1, the input unless target == -1
   Tensor neg = input.neg().add(margin).clamp_min(0);
-  Tensor loss = where(target.eq(1), input, zeros_like(input)).add(where(target.eq(-1), neg, zeros_like(neg)));
+  Tensor loss = where(target.ne(1), neg, zeros_like(neg)).add(where(target.ne(-1), input, zeros_like(input)));
   return apply_reduction(loss, reduction);
 }
 
@@ -93,6 +109,17 @@ Tensor HardswishImpl::forward(const Tensor& input) { return hardswish(input); }
 Tensor HardsigmoidImpl::forward(const Tensor& input) { return hardsigmoid(input); }
 Tensor SoftsignImpl::forward(const Tensor& input) { return functional::softsign(input); }
 Tensor PReLUImpl::forward(const Tensor& input) { return functional::prelu(input, weight); }
+Tensor LogSigmoidImpl::forward(const Tensor& input) { return functional::logsigmoid(input); }
+Tensor TanhshrinkImpl::forward(const Tensor& input) { return functional::tanhshrink(input); }
+Tensor Softmax2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "Softmax2d: expected input to be 3D or 4D, got ", input.dim(),
+              "D instead");
+  return softmax(input, -3);
+}
+Tensor HardshrinkImpl::forward(const Tensor& input) { return hardshrink(input, options.lambda()); }
+Tensor SoftshrinkImpl::forward(const Tensor& input) { return softshrink(input, options.lambda()); }
+Tensor GLUImpl::forward(const Tensor& input) { return functional::glu(input, options.dim()); }
+Tensor SoftminImpl::forward(const Tensor& input) { return functional::softmin(input, options.dim()); }
 Tensor UnflattenImpl::forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
 
 void ReLU6Impl::pretty_print(std::ostream& s) const { s << "torch::nn::ReLU6()"; }
@@ -101,6 +128,13 @@ void MishImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Mish()"; }
 void HardswishImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hardswish()"; }
 void HardsigmoidImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hardsigmoid()"; }
 void SoftsignImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softsign()"; }
+void LogSigmoidImpl::pretty_print(std::ostream& s) const { s << "torch::nn::LogSigmoid()"; }
+void TanhshrinkImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Tanhshrink()"; }
+void Softmax2dImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softmax2d()"; }
+void HardshrinkImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hardshrink(" << options.lambda() << ")"; }
+void SoftshrinkImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softshrink(" << options.lambda() << ")"; }
+void GLUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::GLU(dim=" << options.dim() << ")"; }
+void SoftminImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softmin(dim=" << options.dim() << ")"; }
 void ELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::ELU(alpha=" << options.alpha() << ")"; }
 void CELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::CELU(alpha=" << options.alpha() << ")"; }
 HardtanhImpl::HardtanhImpl(const HardtanhOptions& options_) : options(options_) { reset(); }
@@ -176,6 +210,21 @@ void BilinearImpl::reset() {
 void BilinearImpl::pretty_print(std::ostream& s) const {
   s << "torch::nn::Bilinear(in1_features=" << options.in1_features() << ", in2_features=" << options.in2_features()
     << ", out_features=" << options.out_features() << ", bias=" << (options.bias() ? "true" : "false") << ")";
+}
+
+// ---- margin loss modules ----------------------------------------------------------------------
+Tensor MarginRankingLossImpl::forward(const Tensor& input1, const Tensor& input2, const Tensor& target) {
+  return functional::margin_ranking_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor HingeEmbeddingLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::hinge_embedding_loss(input, target, options.margin(), options.reduction());
+}
+Tensor CosineEmbeddingLossImpl::forward(const Tensor& input1, const Tensor& input2, const Tensor& target) {
+  return functional::cosine_embedding_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor TripletMarginLossImpl::forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative) {
+  return functional::triplet_margin_loss(anchor, positive, negative, options.margin(), options.p(), options.eps(),
+                                         options.swap(), options.reduction());
 }
 
 }  // namespace ember::nn

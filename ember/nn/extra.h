@@ -1,6 +1,7 @@
 // More modules: the remaining elementwise activations (ReLU6, ELU, SELU, CELU, Mish,
-// Hardswish, Hardsigmoid, Hardtanh, Softplus, Softsign, Threshold, PReLU), ModuleList,
-// ModuleDict, Unflatten, Bilinear, and the margin losses.
+// Hardswish, Hardsigmoid, Hardtanh, Softplus, Softsign, Threshold, PReLU, LogSigmoid,
+// Tanhshrink, Hardshrink, Softshrink, Softmin, Softmax2d, GLU), ModuleList, ModuleDict,
+// Unflatten, Bilinear, and the margin losses (functionals and modules).
 #pragma once
 #include <memory>
 #include <string>
@@ -8,11 +9,38 @@
 
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
+#include "ember/ops/functions.h"
 
 namespace ember::nn {
 
 namespace functional {
+// LibTorch's F::relu, F::elu, ...: the tensor ops of the same names (positional arguments).
+using ember::celu;
+using ember::elu;
+using ember::gelu;
+using ember::hardshrink;
+using ember::hardsigmoid;
+using ember::hardswish;
+using ember::hardtanh;
+using ember::leaky_relu;
+using ember::log_softmax;
+using ember::mish;
+using ember::relu;
+using ember::relu6;
+using ember::selu;
+using ember::sigmoid;
+using ember::silu;
+using ember::softmax;
+using ember::softplus;
+using ember::softshrink;
+using ember::tanh;
+using ember::threshold;
 Tensor softsign(const Tensor& input);
+Tensor logsigmoid(const Tensor& input);
+Tensor tanhshrink(const Tensor& input);
+Tensor softmin(const Tensor& input, int64_t dim);
+// a * sigmoid(b) for the halves a, b of input along dim.
+Tensor glu(const Tensor& input, int64_t dim = -1);
 Tensor prelu(const Tensor& input, const Tensor& weight);
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
@@ -42,7 +70,45 @@ EMBER_ACTIVATION(Mish);
 EMBER_ACTIVATION(Hardswish);
 EMBER_ACTIVATION(Hardsigmoid);
 EMBER_ACTIVATION(Softsign);
+EMBER_ACTIVATION(LogSigmoid);
+EMBER_ACTIVATION(Tanhshrink);
+EMBER_ACTIVATION(Softmax2d);  // softmax over the channels of (N, C, H, W) / (C, H, W)
 #undef EMBER_ACTIVATION
+
+// Activation modules with one scalar option.
+#define EMBER_ACTIVATION_1(Name, T, option, default_value)                                   \
+  struct Name##Options {                                                                    \
+    Name##Options(T option = default_value) : option##_(option) {}  /* NOLINT */            \
+    TORCH_ARG(T, option);                                                                   \
+  };                                                                                        \
+  class Name##Impl : public Cloneable<Name##Impl> {                                         \
+   public:                                                                                  \
+    explicit Name##Impl(const Name##Options& options = {}) : options(options) {}            \
+    void reset() override {}                                                                \
+    void pretty_print(std::ostream& stream) const override;                                 \
+    Tensor forward(const Tensor& input);                                                    \
+    Name##Options options;                                                                  \
+  };                                                                                        \
+  TORCH_MODULE(Name)
+EMBER_ACTIVATION_1(Hardshrink, double, lambda, 0.5);
+EMBER_ACTIVATION_1(Softshrink, double, lambda, 0.5);
+EMBER_ACTIVATION_1(GLU, int64_t, dim, -1);
+#undef EMBER_ACTIVATION_1
+
+struct SoftminOptions {
+  SoftminOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  TORCH_ARG(int64_t, dim);
+};
+class SoftminImpl : public Cloneable<SoftminImpl> {
+ public:
+  explicit SoftminImpl(const SoftminOptions& options) : options(options) {}
+  explicit SoftminImpl(int64_t dim) : options(dim) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  SoftminOptions options;
+};
+TORCH_MODULE(Softmin);
 
 struct ELUOptions {
   TORCH_ARG(double, alpha) = 1.0;
@@ -214,5 +280,33 @@ class BilinearImpl : public Cloneable<BilinearImpl> {
   Tensor weight, bias;
 };
 TORCH_MODULE(Bilinear);
+
+// The margin loss modules (EMBER_LOSS_MODULE, loss.h).
+struct MarginRankingLossOptions {
+  TORCH_ARG(double, margin) = 0;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(MarginRankingLoss, const Tensor& input1, const Tensor& input2, const Tensor& target);
+
+struct HingeEmbeddingLossOptions {
+  TORCH_ARG(double, margin) = 1.0;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(HingeEmbeddingLoss, const Tensor& input, const Tensor& target);
+
+struct CosineEmbeddingLossOptions {
+  TORCH_ARG(double, margin) = 0;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(CosineEmbeddingLoss, const Tensor& input1, const Tensor& input2, const Tensor& target);
+
+struct TripletMarginLossOptions {
+  TORCH_ARG(double, margin) = 1.0;
+  TORCH_ARG(double, p) = 2.0;
+  TORCH_ARG(double, eps) = 1e-6;
+  TORCH_ARG(bool, swap) = false;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(TripletMarginLoss, const Tensor& anchor, const Tensor& positive, const Tensor& negative);
 
 }  // namespace ember::nn

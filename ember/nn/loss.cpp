@@ -1,8 +1,12 @@
 #include "ember/nn/loss.h"
 
+#include <cmath>
+#include <limits>
+#include <numbers>
 #include <ostream>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/nn/extra.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
@@ -13,8 +17,10 @@ Tensor apply_reduction(const Tensor& loss, Reduction r) {
   switch (r) {
     case Reduction::None: return loss;
     case Reduction::Sum: return loss.sum();
-    default: return loss.mean();
+    case Reduction::Mean: return loss.mean();
+    default: EMBER_CHECK(false, "reduction kBatchMean is only supported by kl_div");
   }
+  return loss;
 }
 
 namespace {
@@ -22,6 +28,9 @@ void check_same_shape(const char* op, const Tensor& input, const Tensor& target)
   EMBER_CHECK(input.sizes() == target.sizes(), op, ": Using a target size (", target.sizes(),
               ") that is different to the input size (", input.sizes(), ") is not supported; please ensure they "
               "have the same size.");
+}
+void check_not_batchmean(const char* op, Reduction reduction) {
+  EMBER_CHECK(reduction != Reduction::BatchMean, op, ": reduction kBatchMean is only supported by kl_div");
 }
 // (N, C, d1, ...) -> (N * d1 * ..., C), and targets alike.
 Tensor classes_last(const Tensor& x) { return x.dim() <= 2 ? x : x.movedim(1, -1).reshape({-1, x.size(1)}); }
@@ -41,8 +50,12 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   EMBER_AUTOCAST(AutocastPolicy::Float32, smooth_l1_loss(_ac[0], _ac[1], reduction, beta), &input, &target);
   check_same_shape("smooth_l1_loss", input, target);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  if (beta == 0) {
+    // |x| with the derivative -1 at x = 0 (PyTorch's smooth_l1_loss_backward tests x <= -beta first)
+    Tensor x = input.sub(target);
+    return apply_reduction(where(x.gt(0), x, x.neg()), reduction);
+  }
   Tensor d = input.sub(target).abs();
-  if (beta == 0) return apply_reduction(d, reduction);
   return apply_reduction(where(d.lt(beta), d.square().mul(0.5 / beta), d.sub(0.5 * beta)), reduction);
 }
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
@@ -57,6 +70,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 Reduction reduction) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, nll_loss(_ac[0], target, _ac[1], ignore_index, reduction), &input, &weight);
   EMBER_CHECK(input.dim() >= 1, "nll_loss: input must have at least 1 dimension");
+  check_not_batchmean("nll_loss", reduction);
   const bool unbatched = input.dim() == 1;
   Tensor in = unbatched ? input.unsqueeze(0) : input;
   Tensor tg = unbatched ? target.unsqueeze(0) : target;
@@ -86,7 +100,12 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   switch (reduction) {
     case Reduction::None: return unbatched ? loss.squeeze(0) : loss.view(tg.sizes());
     case Reduction::Sum: return loss.sum();
-    default: return loss.sum().div(w.sum());  // weighted mean (nan when everything is ignored, as PyTorch)
+    default: {
+      // weighted mean; nan when everything is ignored, with zero gradients (as PyTorch)
+      Tensor total = w.sum(), none = total.eq(0);
+      Tensor mean = loss.sum().div(where(none, ones_like(total), total));
+      return where(none, full_like(mean, std::numeric_limits<double>::quiet_NaN()), mean);
+    }
   }
 }
 
@@ -95,6 +114,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   EMBER_AUTOCAST(AutocastPolicy::Float32, cross_entropy(_ac[0], _ac[1], _ac[2], ignore_index, reduction, label_smoothing), &input, &target, &weight);
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "label_smoothing must be between 0.0 and 1.0. Got: ",
               label_smoothing);
+  check_not_batchmean("cross_entropy", reduction);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const int64_t C = input.size(class_dim);
   Tensor lp = log_softmax(input, class_dim);
@@ -173,6 +193,114 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, kl_div(_ac[0], _ac[1], reduction, log_target), &input, &target);
   Tensor loss = log_target ? target.exp().mul(target.sub(input)) : xlogy(target, target).sub(target.mul(input));
+  if (reduction == Reduction::BatchMean) return input.dim() == 0 ? loss.sum() : loss.sum().div(double(input.size(0)));
+  return apply_reduction(loss, reduction);
+}
+
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, soft_margin_loss(_ac[0], _ac[1], reduction), &input, &target);
+  check_same_shape("soft_margin_loss", input, target);
+  return apply_reduction(input.mul(target).neg().exp().log1p(), reduction);
+}
+
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                   Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, multilabel_soft_margin_loss(_ac[0], _ac[1], _ac[2], reduction), &input,
+                 &target, &weight);
+  check_same_shape("multilabel_soft_margin_loss", input, target);
+  // -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) = (1 - y) x - log sigmoid(x)
+  Tensor loss = target.neg().add(1).mul(input).sub(logsigmoid(input));
+  if (weight.defined()) loss = loss.mul(weight);
+  const int64_t class_dim = input.dim() - 1;
+  return apply_reduction(loss.sum(class_dim).div(double(input.size(class_dim))), reduction);
+}
+
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin, const Tensor& weight,
+                         Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, multi_margin_loss(_ac[0], target, p, margin, _ac[1], reduction), &input,
+                 &weight);
+  EMBER_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
+  EMBER_CHECK((input.dim() <= 1 && target.dim() == 0) || (input.dim() == 2 && target.dim() == 1 &&
+                                                          target.size(0) == input.size(0)),
+              "inconsistent target size, expected ", input.dim() == 2 ? input.size(0) : 1, " but got ",
+              target.sizes(), " for input of shape ", input.sizes());
+  Tensor x = input.dim() == 2 ? input : input.reshape({1, -1});
+  Tensor t = target.reshape({-1, 1}).to(kLong);
+  const int64_t C = x.size(1);
+  {
+    NoGradGuard g;
+    EMBER_CHECK_INDEX(!t.lt(0).logical_or(t.ge(C)).any().item<bool>(), "multi_margin_loss: target out of range");
+  }
+  if (weight.defined())
+    EMBER_CHECK(weight.dim() == 1 && weight.numel() == C, "inconsistent weight size, expected ", C, " but got ",
+                weight.sizes());
+  Tensor z = x.sub(x.gather(1, t)).add(margin).clamp_min(0);  // (N, C); the target's own term excluded below
+  if (p == 2) z = z.square();
+  if (weight.defined()) z = z.mul(weight.index_select(0, t.reshape({-1})).unsqueeze(1));
+  Tensor is_target = arange(C, dtype(kLong)).unsqueeze(0).eq(t);
+  Tensor loss = where(is_target, zeros_like(z), z).sum(1).div(double(C));
+  return apply_reduction(target.dim() == 0 ? loss.squeeze(0) : loss, reduction);
+}
+
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, multilabel_margin_loss(_ac[0], target, reduction), &input);
+  EMBER_CHECK(input.dim() <= 2 && target.sizes() == input.sizes(), "inconsistent target size: ", target.sizes(),
+              " for input of size: ", input.sizes());
+  Tensor x = input.reshape({-1, input.dim() == 0 ? 1 : input.size(-1)});
+  Tensor t = target.reshape(x.sizes()).to(kLong);
+  const int64_t C = x.size(1);
+  // the targets of a sample are its entries before the first -1
+  Tensor valid = t.ne(-1).to(kLong).cumprod(1).to(kBool);
+  Tensor safe_t = where(valid, t, zeros_like(t));
+  {
+    NoGradGuard g;
+    EMBER_CHECK_INDEX(!safe_t.lt(0).logical_or(safe_t.ge(C)).any().item<bool>(),
+                      "multilabel_margin_loss: target out of range");
+  }
+  // hits[n, j, i]: target j of sample n is class i
+  Tensor hits = safe_t.unsqueeze(2).eq(arange(C, dtype(kLong))).logical_and(valid.unsqueeze(2));
+  Tensor is_target = hits.any(1);  // (N, C)
+  Tensor z = x.unsqueeze(1).sub(x.gather(1, safe_t).unsqueeze(2)).add(1).clamp_min(0);  // (N, j, i)
+  Tensor use = valid.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1));
+  Tensor loss = where(use, z, zeros_like(z)).sum({1, 2}).div(double(C));
+  return apply_reduction(input.dim() <= 1 ? loss.squeeze(0) : loss, reduction);
+}
+
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
+                        Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, poisson_nll_loss(_ac[0], _ac[1], log_input, full, eps, reduction), &input,
+                 &target);
+  Tensor loss = log_input ? input.exp().sub(target.mul(input)) : input.sub(target.mul(input.add(eps).log()));
+  if (full) {
+    Tensor stirling = target.mul(target.log()).sub(target).add(target.mul(2 * std::numbers::pi).log().mul(0.5));
+    loss = loss.add(stirling.masked_fill(target.le(1), 0));
+  }
+  return apply_reduction(loss, reduction);
+}
+
+Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var, bool full, double eps,
+                         Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, gaussian_nll_loss(_ac[0], _ac[1], _ac[2], full, eps, reduction), &input,
+                 &target, &var);
+  Tensor v = var;
+  if (var.sizes() != input.sizes()) {
+    const IntArrayRef lead = input.sizes().slice(0, size_t(std::max<int64_t>(input.dim() - 1, 0)));
+    if (input.dim() > 0 && var.sizes() == lead) {
+      v = var.unsqueeze(-1);  // homoscedastic: one variance per sample
+    } else {
+      EMBER_CHECK(input.dim() > 0 && var.dim() == input.dim() && var.size(-1) == 1 &&
+                      var.sizes().slice(0, size_t(var.dim() - 1)) == lead,
+                  "var is of incorrect size");
+    }
+  }
+  {
+    NoGradGuard g;
+    EMBER_CHECK(!var.lt(0).any().item<bool>(), "var has negative entry/entries");
+  }
+  // clamped to eps for stability, the gradient passing through unchanged (as PyTorch's no_grad clamp_)
+  v = v.add(v.detach().clamp_min(eps).sub(v.detach()));
+  Tensor loss = v.log().add(input.sub(target).square().div(v)).mul(0.5);
+  if (full) loss = loss.add(0.5 * std::log(2 * std::numbers::pi));
   return apply_reduction(loss, reduction);
 }
 }  // namespace functional
@@ -203,6 +331,39 @@ void BCEWithLogitsLossImpl::reset() {
 void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::BCEWithLogitsLoss()"; }
 Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target) {
   return functional::binary_cross_entropy_with_logits(input, target, weight, options.reduction(), pos_weight);
+}
+
+// ---- option-driven loss modules (EMBER_LOSS_MODULE) --------------------------------------------
+Tensor SmoothL1LossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::smooth_l1_loss(input, target, options.reduction(), options.beta());
+}
+Tensor HuberLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::huber_loss(input, target, options.reduction(), options.delta());
+}
+Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::binary_cross_entropy(input, target, weight, options.reduction());
+}
+Tensor KLDivLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::kl_div(input, target, options.reduction(), options.log_target());
+}
+Tensor SoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::soft_margin_loss(input, target, options.reduction());
+}
+Tensor MultiLabelSoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::multilabel_soft_margin_loss(input, target, weight, options.reduction());
+}
+Tensor MultiMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::multi_margin_loss(input, target, options.p(), options.margin(), weight, options.reduction());
+}
+Tensor MultiLabelMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::multilabel_margin_loss(input, target, options.reduction());
+}
+Tensor PoissonNLLLossImpl::forward(const Tensor& log_input, const Tensor& target) {
+  return functional::poisson_nll_loss(log_input, target, options.log_input(), options.full(), options.eps(),
+                                      options.reduction());
+}
+Tensor GaussianNLLLossImpl::forward(const Tensor& input, const Tensor& target, const Tensor& var) {
+  return functional::gaussian_nll_loss(input, target, var, options.full(), options.eps(), options.reduction());
 }
 
 }  // namespace ember::nn

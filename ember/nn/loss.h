@@ -1,16 +1,20 @@
 // Loss functions (nn::functional::*_loss and the XLoss modules) with PyTorch's semantics:
 // reductions, class weights, ignore_index, label smoothing, probability targets,
 // pos_weight. Written with differentiable ops, so both autograd modes apply.
+// (The margin losses on distances are in extra.h.)
 #pragma once
 #include <optional>
+#include <ostream>
 
 #include "ember/nn/module.h"
 
 namespace ember {
-enum class Reduction { None, Mean, Sum };
+// BatchMean (sum / batch size) is kl_div's only; the other losses reject it.
+enum class Reduction { None, Mean, Sum, BatchMean };
 inline constexpr Reduction kNone = Reduction::None;
 inline constexpr Reduction kMean = Reduction::Mean;
 inline constexpr Reduction kSum = Reduction::Sum;
+inline constexpr Reduction kBatchMean = Reduction::BatchMean;
 }  // namespace ember
 
 namespace ember::nn {
@@ -32,7 +36,27 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                             Reduction reduction = kMean);
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                                         Reduction reduction = kMean, const Tensor& pos_weight = {});
+// reduction kBatchMean: the sum divided by input.size(0) (the KL divergence per sample).
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction = kMean, bool log_target = false);
+// log(1 + exp(-target * input)), target in {-1, 1}.
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
+// input (N, C) or (C), target of 0/1 labels alike; the per-sample mean over classes.
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                   Reduction reduction = kMean);
+// sum_{i != y} max(0, margin - x[y] + x[i])^p * weight[y] / C per sample; p is 1 or 2.
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p = 1, double margin = 1.0,
+                         const Tensor& weight = {}, Reduction reduction = kMean);
+// target (N, C) / (C): class indices, ended by the first -1; sum over targets j and
+// non-targets i of max(0, 1 - (x[j] - x[i])) / C per sample.
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
+// log_input: exp(input) - target * input, else input - target * log(input + eps); full adds
+// the Stirling term target * log(target) - target + log(2 pi target) / 2 where target > 1.
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input = true, bool full = false,
+                        double eps = 1e-8, Reduction reduction = kMean);
+// (log(var) + (input - target)^2 / var) / 2 (+ log(2 pi) / 2 when full), var clamped to eps
+// without blocking its gradient; var has input's shape or that with the last dim 1 or dropped.
+Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var, bool full = false,
+                         double eps = 1e-6, Reduction reduction = kMean);
 }  // namespace functional
 
 struct CrossEntropyLossOptions {
@@ -87,6 +111,98 @@ struct ReductionOptions {
 EMBER_SIMPLE_LOSS(MSELoss, mse_loss);
 EMBER_SIMPLE_LOSS(L1Loss, l1_loss);
 #undef EMBER_SIMPLE_LOSS
+
+// A loss module whose forward(args) calls the functional with Name##Options; the weighted
+// variant keeps options.weight() as the buffer `weight` (as LibTorch). Also used by extra.h.
+#define EMBER_LOSS_MODULE(Name, ...)                                                     \
+  class Name##Impl : public Cloneable<Name##Impl> {                                      \
+   public:                                                                               \
+    explicit Name##Impl(const Name##Options& options = {}) : options(options) {}         \
+    void reset() override {}                                                             \
+    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
+    Tensor forward(__VA_ARGS__);                                                         \
+    Name##Options options;                                                               \
+  };                                                                                     \
+  TORCH_MODULE(Name)
+#define EMBER_WEIGHTED_LOSS_MODULE(Name, ...)                                            \
+  class Name##Impl : public Cloneable<Name##Impl> {                                      \
+   public:                                                                               \
+    explicit Name##Impl(const Name##Options& options = {}) : options(options) { reset(); } \
+    void reset() override { weight = register_buffer("weight", options.weight()); }     \
+    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
+    Tensor forward(__VA_ARGS__);                                                         \
+    Name##Options options;                                                               \
+    Tensor weight;                                                                       \
+  };                                                                                     \
+  TORCH_MODULE(Name)
+
+struct SmoothL1LossOptions {
+  SmoothL1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  TORCH_ARG(Reduction, reduction);
+  TORCH_ARG(double, beta) = 1.0;
+};
+EMBER_LOSS_MODULE(SmoothL1Loss, const Tensor& input, const Tensor& target);
+
+struct HuberLossOptions {
+  HuberLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  TORCH_ARG(Reduction, reduction);
+  TORCH_ARG(double, delta) = 1.0;
+};
+EMBER_LOSS_MODULE(HuberLoss, const Tensor& input, const Tensor& target);
+
+struct BCELossOptions {
+  TORCH_ARG(Tensor, weight) = {};
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_WEIGHTED_LOSS_MODULE(BCELoss, const Tensor& input, const Tensor& target);
+
+struct KLDivLossOptions {
+  KLDivLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  TORCH_ARG(Reduction, reduction);
+  TORCH_ARG(bool, log_target) = false;
+};
+EMBER_LOSS_MODULE(KLDivLoss, const Tensor& input, const Tensor& target);
+
+struct SoftMarginLossOptions {
+  SoftMarginLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  TORCH_ARG(Reduction, reduction);
+};
+EMBER_LOSS_MODULE(SoftMarginLoss, const Tensor& input, const Tensor& target);
+
+struct MultiLabelSoftMarginLossOptions {
+  TORCH_ARG(Tensor, weight) = {};
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_WEIGHTED_LOSS_MODULE(MultiLabelSoftMarginLoss, const Tensor& input, const Tensor& target);
+
+struct MultiMarginLossOptions {
+  TORCH_ARG(int64_t, p) = 1;
+  TORCH_ARG(double, margin) = 1.0;
+  TORCH_ARG(Tensor, weight) = {};
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_WEIGHTED_LOSS_MODULE(MultiMarginLoss, const Tensor& input, const Tensor& target);
+
+struct MultiLabelMarginLossOptions {
+  MultiLabelMarginLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  TORCH_ARG(Reduction, reduction);
+};
+EMBER_LOSS_MODULE(MultiLabelMarginLoss, const Tensor& input, const Tensor& target);
+
+struct PoissonNLLLossOptions {
+  TORCH_ARG(bool, log_input) = true;
+  TORCH_ARG(bool, full) = false;
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(PoissonNLLLoss, const Tensor& log_input, const Tensor& target);
+
+struct GaussianNLLLossOptions {
+  TORCH_ARG(bool, full) = false;
+  TORCH_ARG(double, eps) = 1e-6;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(GaussianNLLLoss, const Tensor& input, const Tensor& target, const Tensor& var);
 
 struct BCEWithLogitsLossOptions {
   TORCH_ARG(Tensor, weight) = {};
