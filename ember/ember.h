@@ -15,6 +15,7 @@
 #include "ember/core/tensor.h"
 #include "ember/nn/init.h"
 #include "ember/nn/conv.h"
+#include "ember/nn/ctc.h"
 #include "ember/nn/extra.h"
 #include "ember/nn/layers.h"
 #include "ember/nn/loss.h"

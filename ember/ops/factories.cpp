@@ -131,6 +131,10 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   TensorOptions o = options.has_dtype() ? options : options.dtype(get_default_dtype());
   Tensor r = empty({steps}, o.requires_grad(false));
   if (steps == 0 || r.is_meta()) return finish(r, options);
+  if (steps == 1) {  // the start value, as PyTorch (not the end the symmetric formula gives)
+    r.fill_(start);
+    return finish(r, options);
+  }
   bool cplx = isComplexType(o.dtype());
   if (cplx) {
     Complex<double> s = start.toComplexDouble(), e = end.toComplexDouble();
