@@ -13,6 +13,7 @@
 #include "ember/core/generator.h"
 #include "ember/core/parallel.h"
 #include "ember/core/tensor.h"
+#include "ember/nn/aten.h"
 #include "ember/nn/init.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/ctc.h"

@@ -5,6 +5,7 @@
 #pragma once
 #include <iostream>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "ember/ember.h"
@@ -44,6 +45,17 @@ namespace torch {
 using namespace ::ember;
 using c10::nullopt;
 using c10::optional;
+// torch::str(args...): the arguments printed one after another (c10::str).
+template <class... Args>
+std::string str(const Args&... args) {
+  return ::ember::detail::str_cat(args...);
+}
+namespace cuda {
+// ember's CUDA backend is not built into this library yet: no device is available.
+inline bool is_available() { return false; }
+inline int64_t device_count() { return 0; }
+inline bool cudnn_is_available() { return false; }
+}  // namespace cuda
 }  // namespace torch
 
 #define TORCH_CHECK(cond, ...) EMBER_CHECK(cond, "" __VA_OPT__(, ) __VA_ARGS__)

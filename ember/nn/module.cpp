@@ -53,6 +53,13 @@ void Module::apply(const std::function<void(const std::string&, Module&)>& fn, c
   for (auto& c : children_) c.value()->apply(fn, join(name_prefix, c.key()));
 }
 
+// Pre-order over this module and its descendants with their dotted names; needs no
+// shared_ptr to this module, so it works for modules on the stack.
+void Module::walk(const std::string& prefix, const std::function<void(const std::string&, const Module&)>& fn) const {
+  fn(prefix, *this);
+  for (const auto& c : children_) c.value()->walk(join(prefix, c.key()), fn);
+}
+
 std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
 
 OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
@@ -62,9 +69,10 @@ OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
       if (p.value().defined()) r.insert(p.key(), p.value());
     return r;
   }
-  for (const auto& m : named_modules())
-    for (const auto& p : m.value()->parameters_)
-      if (p.value().defined()) r.insert(join(m.key(), p.key()), p.value());
+  walk("", [&](const std::string& prefix, const Module& m) {
+    for (const auto& p : m.parameters_)
+      if (p.value().defined()) r.insert(join(prefix, p.key()), p.value());
+  });
   return r;
 }
 
@@ -77,9 +85,10 @@ OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
       if (b.value().defined()) r.insert(b.key(), b.value());
     return r;
   }
-  for (const auto& m : named_modules())
-    for (const auto& b : m.value()->buffers_)
-      if (b.value().defined()) r.insert(join(m.key(), b.key()), b.value());
+  walk("", [&](const std::string& prefix, const Module& m) {
+    for (const auto& b : m.buffers_)
+      if (b.value().defined()) r.insert(join(prefix, b.key()), b.value());
+  });
   return r;
 }
 

@@ -117,6 +117,7 @@ class Module : public std::enable_shared_from_this<Module> {
   friend class Cloneable;
 
  private:
+  void walk(const std::string& prefix, const std::function<void(const std::string&, const Module&)>& fn) const;
   void insert_child(std::string name, std::shared_ptr<Module> module);
   void apply_to_tensors(const std::function<void(Tensor&)>& fn);
 
