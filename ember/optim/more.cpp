@@ -8,13 +8,16 @@
 
 namespace ember::optim {
 
-RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o) : Optimizer({}, std::make_unique<RMSpropOptions>(o)) {
+RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o) : RMSprop(one_group(std::move(params)), o) {}
+
+RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& o)
+    : Optimizer({}, std::make_unique<RMSpropOptions>(o)) {
   EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
   EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
   EMBER_CHECK(o.alpha() >= 0, "Invalid alpha value: ", o.alpha());
   EMBER_CHECK(o.momentum() >= 0, "Invalid momentum value: ", o.momentum());
   EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
-  for (const auto& g : one_group(std::move(params))) add_param_group(g);
+  for (const auto& g : groups) add_param_group(g);
 }
 
 Tensor RMSprop::step(LossClosure closure) {
@@ -53,13 +56,16 @@ Tensor RMSprop::step(LossClosure closure) {
   return loss;
 }
 
-Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o) : Optimizer({}, std::make_unique<AdagradOptions>(o)) {
+Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o) : Adagrad(one_group(std::move(params)), o) {}
+
+Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& o)
+    : Optimizer({}, std::make_unique<AdagradOptions>(o)) {
   EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
   EMBER_CHECK(o.lr_decay() >= 0, "Invalid lr_decay value: ", o.lr_decay());
   EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
   EMBER_CHECK(o.initial_accumulator_value() >= 0, "Invalid initial_accumulator_value value: ",
               o.initial_accumulator_value());
-  for (const auto& g : one_group(std::move(params))) add_param_group(g);
+  for (const auto& g : groups) add_param_group(g);
 }
 
 Tensor Adagrad::step(LossClosure closure) {

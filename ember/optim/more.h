@@ -39,6 +39,7 @@ struct RMSpropOptions : OptimizerOptions {
 class RMSprop : public Optimizer {
  public:
   RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = RMSpropOptions());
+  RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& options = RMSpropOptions());
   Tensor step(LossClosure closure = nullptr) override;
 };
 
@@ -59,6 +60,7 @@ struct AdagradOptions : OptimizerOptions {
 class Adagrad : public Optimizer {
  public:
   Adagrad(std::vector<Tensor> params, const AdagradOptions& options = AdagradOptions());
+  Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& options = AdagradOptions());
   Tensor step(LossClosure closure = nullptr) override;
 };
 #undef EMBER_OPT_FIELD

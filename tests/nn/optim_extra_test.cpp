@@ -75,7 +75,10 @@ struct FromJson : optim::OptionVisitor {
 // The optimizer of a golden case over w, b, c; with "group_lrs", w is one group and b, c another.
 template <class Opt, class Options>
 std::unique_ptr<optim::Optimizer> build(const Json& c, const std::vector<torch::Tensor>& params) {
-  Options o;
+  Options o = [] {
+    if constexpr (std::is_default_constructible_v<Options>) return Options();
+    else return Options(0.0);  // SGDOptions has no default lr; the case sets it
+  }();
   FromJson from(c["options"]);
   o.visit(from);
   if (!c.contains("group_lrs")) return std::make_unique<Opt>(params, o);
@@ -96,6 +99,11 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const Json& c, const std::vecto
   if (kind == "NAdam") return build<optim::NAdam, optim::NAdamOptions>(c, params);
   if (kind == "RAdam") return build<optim::RAdam, optim::RAdamOptions>(c, params);
   if (kind == "LBFGS") return build<optim::LBFGS, optim::LBFGSOptions>(c, params);
+  if (kind == "SGD") return build<optim::SGD, optim::SGDOptions>(c, params);
+  if (kind == "Adam") return build<optim::Adam, optim::AdamOptions>(c, params);
+  if (kind == "AdamW") return build<optim::AdamW, optim::AdamWOptions>(c, params);
+  if (kind == "RMSprop") return build<optim::RMSprop, optim::RMSpropOptions>(c, params);
+  if (kind == "Adagrad") return build<optim::Adagrad, optim::AdagradOptions>(c, params);
   ADD_FAILURE() << "unknown optimizer " << kind;
   return nullptr;
 }
