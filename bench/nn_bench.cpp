@@ -1,6 +1,8 @@
 // nn benchmark cases, written against the LibTorch API so the same source builds against
 // ember (through compat/torch/torch.h) and against LibTorch (bench/compare.sh with
 // BENCH=nn_bench). Prints "<name>\t<seconds per iteration>\t<work>\t<unit>" per case.
+//   max/avg pooling 3x3 stride 2 on 8x64x112x112: forward, and forward + backward, in both
+//     layouts (and bfloat16 channels-last max)
 //   conv2d 64->64 3x3 on 8x64x56x56: forward, and forward + backward, in both layouts
 //   ResNet-18 (random weights, eval) inference, batch 8, 224x224: float32 contiguous and
 //     channels-last, bfloat16 channels-last
@@ -97,6 +99,31 @@ int main(int argc, char** argv) {
   auto want = [&](const std::string& prefix) {
     return filter.empty() || prefix.find(filter) != std::string::npos || filter.find(prefix) != std::string::npos;
   };
+
+  // pooling 3x3 stride 2 pad 1 on 8x64x112x112 (ResNet's stem pool): forward, and forward +
+  // input gradient, in both layouts; float32 max and avg, bfloat16 max channels-last
+  for (int variant = 0; variant < 5; ++variant) {
+    if (!want("pool")) break;
+    const bool last = variant % 2 == 1, avg = variant >= 2 && variant < 4, bf16 = variant == 4;
+    auto x = torch::randn({8, 64, 112, 112});
+    if (bf16) x = x.to(torch::kBFloat16);
+    if (last || bf16) x = x.contiguous(CL);
+    std::function<torch::Tensor(const torch::Tensor&)> pool = [avg](const torch::Tensor& t) {
+      return avg ? torch::avg_pool2d(t, {3, 3}, {2, 2}, {1, 1}) : torch::max_pool2d(t, {3, 3}, {2, 2}, {1, 1});
+    };
+    const std::string tag = std::string(avg ? "avg_pool2d" : "max_pool2d") + (bf16 ? " bf16" : "") + " 3x3s2" +
+                            (last || bf16 ? " channels-last" : " contiguous");
+    const double bytes = double(x.numel() + x.numel() / 4) * double(x.element_size());
+    cases.push_back({tag + " fwd", bytes, "B", [pool, x] {
+                       torch::NoGradGuard ng;
+                       (void)pool(x);
+                     }});
+    auto xg = x.clone().requires_grad_();
+    auto gy = torch::randn_like(pool(x));
+    cases.push_back({tag + " fwd+bwd", 2 * bytes, "B", [pool, xg, gy] {
+                       (void)torch::autograd::grad({pool(xg)}, {xg}, {gy});
+                     }});
+  }
 
   // conv2d 64->64 3x3, 8x64x56x56
   const double conv_flops = 2.0 * 8 * 64 * 56 * 56 * 64 * 9;

@@ -23,6 +23,8 @@
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"
 #include "ember/nn/norm_pool.h"
+#include "ember/nn/normalization.h"
+#include "ember/nn/pooling.h"
 #include "ember/nn/rnn.h"
 #include "ember/nn/transformer.h"
 #include "ember/nn/utils.h"

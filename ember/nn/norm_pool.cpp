@@ -7,192 +7,308 @@
 #include "ember/nn/init.h"
 #include "ember/ops/functions.h"
 
-namespace ember::nn {
-
-namespace functional {
-Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                  const Tensor& bias, bool training, double momentum, double eps) {
-  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ", input.sizes());
-  const int64_t C = input.size(1);
-  std::vector<int64_t> dims = {0};
-  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
-  DimVector shape(size_t(input.dim()), 1);
-  shape[1] = C;
-  Tensor mean, var;
-  if (training || !running_mean.defined()) {
-    int64_t count = input.numel() / std::max<int64_t>(C, 1);
-    EMBER_CHECK(count > 1 || !training, "Expected more than 1 value per channel when training, got input size ",
-                input.sizes());
-    auto [v, m] = var_mean(input, IntArrayRef(dims), std::optional<int64_t>(0), /*keepdim=*/false);
-    mean = m;
-    var = v;
-    if (training && running_mean.defined()) {
-      NoGradGuard g;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1 - momentum).add_(m.detach(), momentum);
-      rv.mul_(1 - momentum).add_(v.detach().mul(double(count) / double(count - 1)), momentum);  // unbiased
-    }
-  } else {
-    mean = running_mean;
-    var = running_var;
-  }
-  // One pass over the input: x * scale + shift, with per-channel scale = w / sqrt(var + eps)
-  // and shift = b - mean * scale (the input's layout, e.g. channels-last, is kept).
-  Tensor scale = var.add(eps).rsqrt();
-  if (weight.defined()) scale = scale.mul(weight);
-  Tensor shift = mean.mul(scale).neg();
-  if (bias.defined()) shift = shift.add(bias);
-  return addcmul(shift.view(shape).to(input.scalar_type()), input, scale.view(shape).to(input.scalar_type()));
-}
+namespace ember {
 
 namespace {
-// Output size of a pooling window, PyTorch's rule (ceil_mode windows must start inside
-// the input or the left padding).
-int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  const int64_t eff = d * (k - 1) + 1;
-  int64_t num = in + 2 * p - eff;
-  int64_t out = (ceil_mode ? (num + s - 1) / s : num / s) + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
-}
-
-// (N, C, OH, OW, KH, KW) windows of the input padded with `fill`, and the output size.
-Tensor windows(const Tensor& x, IntArrayRef k, IntArrayRef s, IntArrayRef p, IntArrayRef d, bool ceil_mode,
-               double fill, int64_t& oh, int64_t& ow) {
-  oh = pool_out(x.size(2), k[0], s[0], p[0], d[0], ceil_mode);
-  ow = pool_out(x.size(3), k[1], s[1], p[1], d[1], ceil_mode);
-  EMBER_CHECK(oh > 0 && ow > 0, "pool2d: the output size is too small (input ", x.sizes(), ", kernel ", k, ")");
-  // pad enough on the right for ceil_mode's last window
-  const int64_t need_h = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1, need_w = (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1;
-  const int64_t rh = std::max<int64_t>(0, need_h - x.size(2) - p[0]), rw = std::max<int64_t>(0, need_w - x.size(3) - p[1]);
-  Tensor xp = constant_pad_nd(x, {p[1], rw, p[0], rh}, fill);
-  DimVector sizes = {xp.size(0), xp.size(1), oh, ow, k[0], k[1]};
-  DimVector strides = {xp.stride(0), xp.stride(1), xp.stride(2) * s[0], xp.stride(3) * s[1], xp.stride(2) * d[0],
-                       xp.stride(3) * d[1]};
-  return xp.as_strided(sizes, strides, xp.storage_offset());
-}
-
-void pool_args(IntArrayRef kernel, IntArrayRef stride_in, IntArrayRef padding, std::vector<int64_t>& k,
-               std::vector<int64_t>& s, std::vector<int64_t>& p, const char* op) {
-  k.assign(kernel.begin(), kernel.end());
-  if (k.size() == 1) k.push_back(k[0]);
-  s.assign(stride_in.begin(), stride_in.end());
-  if (s.empty()) s = k;
-  if (s.size() == 1) s.push_back(s[0]);
-  p.assign(padding.begin(), padding.end());
-  if (p.size() == 1) p.push_back(p[0]);
-  EMBER_CHECK(k.size() == 2 && s.size() == 2 && p.size() == 2, op, ": expected 2 values for kernel, stride, padding");
-  for (int i = 0; i < 2; ++i) {
-    EMBER_CHECK(k[i] > 0 && s[i] > 0, op, ": kernel and stride must be positive");
-    EMBER_CHECK(p[i] <= k[i] / 2, op, ": pad should be at most half of effective kernel size, but got pad=", p[i],
-                ", kernel_size=", k[i]);
+// PyTorch's alpha dropout: x * a * keep + b with b = a * alpha' * (p + keep - 1), where
+// alpha' = SELU's -scale * alpha and a restores unit variance.
+Tensor alpha_dropout_impl(const Tensor& input, double p, bool train, bool feature, bool inplace) {
+  EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  EMBER_CHECK(!feature || input.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
+  if (p == 0 || !train || input.numel() == 0) return input;
+  Tensor x = input;
+  if (p == 1) return inplace ? x.mul_(0) : input.mul(zeros({}, input.options().requires_grad(false)));
+  DimVector shape(input.sizes());
+  if (feature)
+    for (size_t d = 2; d < shape.size(); ++d) shape[d] = 1;
+  Tensor keep, shift;
+  {
+    NoGradGuard g;
+    constexpr double alpha = 1.7580993408473766;
+    const double a = 1. / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+    keep = empty(shape, input.options().requires_grad(false)).bernoulli_(1 - p);
+    shift = keep.add(-1).mul_(alpha * a).add_(alpha * a * p);
+    keep.mul_(a);
   }
+  return inplace ? x.mul_(keep).add_(shift) : input.mul(keep).add(shift);
 }
 }  // namespace
 
-Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  IntArrayRef dilation, bool ceil_mode) {
-  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "max_pool2d: expected 3D or 4D input, got ", input.sizes());
-  Tensor x = input.dim() == 3 ? input.unsqueeze(0) : input;
-  std::vector<int64_t> k, s, p, d(dilation.begin(), dilation.end());
-  pool_args(kernel_size, stride, padding, k, s, p, "max_pool2d");
-  if (d.size() == 1) d.push_back(d[0]);
-  int64_t oh, ow;
-  Tensor win = windows(x, k, s, p, d, ceil_mode, -INFINITY, oh, ow);
-  Tensor out = win.amax(IntArrayRef{-2, -1});
-  return input.dim() == 3 ? out.squeeze(0) : out;
+Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  return alpha_dropout_impl(input, p, train, false, false);
+}
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  return alpha_dropout_impl(input, p, train, true, false);
 }
 
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad) {
-  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "avg_pool2d: expected 3D or 4D input, got ", input.sizes());
-  Tensor x = input.dim() == 3 ? input.unsqueeze(0) : input;
-  std::vector<int64_t> k, s, p;
-  pool_args(kernel_size, stride, padding, k, s, p, "avg_pool2d");
-  int64_t oh, ow;
-  Tensor win = windows(x, k, s, p, {1, 1}, ceil_mode, 0.0, oh, ow);
-  Tensor sum = win.sum(IntArrayRef{-2, -1});
-  // divisor per window: the padded window clipped to input + padding (count_include_pad),
-  // or to the input alone
-  Tensor ones_in = ones({1, 1, x.size(2), x.size(3)}, x.options().requires_grad(false));
-  Tensor ones_pad = count_include_pad ? constant_pad_nd(ones_in, {p[1], p[1], p[0], p[0]}, 1.0)
-                                      : constant_pad_nd(ones_in, {p[1], p[1], p[0], p[0]}, 0.0);
-  int64_t oh2, ow2;
-  Tensor cnt = windows(ones_pad, k, s, {0, 0}, {1, 1}, ceil_mode, 0.0, oh2, ow2).sum(IntArrayRef{-2, -1});
-  Tensor out = sum.div(cnt.narrow(2, 0, oh).narrow(3, 0, ow));
-  return input.dim() == 3 ? out.squeeze(0) : out;
+namespace nn {
+
+namespace functional {
+Tensor alpha_dropout(const Tensor& input, double p, bool training, bool inplace) {
+  return alpha_dropout_impl(input, p, training, false, inplace);
+}
+Tensor alpha_dropout(const Tensor& input, const AlphaDropoutFuncOptions& o) {
+  return alpha_dropout_impl(input, o.p(), o.training(), false, o.inplace());
+}
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool training, bool inplace) {
+  return alpha_dropout_impl(input, p, training, true, inplace);
+}
+Tensor feature_alpha_dropout(const Tensor& input, const FeatureAlphaDropoutFuncOptions& o) {
+  return alpha_dropout_impl(input, o.p(), o.training(), true, o.inplace());
 }
 }  // namespace functional
 
-template <size_t D, class Derived>
-BatchNormImplBase<D, Derived>::BatchNormImplBase(const BatchNormOptions& options_) : options(options_) {
-  reset();
+AlphaDropoutImpl::AlphaDropoutImpl(const AlphaDropoutOptions& o) : options(o) { reset(); }
+void AlphaDropoutImpl::reset() {
+  EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+              options.p());
 }
-template <size_t D, class Derived>
-void BatchNormImplBase<D, Derived>::reset() {
-  const int64_t C = options.num_features();
-  if (options.affine()) {
-    weight = this->register_parameter("weight", ember::ones({C}));
-    bias = this->register_parameter("bias", ember::zeros({C}));
+void AlphaDropoutImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::AlphaDropout(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false") << ")";
+}
+Tensor AlphaDropoutImpl::forward(const Tensor& input) {
+  return functional::alpha_dropout(input, options.p(), is_training(), options.inplace());
+}
+FeatureAlphaDropoutImpl::FeatureAlphaDropoutImpl(const FeatureAlphaDropoutOptions& o) : options(o) { reset(); }
+void FeatureAlphaDropoutImpl::reset() {
+  EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+              options.p());
+}
+void FeatureAlphaDropoutImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::FeatureAlphaDropout(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false")
+    << ")";
+}
+Tensor FeatureAlphaDropoutImpl::forward(const Tensor& input) {
+  return functional::feature_alpha_dropout(input, options.p(), is_training(), options.inplace());
+}
+
+// ---- EmbeddingBag ------------------------------------------------------------------------
+
+EmbeddingBagMode::EmbeddingBagMode(Reduction r) : kind(r == Reduction::Sum ? Sum : Mean) {
+  EMBER_CHECK(r != Reduction::None, "mode has to be one of sum, mean or max");
+}
+
+namespace {
+// padding_idx in [0, n), from PyTorch's [-n, n).
+std::optional<int64_t> wrap_padding_idx(std::optional<int64_t> p, int64_t n) {
+  if (!p) return p;
+  EMBER_CHECK(*p >= -n && *p < n, "padding_idx must be within the number of embeddings, -", n, " through ", n - 1,
+              ", but got ", *p);
+  return *p < 0 ? *p + n : *p;
+}
+std::vector<int64_t> to_vector(const Tensor& t) {
+  const Tensor c = t.to(kLong).contiguous();
+  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+}
+}  // namespace
+
+namespace functional {
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& o) {
+  EMBER_CHECK_TYPE(input.scalar_type() == kLong || input.scalar_type() == kInt,
+                   "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; ",
+                   "but got ", input.scalar_type(), " instead (while checking arguments for embedding_bag)");
+  const Tensor& psw = o.per_sample_weights();
+  EMBER_CHECK(!psw.defined() || psw.sizes() == input.sizes(), "embedding_bag: If per_sample_weights (", psw.sizes(),
+              ") is not None, then it must have the same shape as the input (", input.sizes(), ")");
+  EMBER_CHECK(weight.dim() == 2, "weight has to be a 2D Tensor, but got Tensor of dimension ", weight.dim());
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, "input has to be 1D or 2D Tensor, but got Tensor of dimension ",
+              input.dim());
+  std::vector<int64_t> offsets;
+  if (input.dim() == 2) {
+    EMBER_CHECK(!o.offsets().defined(), "if input is 2D, then offsets has to be None, as input is treated is a ",
+                "mini-batch of fixed length sequences. However, found offsets of type Tensor");
+    for (int64_t b = 0; b < input.size(0); ++b) offsets.push_back(b * input.size(1));
+    if (o.include_last_offset()) offsets.push_back(input.numel());
   } else {
-    weight = this->register_parameter("weight", Tensor(), false);
-    bias = this->register_parameter("bias", Tensor(), false);
+    EMBER_CHECK(o.offsets().defined(), "offsets has to be a 1D Tensor but got None");
+    EMBER_CHECK(o.offsets().dim() == 1, "offsets has to be a 1D Tensor");
+    offsets = to_vector(o.offsets());
   }
-  if (options.track_running_stats()) {
-    running_mean = this->register_buffer("running_mean", ember::zeros({C}));
-    running_var = this->register_buffer("running_var", ember::ones({C}));
-    num_batches_tracked = this->register_buffer("num_batches_tracked", ember::zeros({}, dtype(kLong)));
-  } else {
-    running_mean = this->register_buffer("running_mean", Tensor());
-    running_var = this->register_buffer("running_var", Tensor());
-    num_batches_tracked = this->register_buffer("num_batches_tracked", Tensor());
+  const EmbeddingBagMode::Kind mode = o.mode().kind;
+  EMBER_CHECK(mode != EmbeddingBagMode::Max || !o.scale_grad_by_freq(),
+              "max mode does not support scaling the gradient by the frequency");
+  EMBER_CHECK(mode != EmbeddingBagMode::Max || !o.sparse(), "max mode does not support sparse weights");
+  EMBER_CHECK(!psw.defined() || mode == EmbeddingBagMode::Sum, "embedding_bag: per_sample_weights was not None. ",
+              "per_sample_weights is only supported for mode='sum' (got mode='", o.mode().name(),
+              "'). Please open a feature request on GitHub.");
+  const int64_t n = weight.size(0);
+  const std::optional<int64_t> padding_idx = wrap_padding_idx(o.padding_idx(), n);
+  const std::vector<int64_t> idx = to_vector(input.reshape({-1}));
+  const int64_t M = int64_t(idx.size());
+  EMBER_CHECK(offsets.empty() || offsets[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the ",
+              "mini-batch has to start from position 0. However, got ", offsets.empty() ? 0 : offsets[0]);
+  EMBER_CHECK(offsets.empty() || offsets.back() <= M, "offsets[-1] can not be greater than input's length ", M,
+              " but got offsets[-1] of ", offsets.empty() ? 0 : offsets.back());
+  for (size_t b = 1; b < offsets.size(); ++b)
+    EMBER_CHECK(offsets[b] >= offsets[b - 1], "embedding_bag: offsets must be non-decreasing, got ", offsets[b - 1],
+                " before ", offsets[b]);
+  const int64_t B = o.include_last_offset() ? std::max<int64_t>(0, int64_t(offsets.size()) - 1) : int64_t(offsets.size());
+  // The (position, bag) pairs that contribute: in a bag, not padding.
+  std::vector<int64_t> pos, bag, row, count(size_t(B), 0);
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t end = size_t(b + 1) < offsets.size() ? offsets[size_t(b + 1)] : M;
+    for (int64_t j = offsets[size_t(b)]; j < end; ++j) {
+      EMBER_CHECK_INDEX(idx[size_t(j)] >= 0 && idx[size_t(j)] < n, "Index ", j, " is out of bounds: ", idx[size_t(j)],
+                        ", range 0 to ", n);
+      if (padding_idx && idx[size_t(j)] == *padding_idx) continue;
+      pos.push_back(j), bag.push_back(b), row.push_back(idx[size_t(j)]), ++count[size_t(b)];
+    }
   }
-}
-template <size_t D, class Derived>
-void BatchNormImplBase<D, Derived>::reset_running_stats() {
-  if (!options.track_running_stats()) return;
-  NoGradGuard g;
-  running_mean.zero_();
-  running_var.fill_(1);
-  num_batches_tracked.zero_();
-}
-template <size_t D, class Derived>
-void BatchNormImplBase<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::BatchNorm" << D << "d(" << options.num_features() << ", eps=" << options.eps()
-    << ", momentum=" << options.momentum().value_or(-1) << ", affine=" << (options.affine() ? "true" : "false")
-    << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false") << ")";
-}
-template <size_t D, class Derived>
-Tensor BatchNormImplBase<D, Derived>::forward(const Tensor& input) {
-  if constexpr (D == 1)
-    EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "BatchNorm1d: expected 2D or 3D input (got ", input.dim(),
-                "D input)");
-  else
-    EMBER_CHECK(input.dim() == 4, "BatchNorm2d: expected 4D input (got ", input.dim(), "D input)");
-  double momentum = options.momentum().value_or(0.0);
-  const bool training = this->is_training();
-  if (training && options.track_running_stats()) {
+  if (o.max_norm()) {
+    // Referenced rows are renormalized in place to max_norm, as PyTorch does.
     NoGradGuard g;
-    num_batches_tracked.add_(1);
-    if (!options.momentum()) momentum = 1.0 / double(num_batches_tracked.template item<int64_t>());
+    Tensor w = weight;
+    Tensor ids = std::get<0>(_unique(from_blob(row.data(), {int64_t(row.size())}, kLong).clone()));
+    Tensor rows = w.index_select(0, ids);
+    Tensor norms = linalg::vector_norm(rows, o.norm_type(), IntArrayRef{1}, true);
+    Tensor scale = where(norms.gt(*o.max_norm()), norms.add(1e-7).reciprocal().mul(*o.max_norm()), ones_like(norms));
+    w.index_copy_(0, ids, rows.mul(scale));
   }
-  const bool use_batch = training || !options.track_running_stats();
-  return functional::batch_norm(input, use_batch && !training ? Tensor() : running_mean,
-                                use_batch && !training ? Tensor() : running_var, weight, bias, use_batch, momentum,
-                                options.eps());
+  const auto as_tensor = [](std::vector<int64_t>& v) { return from_blob(v.data(), {int64_t(v.size())}, kLong).clone(); };
+  const Tensor bag_t = as_tensor(bag);
+  Tensor rows = weight.index_select(0, as_tensor(row));
+  if (o.scale_grad_by_freq() && rows.requires_grad()) {
+    // Each row's gradient is divided by how often its index occurs in the input.
+    std::vector<double> freq(size_t(n), 0.0), scale;
+    for (int64_t v : idx) freq[size_t(v)] += 1;
+    for (int64_t r : row) scale.push_back(1.0 / freq[size_t(r)]);
+    const Tensor s = from_blob(scale.data(), {int64_t(scale.size()), 1}, kDouble).to(weight.scalar_type(), false, true);
+    rows.register_hook([s](const Tensor& grad) { return grad.mul(s); });
+  }
+  if (psw.defined()) rows = rows.mul(psw.reshape({-1}).index_select(0, as_tensor(pos)).unsqueeze(1));
+  const Tensor out = zeros({B, weight.size(1)}, weight.options().requires_grad(false));
+  if (mode == EmbeddingBagMode::Max)
+    return out.scatter_reduce(0, bag_t.unsqueeze(1).expand({bag_t.numel(), weight.size(1)}), rows, "amax", false);
+  Tensor sum = out.index_add(0, bag_t, rows);
+  if (mode == EmbeddingBagMode::Sum) return sum;
+  std::vector<double> denom;
+  for (int64_t c : count) denom.push_back(double(std::max<int64_t>(c, 1)));
+  return sum.div(from_blob(denom.data(), {B, 1}, kDouble).to(weight.scalar_type(), false, true));
 }
-template class BatchNormImplBase<1, BatchNorm1dImpl>;
-template class BatchNormImplBase<2, BatchNorm2dImpl>;
+}  // namespace functional
 
-void MaxPool2dImpl::pretty_print(std::ostream& s) const { s << "torch::nn::MaxPool2d"; }
-Tensor MaxPool2dImpl::forward(const Tensor& input) {
-  return functional::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
-                                options.ceil_mode());
+EmbeddingBagImpl::EmbeddingBagImpl(EmbeddingBagOptions options_) : options(std::move(options_)) { reset(); }
+void EmbeddingBagImpl::reset() {
+  options.padding_idx() = wrap_padding_idx(options.padding_idx(), options.num_embeddings());
+  if (options._weight().defined()) {
+    EMBER_CHECK(options._weight().sizes() == IntArrayRef({options.num_embeddings(), options.embedding_dim()}),
+                "Shape of _weight does not match num_embeddings and embedding_dim");
+    weight = register_parameter("weight", options._weight());
+  } else {
+    weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}));
+    reset_parameters();
+  }
 }
-void AvgPool2dImpl::pretty_print(std::ostream& s) const { s << "torch::nn::AvgPool2d"; }
-Tensor AvgPool2dImpl::forward(const Tensor& input) {
-  return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
-                                options.count_include_pad());
+void EmbeddingBagImpl::reset_parameters() {
+  init::normal_(weight);
+  if (options.padding_idx()) {
+    NoGradGuard g;
+    weight[*options.padding_idx()].fill_(0);
+  }
+}
+void EmbeddingBagImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::EmbeddingBag(num_embeddings=" << options.num_embeddings()
+    << ", embedding_dim=" << options.embedding_dim() << ", mode=" << options.mode().name();
+  if (options.padding_idx()) s << ", padding_idx=" << *options.padding_idx();
+  s << ")";
+}
+Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets, const Tensor& per_sample_weights) {
+  return functional::embedding_bag(input, weight,
+                                   functional::EmbeddingBagFuncOptions()
+                                       .offsets(offsets)
+                                       .max_norm(options.max_norm())
+                                       .norm_type(options.norm_type())
+                                       .scale_grad_by_freq(options.scale_grad_by_freq())
+                                       .mode(options.mode())
+                                       .sparse(options.sparse())
+                                       .per_sample_weights(per_sample_weights)
+                                       .include_last_offset(options.include_last_offset())
+                                       .padding_idx(options.padding_idx()));
+}
+EmbeddingBag EmbeddingBag::from_pretrained(const Tensor& embeddings, const EmbeddingBagFromPretrainedOptions& o) {
+  EMBER_CHECK(embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional");
+  EmbeddingBag bag(EmbeddingBagOptions(embeddings.size(0), embeddings.size(1))
+                       ._weight(embeddings)
+                       .max_norm(o.max_norm())
+                       .norm_type(o.norm_type())
+                       .scale_grad_by_freq(o.scale_grad_by_freq())
+                       .mode(o.mode())
+                       .sparse(o.sparse())
+                       .include_last_offset(o.include_last_offset())
+                       .padding_idx(o.padding_idx()));
+  bag->weight.set_requires_grad(!o.freeze());
+  return bag;
 }
 
-}  // namespace ember::nn
+// ---- ParameterList / ParameterDict -------------------------------------------------------
+
+namespace {
+void print_parameters(std::ostream& s, const char* name, const OrderedDict<std::string, Tensor>& params) {
+  s << "torch::nn::" << name << "(\n";
+  for (const auto& p : params)
+    s << "(" << p.key() << "): Parameter containing: [" << p.value().scalar_type() << " of size " << p.value().sizes()
+      << "]\n";
+  s << ")";
+}
+Tensor copy_parameter(const Tensor& p, const std::optional<Device>& device) {
+  if (!p.defined()) return p;
+  Tensor c = device ? p.detach().to(*device) : p.detach().clone();
+  c.set_requires_grad(p.requires_grad());
+  return c;
+}
+}  // namespace
+
+void ParameterListImpl::append(const Tensor& param) {
+  register_parameter(std::to_string(parameters_.size()), param, param.defined() && param.requires_grad());
+}
+void ParameterListImpl::rebuild(std::vector<Tensor> params) {
+  parameters_.clear();
+  for (const Tensor& p : params) append(p);
+}
+void ParameterListImpl::insert(size_t index, const Tensor& param) {
+  EMBER_CHECK_INDEX(index <= size(), "ParameterList::insert: index ", index, " is out of range for size ", size());
+  std::vector<Tensor> v = parameters_.values();
+  v.insert(v.begin() + int64_t(index), param);
+  rebuild(std::move(v));
+}
+Tensor ParameterListImpl::pop(size_t index) {
+  EMBER_CHECK_INDEX(index < size(), "ParameterList::pop: index ", index, " is out of range for size ", size());
+  std::vector<Tensor> v = parameters_.values();
+  Tensor r = v[index];
+  v.erase(v.begin() + int64_t(index));
+  rebuild(std::move(v));
+  return r;
+}
+Tensor& ParameterListImpl::at(size_t index) {
+  EMBER_CHECK_INDEX(index < size(), "Index out of range");
+  return parameters_[index].value();
+}
+const Tensor& ParameterListImpl::at(size_t index) const {
+  EMBER_CHECK_INDEX(index < size(), "Index out of range");
+  return parameters_.items()[index].value();
+}
+std::shared_ptr<Module> ParameterListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterListImpl>();
+  for (const auto& p : parameters_) copy->append(copy_parameter(p.value(), device));
+  return copy;
+}
+void ParameterListImpl::pretty_print(std::ostream& s) const { print_parameters(s, "ParameterList", parameters_); }
+
+Tensor& ParameterDictImpl::insert(const std::string& key, const Tensor& param) {
+  if (!parameters_.contains(key)) return register_parameter(key, param, param.defined() && param.requires_grad());
+  return parameters_[key] = param.is_leaf() ? param : param.detach();
+}
+Tensor ParameterDictImpl::pop(const std::string& key) {
+  Tensor v = parameters_[key];
+  parameters_.erase(key);
+  return v;
+}
+std::shared_ptr<Module> ParameterDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterDictImpl>();
+  for (const auto& p : parameters_) copy->insert(p.key(), copy_parameter(p.value(), device));
+  return copy;
+}
+void ParameterDictImpl::pretty_print(std::ostream& s) const { print_parameters(s, "ParameterDict", parameters_); }
+
+}  // namespace nn
+}  // namespace ember

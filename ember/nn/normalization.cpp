@@ -1,0 +1,276 @@
+#include "ember/nn/normalization.h"
+
+#include <cmath>
+#include <ostream>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/functions.h"
+
+namespace ember {
+
+namespace {
+// (d0, C, 1, ...) shaped like `input` for per-channel (and per-sample: d0 = N) factors.
+Tensor channel_view(const Tensor& t, const Tensor& input) {
+  DimVector shape(size_t(input.dim()), 1);
+  shape[0] = t.dim() == 2 ? t.size(0) : 1;
+  shape[1] = t.size(-1);
+  return t.reshape(shape).to(input.scalar_type());
+}
+// input * scale + shift in one pass, in the input's layout; mean/var per channel (C) or per
+// sample and channel (N, C).
+Tensor normalize_affine(const Tensor& input, const Tensor& mean, const Tensor& var, const Tensor& weight,
+                        const Tensor& bias, double eps) {
+  Tensor scale = var.add(eps).rsqrt();
+  if (weight.defined()) scale = scale.mul(weight);
+  Tensor shift = mean.mul(scale).neg();
+  if (bias.defined()) shift = shift.add(bias);
+  return addcmul(channel_view(shift, input), input, channel_view(scale, input));
+}
+std::vector<int64_t> dims_from(int64_t first, int64_t rank) {
+  std::vector<int64_t> d;
+  for (int64_t i = first; i < rank; ++i) d.push_back(i);
+  return d;
+}
+}  // namespace
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps, bool) {
+  EMBER_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", input.dim());
+  const int64_t N = input.size(0), C = input.size(1);
+  EMBER_CHECK(num_groups > 0 && C % num_groups == 0, "Expected number of channels in input to be divisible by ",
+              "num_groups, but got input of shape ", input.sizes(), " and num_groups=", num_groups);
+  EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C), "Expected weight to be a vector of size ",
+              "equal to the number of channels in input, but got weight of shape ", weight.sizes(),
+              " and input of shape ", input.sizes());
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C), "Expected bias to be a vector of size equal ",
+              "to the number of channels in input, but got bias of shape ", bias.sizes(), " and input of shape ",
+              input.sizes());
+  // Statistics per (sample, group) over a view (N, G, C/G, spatial...), any layout.
+  const Tensor grouped = input.unflatten(1, {num_groups, C / num_groups});
+  auto [var, mean] = var_mean(grouped, dims_from(2, grouped.dim()), std::optional<int64_t>(0), /*keepdim=*/false);
+  auto per_channel = [&](const Tensor& t) {  // (N, G) -> (N, C)
+    return t.unsqueeze(2).expand({N, num_groups, C / num_groups}).reshape({N, C});
+  };
+  return normalize_affine(input, per_channel(mean), per_channel(var), weight, bias, eps);
+}
+
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool use_input_stats, double momentum, double eps, bool) {
+  EMBER_CHECK(input.dim() >= 2, "instance_norm: expected an input with at least 2 dims (N, C, ...), got ",
+              input.sizes());
+  EMBER_CHECK(use_input_stats || (running_mean.defined() && running_var.defined()),
+              "Expected running_mean and running_var to be defined when use_input_stats is false");
+  if (!use_input_stats) return normalize_affine(input, running_mean, running_var, weight, bias, eps);
+  const std::vector<int64_t> dims = dims_from(2, input.dim());
+  int64_t count = 1;
+  for (int64_t d : dims) count *= input.size(d);
+  EMBER_CHECK(count > 1 || !running_mean.defined(), "Expected more than 1 spatial element when training, got input ",
+              "size ", input.sizes());
+  auto [var, mean] = var_mean(input, dims, std::optional<int64_t>(0), /*keepdim=*/false);  // (N, C)
+  if (running_mean.defined()) {
+    // PyTorch updates a copy per sample, then stores their mean over the batch.
+    NoGradGuard g;
+    Tensor rm = running_mean, rv = running_var;
+    rm.mul_(1 - momentum).add_(mean.detach().mean(0), momentum);
+    rv.mul_(1 - momentum).add_(var.detach().mean(0).mul(double(count) / double(count - 1)), momentum);
+  }
+  return normalize_affine(input, mean, var, weight, bias, eps);
+}
+
+namespace nn {
+
+namespace functional {
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ", input.sizes());
+  const int64_t C = input.size(1);
+  Tensor mean = running_mean, var = running_var;
+  if (training || !running_mean.defined()) {
+    const int64_t count = input.numel() / std::max<int64_t>(C, 1);
+    EMBER_CHECK(count > 1 || !training, "Expected more than 1 value per channel when training, got input size ",
+                input.sizes());
+    std::vector<int64_t> dims = dims_from(2, input.dim());
+    dims.insert(dims.begin(), 0);
+    std::tie(var, mean) = var_mean(input, dims, std::optional<int64_t>(0), /*keepdim=*/false);
+    if (training && running_mean.defined()) {
+      NoGradGuard g;
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1 - momentum).add_(mean.detach(), momentum);
+      rv.mul_(1 - momentum).add_(var.detach().mul(double(count) / double(count - 1)), momentum);  // unbiased
+    }
+  }
+  return normalize_affine(input, mean, var, weight, bias, eps);
+}
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& o) {
+  return batch_norm(input, running_mean, running_var, o.weight(), o.bias(), o.training(), o.momentum().value_or(0.1),
+                    o.eps());
+}
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
+  return ::ember::instance_norm(input, o.weight(), o.bias(), o.running_mean(), o.running_var(), o.use_input_stats(),
+                                o.momentum(), o.eps());
+}
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
+  return ::ember::group_norm(input, o.num_groups(), o.weight(), o.bias(), o.eps());
+}
+
+Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {
+  EMBER_CHECK(input.dim() >= 3, "Expected 3D or higher dimensionality input (got ", input.dim(), " dimensions)");
+  EMBER_CHECK(size > 0, "local_response_norm: size must be positive, got ", size);
+  if (input.numel() == 0) return input;
+  // The mean of x^2 over channels [c - size/2, c + (size-1)/2], zero outside.
+  std::vector<int64_t> pad(size_t(2 * (input.dim() - 1)), 0);
+  pad[pad.size() - 2] = size / 2, pad[pad.size() - 1] = (size - 1) / 2;
+  const Tensor sq = constant_pad_nd(input.mul(input), pad, 0);
+  Tensor sum = sq.narrow(1, 0, input.size(1));
+  for (int64_t j = 1; j < size; ++j) sum = sum.add(sq.narrow(1, j, input.size(1)));
+  return input.div(sum.mul(alpha / double(size)).add(k).pow(beta));
+}
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& o) {
+  return local_response_norm(input, o.size(), o.alpha(), o.beta(), o.k());
+}
+}  // namespace functional
+
+// ---- BatchNorm / InstanceNorm --------------------------------------------------------------
+
+template <size_t D, class Derived, class Options>
+void NormImplBase<D, Derived, Options>::reset() {
+  const int64_t C = options.num_features();
+  weight = this->register_parameter("weight", options.affine() ? ember::empty({C}) : Tensor(), options.affine());
+  bias = this->register_parameter("bias", options.affine() ? ember::empty({C}) : Tensor(), options.affine());
+  const bool track = options.track_running_stats();
+  running_mean = this->register_buffer("running_mean", track ? ember::zeros({C}) : Tensor());
+  running_var = this->register_buffer("running_var", track ? ember::ones({C}) : Tensor());
+  num_batches_tracked = this->register_buffer("num_batches_tracked", track ? ember::zeros({}, dtype(kLong)) : Tensor());
+  reset_parameters();
+}
+template <size_t D, class Derived, class Options>
+void NormImplBase<D, Derived, Options>::reset_running_stats() {
+  if (!options.track_running_stats()) return;
+  NoGradGuard g;
+  running_mean.zero_();
+  running_var.fill_(1);
+  num_batches_tracked.zero_();
+}
+template <size_t D, class Derived, class Options>
+void NormImplBase<D, Derived, Options>::reset_parameters() {
+  reset_running_stats();
+  if (!options.affine()) return;
+  NoGradGuard g;
+  weight.fill_(1);
+  bias.zero_();
+}
+
+namespace {
+template <class Options>
+void print_norm(std::ostream& s, const char* name, size_t d, const Options& o) {
+  s << "torch::nn::" << name << d << "d(" << o.num_features() << ", eps=" << o.eps()
+    << ", momentum=" << o.momentum().value_or(-1) << ", affine=" << (o.affine() ? "true" : "false")
+    << ", track_running_stats=" << (o.track_running_stats() ? "true" : "false") << ")";
+}
+}  // namespace
+
+template <size_t D, class Derived>
+BatchNormImplBase<D, Derived>::BatchNormImplBase(const BatchNormOptions& o)
+    : NormImplBase<D, Derived, BatchNormOptions>(o) {
+  this->reset();
+}
+template <size_t D, class Derived>
+void BatchNormImplBase<D, Derived>::pretty_print(std::ostream& s) const {
+  print_norm(s, "BatchNorm", D, this->options);
+}
+template <size_t D, class Derived>
+Tensor BatchNormImplBase<D, Derived>::forward(const Tensor& input) {
+  if constexpr (D == 1)
+    EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "BatchNorm1d: expected 2D or 3D input (got ", input.dim(),
+                "D input)");
+  else
+    EMBER_CHECK(input.dim() == int64_t(D) + 2, "BatchNorm", D, "d: expected ", D + 2, "D input (got ", input.dim(),
+                "D input)");
+  const auto& o = this->options;
+  double momentum = o.momentum().value_or(0.0);
+  const bool training = this->is_training();
+  if (training && o.track_running_stats()) {
+    NoGradGuard g;
+    this->num_batches_tracked.add_(1);
+    if (!o.momentum()) momentum = 1.0 / double(this->num_batches_tracked.template item<int64_t>());
+  }
+  // Batch statistics in training or without running stats; running stats are updated in training.
+  const bool use_running = !training && o.track_running_stats();
+  return functional::batch_norm(input, training || use_running ? this->running_mean : Tensor(),
+                                training || use_running ? this->running_var : Tensor(), this->weight, this->bias,
+                                !use_running, momentum, o.eps());
+}
+
+template <size_t D, class Derived>
+InstanceNormImpl<D, Derived>::InstanceNormImpl(const InstanceNormOptions& o)
+    : NormImplBase<D, Derived, InstanceNormOptions>(o) {
+  this->reset();
+}
+template <size_t D, class Derived>
+void InstanceNormImpl<D, Derived>::pretty_print(std::ostream& s) const {
+  print_norm(s, "InstanceNorm", D, this->options);
+}
+template <size_t D, class Derived>
+Tensor InstanceNormImpl<D, Derived>::forward(const Tensor& input) {
+  const int64_t unbatched = int64_t(D) + 1;
+  EMBER_CHECK(input.dim() == unbatched || input.dim() == unbatched + 1, "InstanceNorm", D, "d: expected ", unbatched,
+              "D or ", unbatched + 1, "D input (got ", input.dim(), "D input)");
+  const auto& o = this->options;
+  const int64_t feature_dim = input.dim() - unbatched;
+  EMBER_CHECK(!o.affine() || input.size(feature_dim) == o.num_features(), "expected input's size at dim=",
+              feature_dim, " to match num_features (", o.num_features(), "), but got: ", input.size(feature_dim), ".");
+  const Tensor x = input.dim() == unbatched ? input.unsqueeze(0) : input;
+  Tensor out = ::ember::instance_norm(x, this->weight, this->bias, this->running_mean, this->running_var,
+                                      this->is_training() || !o.track_running_stats(), o.momentum().value_or(0.1),
+                                      o.eps());
+  return input.dim() == unbatched ? out.squeeze(0) : out;
+}
+
+template class NormImplBase<1, BatchNorm1dImpl, BatchNormOptions>;
+template class NormImplBase<2, BatchNorm2dImpl, BatchNormOptions>;
+template class NormImplBase<3, BatchNorm3dImpl, BatchNormOptions>;
+template class NormImplBase<1, InstanceNorm1dImpl, InstanceNormOptions>;
+template class NormImplBase<2, InstanceNorm2dImpl, InstanceNormOptions>;
+template class NormImplBase<3, InstanceNorm3dImpl, InstanceNormOptions>;
+template class BatchNormImplBase<1, BatchNorm1dImpl>;
+template class BatchNormImplBase<2, BatchNorm2dImpl>;
+template class BatchNormImplBase<3, BatchNorm3dImpl>;
+template class InstanceNormImpl<1, InstanceNorm1dImpl>;
+template class InstanceNormImpl<2, InstanceNorm2dImpl>;
+template class InstanceNormImpl<3, InstanceNorm3dImpl>;
+
+// ---- GroupNorm / LocalResponseNorm ---------------------------------------------------------
+
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& o) : options(o) { reset(); }
+void GroupNormImpl::reset() {
+  EMBER_CHECK(options.num_groups() > 0 && options.num_channels() % options.num_groups() == 0,
+              "num_channels must be divisible by num_groups");
+  const int64_t C = options.num_channels();
+  weight = register_parameter("weight", options.affine() ? ember::empty({C}) : Tensor(), options.affine());
+  bias = register_parameter("bias", options.affine() ? ember::empty({C}) : Tensor(), options.affine());
+  reset_parameters();
+}
+void GroupNormImpl::reset_parameters() {
+  if (!options.affine()) return;
+  NoGradGuard g;
+  weight.fill_(1);
+  bias.zero_();
+}
+void GroupNormImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::GroupNorm(" << options.num_groups() << ", " << options.num_channels() << ", eps=" << options.eps()
+    << ", affine=" << (options.affine() ? "true" : "false") << ")";
+}
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  return ::ember::group_norm(input, options.num_groups(), weight, bias, options.eps());
+}
+
+void LocalResponseNormImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::LocalResponseNorm(" << options.size() << ", alpha=" << options.alpha() << ", beta=" << options.beta()
+    << ", k=" << options.k() << ")";
+}
+Tensor LocalResponseNormImpl::forward(const Tensor& input) {
+  return functional::local_response_norm(input, options);
+}
+
+}  // namespace nn
+}  // namespace ember

@@ -1,0 +1,199 @@
+// Normalization (ember/nn/normalization.h): batch norm (1-3d), group norm, instance norm and
+// local response norm against PyTorch 1.13 (tests/golden/gen_nn_pool_norm.py) in float32
+// and float64, values, running statistics and gradients; channels-last layouts; the
+// modules' parameters, buffers, train/eval and unbatched inputs; gradcheck in both modes;
+// error messages.
+#include "test_util.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using test::Json;
+
+struct Golden {
+  std::map<std::string, Tensor> t;
+  std::map<std::string, std::string> meta;
+  Tensor get(const std::string& name, const char* key, ScalarType dt) const {
+    auto it = t.find(name + "." + key);
+    return it == t.end() ? Tensor() : it->second.to(dt, false, true);
+  }
+};
+const Golden& golden() {
+  static const Golden g = [] {
+    auto c = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_pool_norm.safetensors");
+    return Golden{c.tensors, c.metadata};
+  }();
+  return g;
+}
+MemoryFormat last_format(const Tensor& t) {
+  return t.dim() == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast;
+}
+
+TEST(NormGolden, ValuesRunningStatsAndGradientsMatchPyTorch) {
+  const Golden& g = golden();
+  int cases = 0;
+  for (const auto& [name, text] : g.meta) {
+    const Json a = Json::parse(text);
+    const std::string op = a["op"].as_string();
+    if (op.find("norm") == std::string::npos) continue;
+    ++cases;
+    for (ScalarType dt : {kFloat, kDouble}) {
+      SCOPED_TRACE(name + " " + test::torch_name(dt));
+      Tensor x = g.get(name, "x", dt), w = g.get(name, "w", dt), b = g.get(name, "b", dt);
+      Tensor rm = g.get(name, "rm", dt), rv = g.get(name, "rv", dt);
+      const bool cl = a["cl"].as_bool();
+      if (cl) x = x.contiguous(last_format(x));
+      std::vector<Tensor> inputs{x.requires_grad_()};
+      if (w.defined()) inputs.push_back(w.requires_grad_()), inputs.push_back(b.requires_grad_());
+      Tensor y;
+      if (op == "batch_norm")
+        y = F::batch_norm(x, rm, rv, w, b, a["training"].as_bool(), a["momentum"].as_double(), a["eps"].as_double());
+      else if (op == "group_norm")
+        y = group_norm(x, a["num_groups"].as_int(), w, b, a["eps"].as_double());
+      else if (op == "instance_norm")
+        y = instance_norm(x, w, b, rm, rv, a["use_input_stats"].as_bool(), a["momentum"].as_double(),
+                          a["eps"].as_double());
+      else
+        y = F::local_response_norm(x, F::LocalResponseNormFuncOptions(a["size"].as_int())
+                                          .alpha(a["alpha"].as_double())
+                                          .beta(a["beta"].as_double())
+                                          .k(a["k"].as_double()));
+      EXPECT_TENSOR_CLOSE(y, g.get(name, "y", dt), 1e-5, 1e-5);
+      if (cl) EXPECT_TRUE(y.is_contiguous(last_format(y))) << "channels-last in, channels-last out";
+      if (g.get(name, "rm_out", dt).defined()) {
+        EXPECT_TENSOR_CLOSE(rm, g.get(name, "rm_out", dt), 1e-6, 1e-6);
+        EXPECT_TENSOR_CLOSE(rv, g.get(name, "rv_out", dt), 1e-5, 1e-5);
+      }
+      const auto grads = autograd::grad({y}, inputs, {g.get(name, "gy", dt)});
+      const char* keys[] = {"gx", "gw", "gb"};
+      for (size_t i = 0; i < grads.size(); ++i) EXPECT_TENSOR_CLOSE(grads[i], g.get(name, keys[i], dt), 2e-5, 2e-5);
+    }
+  }
+  EXPECT_EQ(cases, 19);
+}
+
+TEST(Norm, Gradcheck) {
+  manual_seed(3);
+  autograd::GradcheckOptions o;
+  o.check_forward_ad = true;
+  auto r = [](IntArrayRef s) { return randn(s, kDouble).requires_grad_(); };
+  const Tensor x = r({2, 4, 3, 2}), w = r({4}), b = r({4}), x5 = r({2, 4, 2, 2, 3});
+  const std::vector<std::pair<const char*, autograd::Fn>> fns = {
+      {"group_norm", [](const autograd::variable_list& v) { return autograd::variable_list{group_norm(v[0], 2, v[1], v[2])}; }},
+      {"instance_norm",
+       [](const autograd::variable_list& v) {
+         return autograd::variable_list{instance_norm(v[0], v[1], v[2], {}, {}, true, 0.1, 1e-5)};
+       }},
+      {"instance_norm running",
+       [](const autograd::variable_list& v) {
+         const Tensor rm = full({4}, 0.2, kDouble), rv = full({4}, 1.5, kDouble);
+         return autograd::variable_list{instance_norm(v[0], v[1], v[2], rm, rv, false, 0.1, 1e-5)};
+       }},
+      {"batch_norm", [](const autograd::variable_list& v) { return autograd::variable_list{F::batch_norm(v[0], {}, {}, v[1], v[2], true)}; }},
+      {"local_response_norm",
+       [](const autograd::variable_list& v) { return autograd::variable_list{F::local_response_norm(v[0], 3, 0.5, 0.75, 1.0)}; }},
+  };
+  for (const auto& [name, f] : fns) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(autograd::gradcheck(f, {x, w, b}, o));
+    EXPECT_TRUE(autograd::gradcheck(f, {x5, w, b}, o));
+  }
+  EXPECT_TRUE(autograd::gradgradcheck(fns[0].second, {x, w, b}));
+}
+
+TEST(Norm, BatchNorm3dModule) {
+  manual_seed(1);
+  nn::BatchNorm3d bn(nn::BatchNorm3dOptions(3).momentum(0.3));
+  const Tensor x = randn({2, 3, 2, 3, 4}).mul(2).add(1);
+  const Tensor y = bn(x);
+  const Tensor mean = x.mean({0, 2, 3, 4}), var = x.var({0, 2, 3, 4}, false);
+  EXPECT_TENSOR_CLOSE(y, x.sub(mean.view({1, 3, 1, 1, 1})).div(var.add(1e-5).sqrt().view({1, 3, 1, 1, 1})), 1e-5, 1e-5);
+  EXPECT_TENSOR_CLOSE(bn->running_mean, mean.mul(0.3), 1e-6, 1e-6);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
+  bn->eval();
+  EXPECT_TENSOR_CLOSE(bn(x), x.sub(bn->running_mean.view({1, 3, 1, 1, 1}))
+                                 .div(bn->running_var.add(1e-5).sqrt().view({1, 3, 1, 1, 1})),
+                      1e-5, 1e-5);
+  EXPECT_TRUE(bn(x.contiguous(MemoryFormat::ChannelsLast3d)).is_contiguous(MemoryFormat::ChannelsLast3d));
+  EXPECT_ERROR_WITH(bn(randn({2, 3, 4, 4})), "BatchNorm3d: expected 5D input (got 4D input)");
+  std::ostringstream s;
+  s << *bn;
+  EXPECT_EQ(s.str(), "torch::nn::BatchNorm3d(3, eps=1e-05, momentum=0.3, affine=true, track_running_stats=true)");
+}
+
+TEST(Norm, InstanceNormModules) {
+  manual_seed(2);
+  nn::InstanceNorm2d plain(3);
+  EXPECT_EQ(plain->parameters().size(), 0u);
+  EXPECT_EQ(plain->buffers().size(), 0u);
+  const Tensor x = randn({2, 3, 4, 5}).mul(3).add(2);
+  const Tensor y = plain(x);
+  EXPECT_TENSOR_CLOSE(y.mean({2, 3}), zeros({2, 3}), 1e-5, 1e-5);
+  EXPECT_TENSOR_CLOSE(y.var({2, 3}, false), ones({2, 3}), 1e-3, 1e-3);
+  EXPECT_TENSOR_CLOSE(plain(x[0]), y[0], 1e-6, 1e-6);  // unbatched
+  EXPECT_TRUE(plain(x.contiguous(MemoryFormat::ChannelsLast)).is_contiguous(MemoryFormat::ChannelsLast));
+
+  nn::InstanceNorm2d tracked(nn::InstanceNorm2dOptions(3).affine(true).track_running_stats(true).momentum(0.5));
+  EXPECT_EQ(tracked->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
+  EXPECT_EQ(tracked->named_buffers().keys(),
+            (std::vector<std::string>{"running_mean", "running_var", "num_batches_tracked"}));
+  (void)tracked(x);
+  EXPECT_TENSOR_CLOSE(tracked->running_mean, x.mean({2, 3}).mean(0).mul(0.5), 1e-5, 1e-5);
+  EXPECT_TENSOR_CLOSE(tracked->running_var, x.var({2, 3}, true).mean(0).mul(0.5).add(0.5), 1e-4, 1e-4);
+  tracked->eval();  // the running statistics now
+  EXPECT_TENSOR_CLOSE(tracked(x), x.sub(tracked->running_mean.view({1, 3, 1, 1}))
+                                      .div(tracked->running_var.add(1e-5).sqrt().view({1, 3, 1, 1})),
+                      1e-5, 1e-5);
+  nn::InstanceNorm1d in1(nn::InstanceNorm1dOptions(4).affine(true));
+  EXPECT_TENSOR_CLOSE(in1(randn({2, 4, 7}).mul(2)).mean(2), zeros({2, 4}), 1e-5, 1e-5);
+  nn::InstanceNorm3d in3(2);
+  EXPECT_EQ(in3(randn({2, 3, 3, 3})).sizes(), IntArrayRef({2, 3, 3, 3}));  // unbatched (C, D, H, W)
+  EXPECT_ERROR_WITH(plain(randn({3, 4})), "InstanceNorm2d: expected 3D or 4D input (got 2D input)");
+  EXPECT_ERROR_WITH(in1(randn({2, 3, 5})), "expected input's size at dim=1 to match num_features (4), but got: 3.");
+  EXPECT_ERROR_WITH(instance_norm(x, {}, {}, {}, {}, false, 0.1, 1e-5),
+                    "Expected running_mean and running_var to be defined when use_input_stats is false");
+  EXPECT_TENSOR_CLOSE(F::instance_norm(x, F::InstanceNormFuncOptions().eps(1e-5)), y, 1e-6, 1e-6);
+  std::ostringstream s;
+  s << *plain;
+  EXPECT_EQ(s.str(), "torch::nn::InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=false, track_running_stats=false)");
+}
+
+TEST(Norm, GroupNormAndLocalResponseNormModules) {
+  manual_seed(4);
+  nn::GroupNorm gn(nn::GroupNormOptions(2, 6).eps(1e-3));
+  EXPECT_EQ(gn->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
+  const Tensor x = randn({3, 6, 4, 2});
+  const Tensor y = gn(x);
+  const Tensor xg = x.view({3, 2, -1});
+  EXPECT_TENSOR_CLOSE(y, xg.sub(xg.mean(2, true)).div(xg.var(2, false, true).add(1e-3).sqrt()).view_as(x), 1e-5, 1e-5);
+  EXPECT_TENSOR_CLOSE(F::group_norm(x, F::GroupNormFuncOptions(2).eps(1e-3)), y, 1e-6, 1e-6);
+  EXPECT_TRUE(gn(x.contiguous(MemoryFormat::ChannelsLast)).is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_EQ(nn::GroupNorm(nn::GroupNormOptions(3, 6).affine(false))->parameters().size(), 0u);
+  EXPECT_ERROR_WITH(nn::GroupNorm(4, 6), "num_channels must be divisible by num_groups");
+  EXPECT_ERROR_WITH(group_norm(randn({2, 5, 3}), 2),
+                    "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+                    "[2, 5, 3] and num_groups=2");
+  EXPECT_ERROR_WITH(group_norm(randn({2, 4, 5}), 2, ones({3})),
+                    "Expected weight to be a vector of size equal to the number of channels in input, but got weight "
+                    "of shape [3] and input of shape [2, 4, 5]");
+  EXPECT_ERROR_WITH(group_norm(randn({4}), 2), "Expected at least 2 dimensions for input tensor but received 1");
+
+  nn::LocalResponseNorm lrn(nn::LocalResponseNormOptions(3).alpha(0.2).k(2));
+  // the definition, channel by channel
+  const Tensor sq = x.square();
+  for (int64_t c = 0; c < 6; ++c) {
+    const int64_t lo = std::max<int64_t>(0, c - 1), hi = std::min<int64_t>(5, c + 1);
+    const Tensor div = sq.narrow(1, lo, hi - lo + 1).sum(1).mul(0.2 / 3).add(2).pow(0.75);
+    EXPECT_TENSOR_CLOSE(lrn(x).select(1, c), x.select(1, c).div(div), 1e-6, 1e-6);
+  }
+  EXPECT_TRUE(lrn(x.contiguous(MemoryFormat::ChannelsLast)).is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_ERROR_WITH(lrn(randn({2, 3})), "Expected 3D or higher dimensionality input (got 2 dimensions)");
+  std::ostringstream s;
+  s << *gn << " " << *lrn;
+  EXPECT_EQ(s.str(), "torch::nn::GroupNorm(2, 6, eps=0.001, affine=true) "
+                     "torch::nn::LocalResponseNorm(3, alpha=0.2, beta=0.75, k=2)");
+}
+
+}  // namespace
+}  // namespace ember
