@@ -4,6 +4,8 @@
 //   max/avg pooling 3x3 stride 2 on 8x64x112x112: forward, and forward + backward, in both
 //     layouts (and bfloat16 channels-last max)
 //   conv2d 64->64 3x3 on 8x64x56x56: forward, and forward + backward, in both layouts
+//   interpolate bilinear 2x on 8x64x56x56 (align_corners false): forward, and forward +
+//     backward, in both layouts
 //   ResNet-18 (random weights, eval) inference, batch 8, 224x224: float32 contiguous and
 //     channels-last, bfloat16 channels-last
 //   training steps (forward, backward, SGD step): MLP 784-512-512-10 batch 128, a small
@@ -144,6 +146,28 @@ int main(int argc, char** argv) {
     cases.push_back({"conv2d 64x3x3 fwd+bwd" + tag, 3 * conv_flops, "FLOP", [conv, xg] {
                        conv->zero_grad();
                        conv->forward(xg).sum().backward();
+                     }});
+  }
+
+  // interpolate bilinear 2x, 8x64x56x56 -> 112x112 (work: bytes read + written)
+  for (bool last : {false, true}) {
+    if (!want("interpolate")) break;
+    auto x = torch::randn({8, 64, 56, 56});
+    if (last) x = x.contiguous(CL);
+    const auto opts = torch::nn::functional::InterpolateFuncOptions()
+                          .scale_factor(std::vector<double>{2, 2})
+                          .mode(torch::kBilinear)
+                          .align_corners(false);
+    const double bytes = 4.0 * 8 * 64 * 56 * 56 * 5;
+    const std::string tag = last ? " channels-last" : " contiguous";
+    cases.push_back({"interpolate bilinear 2x fwd" + tag, bytes, "B", [x, opts] {
+                       torch::NoGradGuard ng;
+                       (void)torch::nn::functional::interpolate(x, opts);
+                     }});
+    auto xg = x.clone().requires_grad_();
+    cases.push_back({"interpolate bilinear 2x fwd+bwd" + tag, 3 * bytes, "B", [xg, opts]() mutable {
+                       xg.mutable_grad() = torch::Tensor();
+                       torch::nn::functional::interpolate(xg, opts).sum().backward();
                      }});
   }
 

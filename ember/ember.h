@@ -26,6 +26,7 @@
 #include "ember/nn/normalization.h"
 #include "ember/nn/pooling.h"
 #include "ember/nn/rnn.h"
+#include "ember/nn/spatial.h"
 #include "ember/nn/transformer.h"
 #include "ember/nn/utils.h"
 #include "ember/ops/functions.h"
