@@ -20,22 +20,14 @@ using dnnl::memory;
 using dims = memory::dims;
 using dnnl_common::dnnl_type;
 using dnnl_common::engine;
+using dnnl_common::execute;
+using dnnl_common::plain_tag;
 
 bool channels_last(const Tensor& t) {
   const int64_t d = t.dim();
   return (d == 4 && t.is_contiguous(MemoryFormat::ChannelsLast) && !t.is_contiguous()) ||
          (d == 5 && t.is_contiguous(MemoryFormat::ChannelsLast3d) && !t.is_contiguous()) ||
          (d == 3 && t.stride(1) == 1 && t.size(1) > 1 && t.stride(2) == t.size(1) && t.stride(0) == t.size(1) * t.size(2));
-}
-
-// Channels-last tags per rank (ncw -> nwc, nchw -> nhwc, ncdhw -> ndhwc).
-memory::format_tag plain_tag(int64_t rank, bool last) {
-  using tag = memory::format_tag;
-  switch (rank) {
-    case 3: return last ? tag::nwc : tag::ncw;
-    case 4: return last ? tag::nhwc : tag::nchw;
-    default: return last ? tag::ndhwc : tag::ncdhw;
-  }
 }
 
 // A tensor's own layout as a oneDNN descriptor (any strides).
@@ -65,7 +57,8 @@ dims weight_dims(IntArrayRef w, int64_t groups) {
 std::vector<int64_t> dnnl_output_sizes(IntArrayRef in, IntArrayRef w, const ConvShape& s) {
   std::vector<int64_t> out{in[0], w[0]};
   for (size_t i = 0; i + 2 < in.size(); ++i)
-    out.push_back((in[i + 2] + s.pad_l[i] + s.pad_r[i] - s.dilation[i] * (w[i + 2] - 1) - 1) / s.stride[i] + 1);
+    out.push_back(dnnl_common::window_output_size(in[i + 2], w[i + 2], s.stride[i], s.pad_l[i], s.pad_r[i],
+                                                  s.dilation[i]));
   return out;
 }
 
@@ -125,31 +118,9 @@ struct Geometry {
   }
 };
 
-dnnl::primitive_attr scratch_attr() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
-std::shared_ptr<ConvEntry> entry_for(const Geometry& g) {
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, std::shared_ptr<ConvEntry>>();  // leaked at exit
-  static auto* order = new std::list<std::string>();
-  const std::string key = g.key();
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(key);
-  if (it != cache->end()) return it->second;
-  if (cache->size() >= 256) {  // bounded: drop the oldest geometry
-    cache->erase(order->front());
-    order->pop_front();
-  }
-  order->push_back(key);
-  return cache->emplace(key, std::make_shared<ConvEntry>()).first->second;
-}
-
 void ensure_forward(ConvEntry& e, const Geometry& g) {
   if (e.fwd) return;
-  e.fwd_pd = std::make_unique<dnnl::convolution_forward::primitive_desc>(g.fwd_desc(), scratch_attr(), engine());
+  e.fwd_pd = std::make_unique<dnnl::convolution_forward::primitive_desc>(g.fwd_desc(), dnnl_common::scratchpad_attr(), engine());
   e.fwd = std::make_unique<dnnl::convolution_forward>(*e.fwd_pd);
 }
 
@@ -210,12 +181,6 @@ Geometry geometry(IntArrayRef in, IntArrayRef w, const ConvShape& s, ScalarType 
   return g;
 }
 
-void execute(const dnnl::primitive& p, const dnnl::primitive_desc_base& pd, std::unordered_map<int, memory> args) {
-  const memory::desc sd = pd.scratchpad_desc();
-  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, memory(sd, engine(), dnnl_common::scratchpad(sd.get_size())));
-  p.execute(dnnl_common::stream(), args);
-}
-
 // Writes `m` (a primitive's result) into the user tensor `t` when their layouts differ.
 void store(const memory& m, const Tensor& t) {
   const memory::desc user = md_of(t);
@@ -256,7 +221,7 @@ Tensor dnnl_conv_forward(const Tensor& input, const Tensor& weight, const Tensor
   const Geometry g = geometry(x.sizes(), weight.sizes(), s, x.scalar_type(), last, bias.defined());
   Tensor out = empty(g.out, x.options().memory_format(fmt));
   dnnl_common::OmpThreads threads(g.threads, in_parallel_region());
-  std::shared_ptr<ConvEntry> e = entry_for(g);
+  std::shared_ptr<ConvEntry> e = dnnl_common::cached_entry<ConvEntry>(g.key());
   std::lock_guard<std::mutex> lock(e->mu);
   ensure_forward(*e, g);
   std::vector<Tensor> keep;
@@ -282,7 +247,7 @@ Tensor dnnl_conv_backward_data(const Tensor& grad_output, const Tensor& weight, 
   const Geometry g = geometry(input_sizes, weight.sizes(), s, gy.scalar_type(), last, false);
   Tensor gx = empty(input_sizes, gy.options().memory_format(input_format));
   dnnl_common::OmpThreads threads(g.threads, in_parallel_region());
-  std::shared_ptr<ConvEntry> e = entry_for(g);
+  std::shared_ptr<ConvEntry> e = dnnl_common::cached_entry<ConvEntry>(g.key());
   std::lock_guard<std::mutex> lock(e->mu);
   ensure_forward(*e, g);
   if (!e->bwd_data) {
@@ -290,7 +255,7 @@ Tensor dnnl_conv_backward_data(const Tensor& grad_output, const Tensor& weight, 
                                             g.act_md(g.out), dims(s.stride.begin(), s.stride.end()),
                                             dnnl_dilation(s), dims(s.pad_l.begin(), s.pad_l.end()),
                                             dims(s.pad_r.begin(), s.pad_r.end()));
-    e->bwd_data_pd = std::make_unique<dnnl::convolution_backward_data::primitive_desc>(d, scratch_attr(), engine(),
+    e->bwd_data_pd = std::make_unique<dnnl::convolution_backward_data::primitive_desc>(d, dnnl_common::scratchpad_attr(), engine(),
                                                                                        *e->fwd_pd);
     e->bwd_data = std::make_unique<dnnl::convolution_backward_data>(*e->bwd_data_pd);
   }
@@ -318,7 +283,7 @@ std::pair<Tensor, Tensor> dnnl_conv_backward_weights(const Tensor& grad_output, 
   Tensor gw = empty(weight_sizes, x.options());
   Tensor gb = bias ? empty({weight_sizes[0]}, x.options()) : Tensor();
   dnnl_common::OmpThreads threads(g.threads, in_parallel_region());
-  std::shared_ptr<ConvEntry> e = entry_for(g);
+  std::shared_ptr<ConvEntry> e = dnnl_common::cached_entry<ConvEntry>(g.key());
   std::lock_guard<std::mutex> lock(e->mu);
   ensure_forward(*e, g);
   if (!e->bwd_w) {
@@ -326,7 +291,7 @@ std::pair<Tensor, Tensor> dnnl_conv_backward_weights(const Tensor& grad_output, 
                                                g.bias_md(), g.act_md(g.out), dims(s.stride.begin(), s.stride.end()),
                                                dnnl_dilation(s), dims(s.pad_l.begin(), s.pad_l.end()),
                                                dims(s.pad_r.begin(), s.pad_r.end()));
-    e->bwd_w_pd = std::make_unique<dnnl::convolution_backward_weights::primitive_desc>(d, scratch_attr(), engine(),
+    e->bwd_w_pd = std::make_unique<dnnl::convolution_backward_weights::primitive_desc>(d, dnnl_common::scratchpad_attr(), engine(),
                                                                                        *e->fwd_pd);
     e->bwd_w = std::make_unique<dnnl::convolution_backward_weights>(*e->bwd_w_pd);
   }

@@ -233,6 +233,27 @@ dnnl::stream& stream() {
   return s;
 }
 
+dnnl::memory::format_tag plain_tag(int64_t rank, bool channels_last) {
+  using tag = dnnl::memory::format_tag;
+  switch (rank) {
+    case 3: return channels_last ? tag::nwc : tag::ncw;
+    case 4: return channels_last ? tag::nhwc : tag::nchw;
+    default: return channels_last ? tag::ndhwc : tag::ncdhw;
+  }
+}
+
+dnnl::primitive_attr scratchpad_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void execute(const dnnl::primitive& p, const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory> args) {
+  const dnnl::memory::desc sd = pd.scratchpad_desc();
+  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(sd, engine(), scratchpad(sd.get_size())));
+  p.execute(stream(), args);
+}
+
 void* scratchpad(size_t bytes) {
   struct Buffer {
     void* data = nullptr;

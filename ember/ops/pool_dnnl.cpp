@@ -25,19 +25,11 @@ using dnnl_common::engine;
 
 dims to_dims(const std::vector<int64_t>& v) { return dims(v.begin(), v.end()); }
 
-memory::format_tag plain_tag(size_t rank, bool last) {
-  using tag = memory::format_tag;
-  switch (rank) {
-    case 3: return tag::ncw;
-    case 4: return last ? tag::nhwc : tag::nchw;
-    default: return last ? tag::ndhwc : tag::ncdhw;
-  }
-}
-
 std::vector<int64_t> output_sizes(IntArrayRef in, const PoolShape& s) {
   std::vector<int64_t> out{in[0], in[1]};
   for (size_t i = 0; i + 2 < in.size(); ++i)
-    out.push_back((in[i + 2] + s.pad_l[i] + s.pad_r[i] - s.dilation[i] * (s.kernel[i] - 1) - 1) / s.stride[i] + 1);
+    out.push_back(dnnl_common::window_output_size(in[i + 2], s.kernel[i], s.stride[i], s.pad_l[i], s.pad_r[i],
+                                                  s.dilation[i]));
   return out;
 }
 
@@ -60,7 +52,7 @@ struct Geometry {
     return k.str();
   }
   memory::desc md(const std::vector<int64_t>& sizes) const {
-    return memory::desc(to_dims(sizes), dnnl_type(dtype), plain_tag(sizes.size(), last));
+    return memory::desc(to_dims(sizes), dnnl_type(dtype), dnnl_common::plain_tag(int64_t(sizes.size()), last));
   }
   dnnl::algorithm alg() const {
     return kind == PoolKind::Max            ? dnnl::algorithm::pooling_max
@@ -87,28 +79,6 @@ struct PoolEntry {
   dnnl::pooling_v2_backward bwd;
 };
 
-dnnl::primitive_attr scratch_attr() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
-std::shared_ptr<PoolEntry> entry_for(const Geometry& g) {
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, std::shared_ptr<PoolEntry>>();  // leaked at exit
-  static auto* order = new std::list<std::string>();
-  const std::string key = g.key();
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(key);
-  if (it != cache->end()) return it->second;
-  if (cache->size() >= 256) {  // bounded: drop the oldest geometry
-    cache->erase(order->front());
-    order->pop_front();
-  }
-  order->push_back(key);
-  return cache->emplace(key, std::make_shared<PoolEntry>()).first->second;
-}
-
 // The forward primitive (training: the one the backward is made from), created once.
 const dnnl::pooling_v2_forward::primitive_desc& forward_pd(PoolEntry& e, const Geometry& g, bool training,
                                                            dnnl::pooling_v2_forward* prim) {
@@ -116,7 +86,7 @@ const dnnl::pooling_v2_forward::primitive_desc& forward_pd(PoolEntry& e, const G
   auto& pd = training ? e.train_pd : e.infer_pd;
   auto& p = training ? e.train : e.infer;
   if (!pd) {
-    pd = std::make_unique<dnnl::pooling_v2_forward::primitive_desc>(g.fwd_desc(training), scratch_attr(), engine());
+    pd = std::make_unique<dnnl::pooling_v2_forward::primitive_desc>(g.fwd_desc(training), dnnl_common::scratchpad_attr(), engine());
     p = dnnl::pooling_v2_forward(*pd);
   }
   if (prim) *prim = p;
@@ -133,9 +103,7 @@ Geometry geometry(IntArrayRef in, const PoolShape& s, PoolKind kind, ScalarType 
 }
 
 void execute(const dnnl::primitive& p, const dnnl::primitive_desc_base& pd, std::unordered_map<int, memory> args) {
-  const memory::desc sd = pd.scratchpad_desc();
-  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, memory(sd, engine(), dnnl_common::scratchpad(sd.get_size())));
-  p.execute(dnnl_common::stream(), args);
+  dnnl_common::execute(p, pd, std::move(args));
   dnnl_common::stream().wait();
 }
 
@@ -167,7 +135,7 @@ Tensor dnnl_pool_forward(const Tensor& input, const PoolShape& s, PoolKind kind,
   Tensor out = empty(g.out, x.options().memory_format(fmt));
   const bool training = workspace != nullptr && kind == PoolKind::Max;
   dnnl_common::OmpThreads threads(g.threads, in_parallel_region());
-  std::shared_ptr<PoolEntry> e = entry_for(g);
+  std::shared_ptr<PoolEntry> e = dnnl_common::cached_entry<PoolEntry>(g.key());
   dnnl::pooling_v2_forward prim;
   const auto& pd = forward_pd(*e, g, training, &prim);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(pd.src_desc(), engine(), x.data_ptr())},
@@ -188,7 +156,7 @@ Tensor dnnl_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, Me
   const Geometry g = geometry(input_sizes, s, kind, gy.scalar_type(), last);
   Tensor gx = empty(input_sizes, gy.options().memory_format(format_of(input_sizes.size(), last)));
   dnnl_common::OmpThreads threads(g.threads, in_parallel_region());
-  std::shared_ptr<PoolEntry> e = entry_for(g);
+  std::shared_ptr<PoolEntry> e = dnnl_common::cached_entry<PoolEntry>(g.key());
   const auto& fwd = forward_pd(*e, g, true, nullptr);
   dnnl::pooling_v2_backward prim;
   {
@@ -196,7 +164,7 @@ Tensor dnnl_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, Me
     if (!e->bwd_pd) {
       dnnl::pooling_v2_backward::desc d(g.alg(), g.md(g.in), g.md(g.out), to_dims(s.stride), to_dims(s.kernel),
                                         g.dilation(), to_dims(s.pad_l), to_dims(s.pad_r));
-      e->bwd_pd = std::make_unique<dnnl::pooling_v2_backward::primitive_desc>(d, scratch_attr(), engine(), fwd);
+      e->bwd_pd = std::make_unique<dnnl::pooling_v2_backward::primitive_desc>(d, dnnl_common::scratchpad_attr(), engine(), fwd);
       e->bwd = dnnl::pooling_v2_backward(*e->bwd_pd);
     }
     prim = e->bwd;
