@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "ember/nn/init.h"
+#include "ember/nn/spatial.h"
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/record.h"
@@ -392,8 +393,10 @@ void ConvNdImpl<D, Derived>::reset() {
   EMBER_CHECK(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
   EMBER_CHECK(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
   EMBER_CHECK(options.kernel_size().size() == D, "kernel_size must have ", D, " values");
-  EMBER_CHECK(options.padding_mode() == "zeros", "Conv: padding_mode '", options.padding_mode(),
-              "' is not implemented yet (only 'zeros')");
+  const std::string& mode = options.padding_mode();
+  EMBER_CHECK(mode == "zeros" || mode == "reflect" || mode == "replicate" || mode == "circular",
+              "padding_mode must be one of 'zeros', 'reflect', 'replicate' or 'circular', but got padding_mode='",
+              mode, "'");
   std::vector<int64_t> wshape = {options.out_channels(), options.in_channels() / options.groups()};
   wshape.insert(wshape.end(), options.kernel_size().begin(), options.kernel_size().end());
   this->weight = this->register_parameter("weight", ember::empty(wshape));
@@ -437,8 +440,29 @@ void ConvNdImpl<D, Derived>::pretty_print(std::ostream& s) const {
 template <size_t D, class Derived>
 Tensor ConvNdImpl<D, Derived>::forward(const Tensor& input) {
   static constexpr const char* kNames[] = {"", "conv1d", "conv2d", "conv3d"};
-  return functional::conv_nd(input, weight, bias, options.stride(), options.padding(), options.dilation(),
-                             options.groups(), D, kNames[D]);
+  const std::string& mode = options.padding_mode();
+  if (mode == "zeros")
+    return functional::conv_nd(input, weight, bias, options.stride(), options.padding(), options.dilation(),
+                               options.groups(), D, kNames[D]);
+  // Other modes pad the input first (PyTorch's _reversed_padding_repeated_twice: last dim
+  // first; 'same' splits dilation * (k - 1) with the extra element on the right).
+  std::vector<int64_t> pad;
+  for (size_t i = D; i-- > 0;) {
+    int64_t l = 0, r = 0;
+    if (const auto* s = std::get_if<std::string>(&options.padding())) {
+      if (*s == "same") {
+        const int64_t total = options.dilation()[i] * (options.kernel_size()[i] - 1);
+        l = total / 2, r = total - l;
+      }
+    } else {
+      const auto& p = std::get<std::vector<int64_t>>(options.padding());
+      l = r = p.size() == 1 ? p[0] : p.at(i);
+    }
+    pad.insert(pad.end(), {l, r});
+  }
+  const PadMode pm = mode == "reflect" ? PadMode::Reflect : mode == "replicate" ? PadMode::Replicate : PadMode::Circular;
+  return functional::conv_nd(pad_nd(input, pad, pm), weight, bias, options.stride(), std::vector<int64_t>(D, 0),
+                             options.dilation(), options.groups(), D, kNames[D]);
 }
 
 template <size_t D, class Derived>

@@ -62,7 +62,7 @@ struct ConvOptions {
   TORCH_ARG(ExpandingArray<D>, dilation) = 1;
   TORCH_ARG(int64_t, groups) = 1;
   TORCH_ARG(bool, bias) = true;
-  TORCH_ARG(std::string, padding_mode) = "zeros";
+  TORCH_ARG(std::string, padding_mode) = "zeros";  // or reflect / replicate / circular (torch::kReflect ...)
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;

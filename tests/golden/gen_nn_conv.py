@@ -58,6 +58,26 @@ for name, (d, n, c, o, spatial, k, stride, padding, opad, dilation, groups, cl) 
     for key, t in {"x": x, "w": w, "b": b, "y": y, "gy": gy, "gx": x.grad, "gw": w.grad, "gb": b.grad}.items():
         out[f"{name}.{key}"] = t.detach().contiguous()
 
+# Padding modes: nn.ConvNd(padding_mode=...) modules (weights stored as w, b).
+pcases = {
+    "pm_reflect2d": (2, dict(in_channels=2, out_channels=3, kernel_size=3, padding=1, padding_mode="reflect"), (2, 2, 6, 5)),
+    "pm_replicate_same": (2, dict(in_channels=2, out_channels=2, kernel_size=(4, 3), padding="same", padding_mode="replicate"),
+                          (1, 2, 6, 6)),
+    "pm_circular1d": (1, dict(in_channels=3, out_channels=2, kernel_size=3, padding=2, dilation=2, padding_mode="circular"),
+                      (2, 3, 9)),
+    "pm_circular3d": (3, dict(in_channels=1, out_channels=2, kernel_size=3, padding=(1, 0, 1), padding_mode="circular",
+                              stride=2), (1, 1, 5, 4, 5)),
+}
+for name, (d, kw, xs) in pcases.items():
+    m = {1: torch.nn.Conv1d, 2: torch.nn.Conv2d, 3: torch.nn.Conv3d}[d](**kw)
+    x = torch.randn(*xs, requires_grad=True)
+    y = m(x)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    for key, t in {"x": x, "w": m.weight, "b": m.bias, "y": y, "gy": gy, "gx": x.grad, "gw": m.weight.grad,
+                   "gb": m.bias.grad}.items():
+        out[f"{name}.{key}"] = t.detach().contiguous()
+
 # Complex convolutions (complex64): gradients of y.backward(gy), PyTorch's conjugate
 # Wirtinger convention. Stored as real views (trailing dim 2).
 ccases = {

@@ -317,3 +317,36 @@ TEST(ConvDnnl, ChannelsLastStaysThroughAResidualBlock) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(ConvPaddingMode, MatchesPyTorchModules) {
+  const auto golden = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_conv.safetensors").tensors;
+  auto check = [&](const std::string& name, auto module) {
+    SCOPED_TRACE(name);
+    auto get = [&](const char* k) { return golden.at(name + "." + k); };
+    {
+      NoGradGuard ng;
+      module->weight.copy_(get("w"));
+      module->bias.copy_(get("b"));
+    }
+    const Tensor x = get("x").clone().requires_grad_();
+    const Tensor y = module(x);
+    EXPECT_TENSOR_CLOSE(y, get("y"), 1e-5, 1e-5);
+    y.mul(get("gy")).sum().backward();
+    EXPECT_TENSOR_CLOSE(x.grad(), get("gx"), 1e-4, 1e-4);
+    EXPECT_TENSOR_CLOSE(module->weight.grad(), get("gw"), 1e-4, 1e-4);
+    EXPECT_TENSOR_CLOSE(module->bias.grad(), get("gb"), 1e-4, 1e-4);
+  };
+  check("pm_reflect2d", nn::Conv2d(nn::Conv2dOptions(2, 3, 3).padding(1).padding_mode(kReflect)));
+  check("pm_replicate_same", nn::Conv2d(nn::Conv2dOptions(2, 2, {4, 3}).padding("same").padding_mode("replicate")));
+  check("pm_circular1d", nn::Conv1d(nn::Conv1dOptions(3, 2, 3).padding(2).dilation(2).padding_mode(kCircular)));
+  check("pm_circular3d",
+        nn::Conv3d(nn::Conv3dOptions(1, 2, 3).padding({1, 0, 1}).stride(2).padding_mode("circular")));
+  EXPECT_ERROR_WITH(nn::Conv2d(nn::Conv2dOptions(1, 1, 3).padding_mode("mirror")),
+                    "padding_mode must be one of 'zeros', 'reflect', 'replicate' or 'circular'");
+}
+
+}  // namespace
+}  // namespace ember
