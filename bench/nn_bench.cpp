@@ -9,7 +9,8 @@
 //   ResNet-18 (random weights, eval) inference, batch 8, 224x224: float32 contiguous and
 //     channels-last, bfloat16 channels-last
 //   training steps (forward, backward, SGD step): MLP 784-512-512-10 batch 128, a small
-//     CNN on 8x 1x28x28... batch 64
+//     CNN on 1x28x28 images batch 64, a TransformerEncoderLayer (d_model 256, 4 heads,
+//     feed-forward 1024, sequence 128, batch 16)
 // Usage: nn_bench [threads] [filter-substring]
 #include <torch/torch.h>
 
@@ -219,6 +220,20 @@ int main(int argc, char** argv) {
     cases.push_back({"train step cnn mnist b64", flops, "FLOP", [cnn, opt, x, y]() mutable {
                        opt->zero_grad();
                        torch::nn::functional::cross_entropy(cnn->forward(x), y).backward();
+                       opt->step();
+                     }});
+  }
+
+  if (want("train step transformer")) {
+    // d_model 256, 4 heads, feed-forward 1024, sequence 128, batch 16 (sequence-first input)
+    auto layer = nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(256, 4).dim_feedforward(1024).dropout(0.1));
+    auto opt = std::make_shared<torch::optim::SGD>(layer->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto x = torch::randn({128, 16, 256});
+    const double tokens = 128.0 * 16;
+    const double flops = 3 * 2 * tokens * (4 * 256 * 256 + 2 * 256 * 1024) + 3 * 2 * 2 * 16 * 128.0 * 128 * 256;
+    cases.push_back({"train step transformer-encoder d256 b16 s128", flops, "FLOP", [layer, opt, x]() mutable {
+                       opt->zero_grad();
+                       layer->forward(x).square().mean().backward();
                        opt->step();
                      }});
   }

@@ -99,13 +99,23 @@ struct Digits {
   torch::Tensor labels;  // [N] int64
 };
 
+// The data set: --data, else beside an installed program (<prefix>/share/ember), else the
+// source tree this program was built from.
 std::string find_data(const std::string& requested) {
   if (!requested.empty()) return requested;
-  std::stringstream paths(EMBER_DIGITS_PATHS);  // build tree, then install tree
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back((exe.parent_path().parent_path() / "share/ember/digits.csv.gz").string());
+  std::stringstream paths(EMBER_DIGITS_PATHS);
   for (std::string p; std::getline(paths, p, '|');)
-    if (!p.empty() && std::filesystem::exists(p)) return p;
-  throw std::runtime_error("cannot find digits.csv.gz (looked in: " + std::string(EMBER_DIGITS_PATHS) +
-                           "); pass --data FILE");
+    if (!p.empty()) candidates.push_back(p);
+  std::string tried;
+  for (const std::string& p : candidates) {
+    if (std::filesystem::exists(p)) return p;
+    tried += (tried.empty() ? "" : ", ") + p;
+  }
+  throw std::runtime_error("cannot find digits.csv.gz (looked in: " + tried + "); pass --data FILE");
 }
 
 Digits load_digits(const std::string& path) {
@@ -205,7 +215,8 @@ double accuracy(torch::nn::Sequential& model, const torch::Tensor& x, const torc
 int train(const Config& config_in) {
   Config c = config_in;
   if (c.threads > 0) torch::set_num_threads(c.threads);
-  const Digits data = load_digits(find_data(c.data));
+  const std::string data_path = find_data(c.data);
+  const Digits data = load_digits(data_path);
   const int64_t n = data.images.size(0), n_test = n / 5;
   // A fixed split (independent of --seed): the same held-out images for every run.
   const torch::Tensor order = torch::randperm(n, torch::Generator(20241129), torch::kLong);
@@ -252,7 +263,7 @@ int train(const Config& config_in) {
   std::cout << "ember train: " << x_train.size(0) << " training and " << n_test
             << " held-out 8x8 digits, " << c.epochs << " epochs, batch " << c.batch_size << ", "
             << torch::get_num_threads() << " threads" << (c.channels_last ? ", channels-last" : "")
-            << (c.bf16 ? ", bfloat16 autocast" : "") << "\n";
+            << (c.bf16 ? ", bfloat16 autocast" : "") << " (data: " << data_path << ")\n";
   const int64_t batches = (x_train.size(0) + c.batch_size - 1) / c.batch_size;
   const auto start = std::chrono::steady_clock::now();
   for (int64_t epoch = first_epoch; epoch <= c.epochs; ++epoch) {

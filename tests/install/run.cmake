@@ -19,3 +19,11 @@ message("${out}")
 if(rc OR NOT out MATCHES "consumer ok")
   message(FATAL_ERROR "the consumer failed: ${rc}")
 endif()
+
+# The installed `ember train` finds its data set beside it (<prefix>/share/ember).
+execute_process(COMMAND ${WORK}/prefix/bin/ember train --epochs 1 --no-progress --checkpoint ${WORK}/digits.safetensors
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(rc OR NOT out MATCHES "test accuracy: 0\\.[0-9][0-9][0-9]\n$" OR NOT out MATCHES "data: ${WORK}/prefix/share/ember/")
+  message(FATAL_ERROR "the installed ember train failed (${rc}): ${err}")
+endif()
