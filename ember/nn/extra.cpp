@@ -11,6 +11,18 @@
 namespace ember::nn {
 
 namespace functional {
+Tensor elu(const Tensor& input, double alpha, double scale, double input_scale) {
+  return ::ember::elu(input, alpha, scale, input_scale);
+}
+Tensor celu(const Tensor& input, double alpha) { return ::ember::celu(input, alpha); }
+Tensor hardshrink(const Tensor& input, double lambda) { return ::ember::hardshrink(input, lambda); }
+Tensor softshrink(const Tensor& input, double lambda) { return ::ember::softshrink(input, lambda); }
+Tensor hardtanh(const Tensor& input, double min_val, double max_val) {
+  return ::ember::hardtanh(input, min_val, max_val);
+}
+Tensor softplus(const Tensor& input, double beta, double threshold) {
+  return ::ember::softplus(input, beta, threshold);
+}
 Tensor softsign(const Tensor& input) { return input.div(input.abs().add(1)); }
 
 Tensor logsigmoid(const Tensor& input) {
@@ -20,7 +32,9 @@ Tensor logsigmoid(const Tensor& input) {
   return where(neg, input, zeros_like(input)).sub(where(neg, input, input.neg()).exp().log1p());
 }
 Tensor tanhshrink(const Tensor& input) { return input.sub(input.tanh()); }
-Tensor softmin(const Tensor& input, int64_t dim) { return softmax(input.neg(), dim); }
+Tensor softmin(const Tensor& input, int64_t dim, std::optional<Dtype> dtype) {
+  return ::ember::softmax(input.neg(), dim, dtype);
+}
 Tensor glu(const Tensor& input, int64_t dim) {
   EMBER_CHECK(input.dim() > 0, "glu does not support scalars because halving size must be even");
   const int64_t d = dim < 0 ? dim + input.dim() : dim, n = input.size(d);
@@ -59,11 +73,30 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double ep
   int64_t d = -1;
   return linalg::vector_norm(x1.sub(x2).add(eps), p, IntArrayRef(&d, 1), keepdim);
 }
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options) {
+  return functional::pairwise_distance(x1, x2, options.p(), options.eps(), options.keepdim());
+}
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
   int64_t d = dim;
   Tensor n1 = linalg::vector_norm(x1, 2, IntArrayRef(&d, 1)), n2 = linalg::vector_norm(x2, 2, IntArrayRef(&d, 1));
   return x1.mul(x2).sum(dim).div(n1.mul(n2).clamp_min(eps));
+}
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilarityFuncOptions& options) {
+  return functional::cosine_similarity(x1, x2, options.dim(), options.eps());
+}
+
+Tensor pdist(const Tensor& input, double p) {
+  EMBER_CHECK(input.dim() == 2, "pdist only supports 2D tensors, got: ", input.dim(), "D");
+  EMBER_CHECK(p >= 0, "pdist only supports non-negative p values");
+  const int64_t n = input.size(0);
+  std::vector<int64_t> first, second;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j) first.push_back(i), second.push_back(j);
+  const auto index = [](std::vector<int64_t>& v) { return from_blob(v.data(), {int64_t(v.size())}, kLong).clone(); };
+  int64_t d = 1;
+  return linalg::vector_norm(input.index_select(0, index(first)).sub(input.index_select(0, index(second))), p,
+                             IntArrayRef(&d, 1));
 }
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
@@ -95,15 +128,133 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   if (swap) dn = minimum(dn, pairwise_distance(positive, negative, p, eps));
   return apply_reduction(dp.sub(dn).add(margin).clamp_min(0), reduction);
 }
+
+// ---- options forms ------------------------------------------------------------------------------
+Tensor relu6(Tensor input, const ReLU6FuncOptions& options) {
+  return options.inplace() ? ::ember::relu6_(input) : ::ember::relu6(input);
+}
+Tensor selu(Tensor input, const SELUFuncOptions& options) {
+  return options.inplace() ? ::ember::selu_(input) : ::ember::selu(input);
+}
+Tensor elu(Tensor input, const ELUFuncOptions& options) {
+  return options.inplace() ? ::ember::elu_(input, options.alpha()) : ::ember::elu(input, options.alpha());
+}
+Tensor celu(Tensor input, const CELUFuncOptions& options) {
+  if (!options.inplace()) return ::ember::celu(input, options.alpha());
+  // celu(x, a) = elu(x, a, 1, 1 / a), as ember::celu computes it
+  EMBER_CHECK(options.alpha() != 0, "celu: ZeroDivisionError: alpha must not be 0");
+  return ::ember::elu_(input, options.alpha(), 1, 1.0 / options.alpha());
+}
+Tensor rrelu(Tensor input, const RReLUFuncOptions& options) {
+  const double lower = options.lower(), upper = options.upper();
+  EMBER_CHECK(lower <= upper, "rrelu: lower bound must be less than or equal to upper bound, got ", lower, " and ",
+              upper);
+  if (!options.training()) {
+    const double slope = (lower + upper) / 2;
+    return options.inplace() ? ::ember::leaky_relu_(input, slope) : ::ember::leaky_relu(input, slope);
+  }
+  // x where x > 0, else x * a with a ~ U(lower, upper) drawn per element (the gradient is a there)
+  Tensor factor;
+  {
+    NoGradGuard g;
+    Tensor slopes = empty(input.sizes(), input.options().requires_grad(false)).uniform_(lower, upper);
+    factor = where(input.gt(0), ones_like(slopes), slopes);
+  }
+  if (options.inplace()) return input.mul_(factor);
+  return input.mul(factor);
+}
+Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options) {
+  return options.inplace() ? ::ember::hardtanh_(input, options.min_val(), options.max_val())
+                           : ::ember::hardtanh(input, options.min_val(), options.max_val());
+}
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
+  return ::ember::hardshrink(input, options.lambda());
+}
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options) {
+  return ::ember::softshrink(input, options.lambda());
+}
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
+  return ::ember::softplus(input, options.beta(), options.threshold());
+}
+Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
+  if (!options.inplace()) return ::ember::threshold(input, options.threshold(), options.value());
+  Tensor mask;
+  {
+    NoGradGuard g;
+    mask = input.le(options.threshold());  // threshold's rule: x <= threshold -> value
+  }
+  return input.masked_fill_(mask, options.value());
+}
+Tensor glu(const Tensor& input, const GLUFuncOptions& options) { return functional::glu(input, options.dim()); }
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
+  return functional::softmin(input, options.dim(), options.dtype());
+}
+Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options) {
+  Tensor gumbels;
+  {
+    NoGradGuard g;
+    // -log(E), E ~ Exp(1), is Gumbel(0, 1)
+    gumbels = empty_like(logits, logits.options().requires_grad(false), MemoryFormat::Contiguous)
+                  .exponential_()
+                  .log()
+                  .neg();
+  }
+  const int64_t dim = options.dim();
+  Tensor soft = ::ember::softmax(logits.add(gumbels).div(options.tau()), dim);
+  if (!options.hard()) return soft;
+  Tensor index = std::get<1>(soft.max(dim, /*keepdim=*/true));
+  Tensor hard = zeros_like(soft, soft.options().requires_grad(false)).scatter(dim, index, 1.0);
+  return hard.sub(soft.detach()).add(soft);  // straight-through
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& options) {
+  return functional::margin_ranking_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& options) {
+  return functional::hinge_embedding_loss(input, target, options.margin(), options.reduction());
+}
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& options) {
+  return functional::cosine_embedding_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& options) {
+  return functional::triplet_margin_loss(anchor, positive, negative, options.margin(), options.p(), options.eps(),
+                                         options.swap(), options.reduction());
+}
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& options) {
+  EMBER_CHECK(options.margin() > 0, "triplet_margin_with_distance_loss: expected margin to be greater than 0, got ",
+              options.margin(), " instead");
+  const auto& fn = options.distance_function();
+  const auto distance = [&](const Tensor& a, const Tensor& b) {
+    return fn ? (*fn)(a, b) : functional::pairwise_distance(a, b, PairwiseDistanceFuncOptions());
+  };
+  Tensor dp = distance(anchor, positive), dn = distance(anchor, negative);
+  if (options.swap()) dn = minimum(dn, distance(positive, negative));
+  return apply_reduction(dp.sub(dn).add(options.margin()).clamp_min(0), options.reduction());
+}
 }  // namespace functional
 
-Tensor ELUImpl::forward(const Tensor& input) { return elu(input, options.alpha()); }
-Tensor CELUImpl::forward(const Tensor& input) { return celu(input, options.alpha()); }
-Tensor HardtanhImpl::forward(const Tensor& input) { return hardtanh(input, options.min_val(), options.max_val()); }
-Tensor SoftplusImpl::forward(const Tensor& input) { return softplus(input, options.beta(), options.threshold()); }
-Tensor ThresholdImpl::forward(const Tensor& input) { return threshold(input, options.threshold(), options.value()); }
-Tensor ReLU6Impl::forward(const Tensor& input) { return relu6(input); }
-Tensor SELUImpl::forward(const Tensor& input) { return selu(input); }
+Tensor ELUImpl::forward(Tensor input) { return functional::elu(std::move(input), options); }
+Tensor CELUImpl::forward(Tensor input) { return functional::celu(std::move(input), options); }
+Tensor HardtanhImpl::forward(Tensor input) { return functional::hardtanh(std::move(input), options); }
+Tensor SoftplusImpl::forward(const Tensor& input) { return functional::softplus(input, options); }
+Tensor ThresholdImpl::forward(Tensor input) { return functional::threshold(std::move(input), options); }
+Tensor ReLU6Impl::forward(Tensor input) { return functional::relu6(std::move(input), options); }
+Tensor SELUImpl::forward(Tensor input) { return functional::selu(std::move(input), options); }
+RReLUImpl::RReLUImpl(const RReLUOptions& options_) : options(options_) { reset(); }
+void RReLUImpl::reset() {
+  EMBER_CHECK(options.lower() <= options.upper(), "RReLU: lower bound must be less than or equal to upper bound");
+}
+Tensor RReLUImpl::forward(Tensor input) {
+  return functional::rrelu(std::move(input), functional::RReLUFuncOptions()
+                                                 .lower(options.lower())
+                                                 .upper(options.upper())
+                                                 .training(is_training())
+                                                 .inplace(options.inplace()));
+}
 Tensor MishImpl::forward(const Tensor& input) { return mish(input); }
 Tensor HardswishImpl::forward(const Tensor& input) { return hardswish(input); }
 Tensor HardsigmoidImpl::forward(const Tensor& input) { return hardsigmoid(input); }
@@ -116,14 +267,23 @@ Tensor Softmax2dImpl::forward(const Tensor& input) {
               "D instead");
   return softmax(input, -3);
 }
-Tensor HardshrinkImpl::forward(const Tensor& input) { return hardshrink(input, options.lambda()); }
-Tensor SoftshrinkImpl::forward(const Tensor& input) { return softshrink(input, options.lambda()); }
+Tensor HardshrinkImpl::forward(const Tensor& input) { return functional::hardshrink(input, options); }
+Tensor SoftshrinkImpl::forward(const Tensor& input) { return functional::softshrink(input, options); }
 Tensor GLUImpl::forward(const Tensor& input) { return functional::glu(input, options.dim()); }
 Tensor SoftminImpl::forward(const Tensor& input) { return functional::softmin(input, options.dim()); }
 Tensor UnflattenImpl::forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
 
-void ReLU6Impl::pretty_print(std::ostream& s) const { s << "torch::nn::ReLU6()"; }
-void SELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::SELU()"; }
+void ReLU6Impl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::ReLU6(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
+void SELUImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::SELU(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
+void RReLUImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::RReLU(lower=" << options.lower() << ", upper=" << options.upper();
+  if (options.inplace()) s << ", inplace=true";
+  s << ")";
+}
 void MishImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Mish()"; }
 void HardswishImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hardswish()"; }
 void HardsigmoidImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hardsigmoid()"; }
@@ -135,20 +295,26 @@ void HardshrinkImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Hard
 void SoftshrinkImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softshrink(" << options.lambda() << ")"; }
 void GLUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::GLU(dim=" << options.dim() << ")"; }
 void SoftminImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softmin(dim=" << options.dim() << ")"; }
-void ELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::ELU(alpha=" << options.alpha() << ")"; }
-void CELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::CELU(alpha=" << options.alpha() << ")"; }
+void ELUImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::ELU(alpha=" << options.alpha() << (options.inplace() ? ", inplace=true" : "") << ")";
+}
+void CELUImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::CELU(alpha=" << options.alpha() << (options.inplace() ? ", inplace=true" : "") << ")";
+}
 HardtanhImpl::HardtanhImpl(const HardtanhOptions& options_) : options(options_) { reset(); }
 void HardtanhImpl::reset() {
   EMBER_CHECK(options.max_val() > options.min_val(), "max_val must be greater than min_val");
 }
 void HardtanhImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val() << ")";
+  s << "torch::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val()
+    << (options.inplace() ? ", inplace=true" : "") << ")";
 }
 void SoftplusImpl::pretty_print(std::ostream& s) const {
   s << "torch::nn::Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
 }
 void ThresholdImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value() << ")";
+  s << "torch::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value()
+    << (options.inplace() ? ", inplace=true" : "") << ")";
 }
 PReLUImpl::PReLUImpl(const PReLUOptions& options_) : options(options_) { reset(); }
 void PReLUImpl::reset() {
@@ -196,6 +362,20 @@ std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& devic
   return copy;
 }
 
+void CosineSimilarityImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::CosineSimilarity(dim=" << options.dim() << ", eps=" << options.eps() << ")";
+}
+Tensor CosineSimilarityImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return functional::cosine_similarity(input1, input2, options);
+}
+void PairwiseDistanceImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::PairwiseDistance(p=" << options.p() << ", eps=" << options.eps()
+    << ", keepdim=" << (options.keepdim() ? "true" : "false") << ")";
+}
+Tensor PairwiseDistanceImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return functional::pairwise_distance(input1, input2, options);
+}
+
 void UnflattenImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Unflatten(dim=" << options.dim() << ")"; }
 
 BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) { reset(); }
@@ -225,6 +405,10 @@ Tensor CosineEmbeddingLossImpl::forward(const Tensor& input1, const Tensor& inpu
 Tensor TripletMarginLossImpl::forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative) {
   return functional::triplet_margin_loss(anchor, positive, negative, options.margin(), options.p(), options.eps(),
                                          options.swap(), options.reduction());
+}
+Tensor TripletMarginWithDistanceLossImpl::forward(const Tensor& anchor, const Tensor& positive,
+                                                  const Tensor& negative) {
+  return functional::triplet_margin_with_distance_loss(anchor, positive, negative, options);
 }
 
 }  // namespace ember::nn

@@ -1,61 +1,63 @@
-// More modules: the remaining elementwise activations (ReLU6, ELU, SELU, CELU, Mish,
+// More modules: the remaining elementwise activations (ReLU6, ELU, SELU, CELU, RReLU, Mish,
 // Hardswish, Hardsigmoid, Hardtanh, Softplus, Softsign, Threshold, PReLU, LogSigmoid,
 // Tanhshrink, Hardshrink, Softshrink, Softmin, Softmax2d, GLU), ModuleList, ModuleDict,
-// Unflatten, Bilinear, and the margin losses (functionals and modules).
+// Unflatten, Bilinear, CosineSimilarity, PairwiseDistance, and the margin losses, with
+// their functionals in LibTorch's options form (F::elu(x, F::ELUFuncOptions().alpha(2)))
+// and the positional one (F::elu(x, 2.0)); see layers.h for how the two coexist.
 #pragma once
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ember/nn/layers.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
+#include "ember/nn/modules.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {
 
 namespace functional {
-// LibTorch's F::relu, F::elu, ...: the tensor ops of the same names (positional arguments).
-using ember::celu;
-using ember::elu;
-using ember::gelu;
-using ember::hardshrink;
+// The tensor ops of the same names (no options in LibTorch's F:: either).
 using ember::hardsigmoid;
 using ember::hardswish;
-using ember::hardtanh;
-using ember::leaky_relu;
-using ember::log_softmax;
 using ember::mish;
-using ember::relu;
-using ember::relu6;
-using ember::selu;
 using ember::sigmoid;
 using ember::silu;
-using ember::softmax;
-using ember::softplus;
-using ember::softshrink;
 using ember::tanh;
 using ember::threshold;
+// Positional forms of the activations whose options forms follow their modules below.
+Tensor elu(const Tensor& input, double alpha, double scale = 1, double input_scale = 1);
+Tensor celu(const Tensor& input, double alpha);
+Tensor hardshrink(const Tensor& input, double lambda);
+Tensor softshrink(const Tensor& input, double lambda);
+Tensor hardtanh(const Tensor& input, double min_val, double max_val = 1);
+Tensor softplus(const Tensor& input, double beta, double threshold = 20);
 Tensor softsign(const Tensor& input);
 Tensor logsigmoid(const Tensor& input);
 Tensor tanhshrink(const Tensor& input);
-Tensor softmin(const Tensor& input, int64_t dim);
+Tensor softmin(const Tensor& input, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
 // a * sigmoid(b) for the halves a, b of input along dim.
-Tensor glu(const Tensor& input, int64_t dim = -1);
+Tensor glu(const Tensor& input, int64_t dim);
 Tensor prelu(const Tensor& input, const Tensor& weight);
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
-Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
-Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
-Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0,
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps = 1e-6, bool keepdim = false);
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps = 1e-8);
+// The p-norm distances between the rows of input (N, M), pairs (i, j) with i < j in row-major
+// order: N * (N - 1) / 2 values.
+Tensor pdist(const Tensor& input, double p = 2.0);
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction = kMean);
-Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin = 1.0,
-                            Reduction reduction = kMean);
-Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0,
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction = kMean);
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              Reduction reduction = kMean);
-Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0,
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p = 2.0, double eps = 1e-6, bool swap = false, Reduction reduction = kMean);
 }  // namespace functional
 
-// Activation modules with up to two scalar options, named as LibTorch prints them.
+// Activation modules without options, named as LibTorch prints them.
 #define EMBER_ACTIVATION(Name)                                  \
   class Name##Impl : public Cloneable<Name##Impl> {                            \
    public:                                                                     \
@@ -64,8 +66,6 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
     Tensor forward(const Tensor& input);                                       \
   };                                                                           \
   TORCH_MODULE(Name)
-EMBER_ACTIVATION(ReLU6);
-EMBER_ACTIVATION(SELU);
 EMBER_ACTIVATION(Mish);
 EMBER_ACTIVATION(Hardswish);
 EMBER_ACTIVATION(Hardsigmoid);
@@ -75,24 +75,30 @@ EMBER_ACTIVATION(Tanhshrink);
 EMBER_ACTIVATION(Softmax2d);  // softmax over the channels of (N, C, H, W) / (C, H, W)
 #undef EMBER_ACTIVATION
 
-// Activation modules with one scalar option.
-#define EMBER_ACTIVATION_1(Name, T, option, default_value)                                   \
+// Activation modules with one option (`Name##Options(value)` converts implicitly, as
+// LibTorch's), which is also the functional's options (Name##FuncOptions).
+#define EMBER_ACTIVATION_1(Name, T, option, default_value, InputT)                           \
   struct Name##Options {                                                                    \
     Name##Options(T option = default_value) : option##_(option) {}  /* NOLINT */            \
     TORCH_ARG(T, option);                                                                   \
   };                                                                                        \
+  namespace functional {                                                                    \
+  using Name##FuncOptions = Name##Options;                                                  \
+  }                                                                                         \
   class Name##Impl : public Cloneable<Name##Impl> {                                         \
    public:                                                                                  \
     explicit Name##Impl(const Name##Options& options = {}) : options(options) {}            \
     void reset() override {}                                                                \
     void pretty_print(std::ostream& stream) const override;                                 \
-    Tensor forward(const Tensor& input);                                                    \
+    Tensor forward(InputT input);                                                           \
     Name##Options options;                                                                  \
   };                                                                                        \
   TORCH_MODULE(Name)
-EMBER_ACTIVATION_1(Hardshrink, double, lambda, 0.5);
-EMBER_ACTIVATION_1(Softshrink, double, lambda, 0.5);
-EMBER_ACTIVATION_1(GLU, int64_t, dim, -1);
+EMBER_ACTIVATION_1(ReLU6, bool, inplace, false, Tensor);
+EMBER_ACTIVATION_1(SELU, bool, inplace, false, Tensor);
+EMBER_ACTIVATION_1(Hardshrink, double, lambda, 0.5, const Tensor&);
+EMBER_ACTIVATION_1(Softshrink, double, lambda, 0.5, const Tensor&);
+EMBER_ACTIVATION_1(GLU, int64_t, dim, -1, const Tensor&);
 #undef EMBER_ACTIVATION_1
 
 struct SoftminOptions {
@@ -112,40 +118,60 @@ TORCH_MODULE(Softmin);
 
 struct ELUOptions {
   TORCH_ARG(double, alpha) = 1.0;
+  TORCH_ARG(bool, inplace) = false;
 };
 class ELUImpl : public Cloneable<ELUImpl> {
  public:
   explicit ELUImpl(const ELUOptions& options = {}) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& input);
+  Tensor forward(Tensor input);
   ELUOptions options;
 };
 TORCH_MODULE(ELU);
 
 struct CELUOptions {
   TORCH_ARG(double, alpha) = 1.0;
+  TORCH_ARG(bool, inplace) = false;
 };
 class CELUImpl : public Cloneable<CELUImpl> {
  public:
   explicit CELUImpl(const CELUOptions& options = {}) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& input);
+  Tensor forward(Tensor input);
   CELUOptions options;
 };
 TORCH_MODULE(CELU);
 
+// Randomized leaky ReLU: in training each negative element gets a slope ~ U(lower, upper),
+// in evaluation the slope (lower + upper) / 2.
+struct RReLUOptions {
+  TORCH_ARG(double, lower) = 1.0 / 8.0;
+  TORCH_ARG(double, upper) = 1.0 / 3.0;
+  TORCH_ARG(bool, inplace) = false;
+};
+class RReLUImpl : public Cloneable<RReLUImpl> {
+ public:
+  explicit RReLUImpl(const RReLUOptions& options = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+  RReLUOptions options;
+};
+TORCH_MODULE(RReLU);
+
 struct HardtanhOptions {
   TORCH_ARG(double, min_val) = -1.0;
   TORCH_ARG(double, max_val) = 1.0;
+  TORCH_ARG(bool, inplace) = false;
 };
 class HardtanhImpl : public Cloneable<HardtanhImpl> {
  public:
   explicit HardtanhImpl(const HardtanhOptions& options = {});
   void reset() override;
   void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& input);
+  Tensor forward(Tensor input);
   HardtanhOptions options;
 };
 TORCH_MODULE(Hardtanh);
@@ -168,6 +194,7 @@ struct ThresholdOptions {
   ThresholdOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
   TORCH_ARG(double, threshold);
   TORCH_ARG(double, value);
+  TORCH_ARG(bool, inplace) = false;
 };
 class ThresholdImpl : public Cloneable<ThresholdImpl> {
  public:
@@ -175,7 +202,7 @@ class ThresholdImpl : public Cloneable<ThresholdImpl> {
   explicit ThresholdImpl(const ThresholdOptions& options) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& input);
+  Tensor forward(Tensor input);
   ThresholdOptions options;
 };
 TORCH_MODULE(Threshold);
@@ -194,6 +221,47 @@ class PReLUImpl : public Cloneable<PReLUImpl> {
   Tensor weight;
 };
 TORCH_MODULE(PReLU);
+
+// The activations' options forms (LibTorch's F::f(x, F::FFuncOptions()...)); the inplace
+// options use the in-place ops (relu6_, elu_, hardtanh_, ...), which autograd supports.
+namespace functional {
+using ELUFuncOptions = ELUOptions;
+using CELUFuncOptions = CELUOptions;
+using HardtanhFuncOptions = HardtanhOptions;
+using SoftplusFuncOptions = SoftplusOptions;
+using ThresholdFuncOptions = ThresholdOptions;
+struct SoftminFuncOptions {
+  SoftminFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  TORCH_ARG(int64_t, dim);
+  TORCH_ARG(std::optional<Dtype>, dtype) = std::nullopt;
+};
+struct RReLUFuncOptions {
+  TORCH_ARG(double, lower) = 1.0 / 8.0;
+  TORCH_ARG(double, upper) = 1.0 / 3.0;
+  TORCH_ARG(bool, training) = false;
+  TORCH_ARG(bool, inplace) = false;
+};
+// softmax((logits + Gumbel noise) / tau); with hard the one-hot of its argmax, with the
+// gradient of the soft sample (straight-through).
+struct GumbelSoftmaxFuncOptions {
+  TORCH_ARG(double, tau) = 1.0;
+  TORCH_ARG(bool, hard) = false;
+  TORCH_ARG(int, dim) = -1;
+};
+Tensor relu6(Tensor input, const ReLU6FuncOptions& options = {});
+Tensor selu(Tensor input, const SELUFuncOptions& options = {});
+Tensor elu(Tensor input, const ELUFuncOptions& options = {});
+Tensor celu(Tensor input, const CELUFuncOptions& options = {});
+Tensor rrelu(Tensor input, const RReLUFuncOptions& options = {});
+Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options = {});
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options = {});
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options = {});
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {});
+Tensor threshold(Tensor input, const ThresholdFuncOptions& options);
+Tensor glu(const Tensor& input, const GLUFuncOptions& options = {});
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
+Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options = {});
+}  // namespace functional
 
 class ModuleListImpl : public Cloneable<ModuleListImpl> {
  public:
@@ -281,7 +349,42 @@ class BilinearImpl : public Cloneable<BilinearImpl> {
 };
 TORCH_MODULE(Bilinear);
 
-// The margin loss modules (EMBER_LOSS_MODULE, loss.h).
+struct CosineSimilarityOptions {
+  TORCH_ARG(int64_t, dim) = 1;
+  TORCH_ARG(double, eps) = 1e-8;
+};
+struct PairwiseDistanceOptions {
+  TORCH_ARG(double, p) = 2.0;
+  TORCH_ARG(double, eps) = 1e-6;
+  TORCH_ARG(bool, keepdim) = false;
+};
+namespace functional {
+using CosineSimilarityFuncOptions = CosineSimilarityOptions;
+using PairwiseDistanceFuncOptions = PairwiseDistanceOptions;
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilarityFuncOptions& options = {});
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options = {});
+}  // namespace functional
+class CosineSimilarityImpl : public Cloneable<CosineSimilarityImpl> {
+ public:
+  explicit CosineSimilarityImpl(const CosineSimilarityOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  CosineSimilarityOptions options;
+};
+TORCH_MODULE(CosineSimilarity);
+class PairwiseDistanceImpl : public Cloneable<PairwiseDistanceImpl> {
+ public:
+  explicit PairwiseDistanceImpl(const PairwiseDistanceOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  PairwiseDistanceOptions options;
+};
+TORCH_MODULE(PairwiseDistance);
+
+// The margin losses: options (also the functionals' FuncOptions, as LibTorch's) and modules
+// (EMBER_LOSS_MODULE, loss.h).
 struct MarginRankingLossOptions {
   TORCH_ARG(double, margin) = 0;
   TORCH_ARG(Reduction, reduction) = kMean;
@@ -308,5 +411,35 @@ struct TripletMarginLossOptions {
   TORCH_ARG(Reduction, reduction) = kMean;
 };
 EMBER_LOSS_MODULE(TripletMarginLoss, const Tensor& anchor, const Tensor& positive, const Tensor& negative);
+
+// max(0, margin + d(anchor, positive) - d(anchor, negative)) with any distance d (default
+// F::pairwise_distance); with swap d(anchor, negative) is min(it, d(positive, negative)).
+struct TripletMarginWithDistanceLossOptions {
+  typedef std::function<Tensor(const Tensor&, const Tensor&)> distance_function_t;
+  TORCH_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
+  TORCH_ARG(double, margin) = 1.0;
+  TORCH_ARG(bool, swap) = false;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(TripletMarginWithDistanceLoss, const Tensor& anchor, const Tensor& positive,
+                  const Tensor& negative);
+
+namespace functional {
+using MarginRankingLossFuncOptions = MarginRankingLossOptions;
+using HingeEmbeddingLossFuncOptions = HingeEmbeddingLossOptions;
+using CosineEmbeddingLossFuncOptions = CosineEmbeddingLossOptions;
+using TripletMarginLossFuncOptions = TripletMarginLossOptions;
+using TripletMarginWithDistanceLossFuncOptions = TripletMarginWithDistanceLossOptions;
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& options = {});
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                            const HingeEmbeddingLossFuncOptions& options = {});
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& options = {});
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& options = {});
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& options = {});
+}  // namespace functional
 
 }  // namespace ember::nn

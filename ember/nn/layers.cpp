@@ -9,34 +9,58 @@
 namespace ember::nn {
 
 namespace functional {
-Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
+namespace {
+void check_dropout_p(double p) {
   EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
-  if (!training || p == 0) return input;
+}
+// Inverted dropout with one draw per element of `mask_shape` (broadcast over input).
+Tensor dropout_with_mask(const Tensor& input, IntArrayRef mask_shape, double p, bool inplace) {
   Tensor keep;
   {
     NoGradGuard g;
-    keep = empty_like(input, {}, MemoryFormat::Contiguous).bernoulli_(1 - p);
+    keep = empty(mask_shape, input.options().requires_grad(false), MemoryFormat::Contiguous).bernoulli_(1 - p);
   }
-  Tensor scaled = p == 1 ? keep : keep.div(1 - p);  // inverted dropout: E[out] = input
+  Tensor scaled = p == 1 ? keep : keep.div(1 - p);  // E[out] = input
   if (inplace) {
     Tensor t = input;
     return t.mul_(scaled);
   }
   return input.mul(scaled);
 }
-
-Tensor dropout2d(const Tensor& input, double p, bool training) {
-  EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
-  EMBER_CHECK(input.dim() >= 2, "dropout2d: expected an input with at least 2 dims (N, C, ...), got ", input.sizes());
+// Zeroes whole channels: the dims after channel_dim share one draw.
+Tensor feature_dropout(const Tensor& input, double p, bool training, bool inplace, int64_t channel_dim) {
+  check_dropout_p(p);
   if (!training || p == 0) return input;
   DimVector shape(input.sizes());
-  for (size_t d = 2; d < shape.size(); ++d) shape[d] = 1;
-  Tensor keep;
-  {
-    NoGradGuard g;
-    keep = empty(shape, input.options().requires_grad(false)).bernoulli_(1 - p);
-  }
-  return input.mul(p == 1 ? keep : keep.div(1 - p));
+  for (size_t d = size_t(channel_dim) + 1; d < shape.size(); ++d) shape[d] = 1;
+  return dropout_with_mask(input, shape, p, inplace);
+}
+}  // namespace
+
+Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
+  check_dropout_p(p);
+  if (!training || p == 0) return input;
+  return dropout_with_mask(input, input.sizes(), p, inplace);
+}
+Tensor dropout(Tensor input, const DropoutFuncOptions& options) {
+  return functional::dropout(input, options.p(), options.training(), options.inplace());
+}
+
+Tensor dropout2d(const Tensor& input, double p, bool training, bool inplace) {
+  EMBER_CHECK(input.dim() >= 2, "dropout2d: expected an input with at least 2 dims (N, C, ...), got ", input.sizes());
+  return feature_dropout(input, p, training, inplace, 1);
+}
+Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options) {
+  return functional::dropout2d(input, options.p(), options.training(), options.inplace());
+}
+
+Tensor dropout3d(const Tensor& input, double p, bool training, bool inplace) {
+  EMBER_CHECK(input.dim() >= 2, "dropout3d: expected an input of 4 (C, D, H, W) or 5 (N, C, D, H, W) dims, got ",
+              input.sizes());
+  return feature_dropout(input, p, training, inplace, input.dim() == 4 ? 0 : 1);  // 4 dims: unbatched
+}
+Tensor dropout3d(Tensor input, const Dropout3dFuncOptions& options) {
+  return functional::dropout3d(input, options.p(), options.training(), options.inplace());
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
@@ -55,14 +79,45 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   if (bias.defined()) out = out.add(bias);
   return out;
 }
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
+  return functional::layer_norm(input, IntArrayRef(options.normalized_shape()), options.weight(), options.bias(),
+                                options.eps());
+}
 
-Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                 std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool /*sparse*/) {
   EMBER_CHECK_TYPE(input.scalar_type() == kLong || input.scalar_type() == kInt,
                    "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
                    "but got ", input.scalar_type());
   EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D, got ", weight.sizes());
+  if (padding_idx) {
+    const int64_t n = weight.size(0);
+    EMBER_CHECK(*padding_idx < n && *padding_idx >= -n, "Padding_idx must be within num_embeddings");
+    if (*padding_idx < 0) *padding_idx += n;
+  }
   Tensor idx = input.reshape({-1}).to(kLong);
+  if (max_norm) {
+    // The referenced rows are renormalized in place to max_norm, as PyTorch's embedding_renorm_.
+    NoGradGuard g;
+    Tensor w = weight;
+    Tensor ids = std::get<0>(_unique(idx));
+    Tensor rows = w.index_select(0, ids);
+    Tensor norms = linalg::vector_norm(rows, norm_type, IntArrayRef{1}, true);
+    Tensor scale = where(norms.gt(*max_norm), norms.add(1e-7).reciprocal().mul(*max_norm), ones_like(norms));
+    w.index_copy_(0, ids, rows.mul(scale));
+  }
   Tensor out = weight.index_select(0, idx);
+  if (scale_grad_by_freq && out.requires_grad()) {
+    // Each row's gradient is divided by how often its index occurs in the input.
+    Tensor scale;
+    {
+      NoGradGuard g;
+      Tensor count = zeros({weight.size(0)}, weight.options().requires_grad(false))
+                         .index_add(0, idx, ones({idx.numel()}, weight.options().requires_grad(false)));
+      scale = count.index_select(0, idx).reciprocal().unsqueeze(1);
+    }
+    out.register_hook([scale](const Tensor& grad) { return grad.mul(scale); });
+  }
   if (padding_idx) {
     // The padding row receives no gradient (PyTorch's rule).
     Tensor pad = idx.eq(*padding_idx).unsqueeze(1);
@@ -72,11 +127,39 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
   shape.push_back(weight.size(1));
   return out.view(shape);
 }
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
+  return functional::embedding(input, weight, options.padding_idx(), options.max_norm(), options.norm_type(),
+                               options.scale_grad_by_freq(), options.sparse());
+}
 
-Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
+namespace {
+Tensor normalize_denominator(const Tensor& input, double p, int64_t dim, double eps) {
   int64_t d = dim;
-  Tensor n = linalg::vector_norm(input, p, IntArrayRef(&d, 1), /*keepdim=*/true).clamp_min(eps);
-  return input.div(n.expand_as(input));
+  return linalg::vector_norm(input, p, IntArrayRef(&d, 1), /*keepdim=*/true).clamp_min(eps).expand_as(input);
+}
+}  // namespace
+Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
+  return input.div(normalize_denominator(input, p, dim, eps));
+}
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
+  if (!options.out()) return functional::normalize(input, options.p(), options.dim(), options.eps());
+  return div_out(*options.out(), input, normalize_denominator(input, options.p(), options.dim(), options.eps()));
+}
+
+Tensor leaky_relu(const Tensor& input, double negative_slope) { return ::ember::leaky_relu(input, negative_slope); }
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
+  return options.inplace() ? ::ember::leaky_relu_(input, options.negative_slope())
+                           : ::ember::leaky_relu(input, options.negative_slope());
+}
+Tensor gelu(const Tensor& input, std::string_view approximate) { return ::ember::gelu(input, approximate); }
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
+  return ::ember::gelu(input, options.approximate());
+}
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
+  return ::ember::softmax(input, options.dim(), options.dtype());
+}
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
+  return ::ember::log_softmax(input, options.dim(), options.dtype());
 }
 }  // namespace functional
 
@@ -92,13 +175,28 @@ void DropoutImpl::pretty_print(std::ostream& s) const {
 Tensor DropoutImpl::forward(const Tensor& input) {
   return functional::dropout(input, options.p(), is_training(), options.inplace());
 }
-Dropout2dImpl::Dropout2dImpl(const DropoutOptions& options_) : options(options_) { reset(); }
+Dropout2dImpl::Dropout2dImpl(const Dropout2dOptions& options_) : options(options_) { reset(); }
 void Dropout2dImpl::reset() {
   EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
               options.p());
 }
-void Dropout2dImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Dropout2d(p=" << options.p() << ")"; }
-Tensor Dropout2dImpl::forward(const Tensor& input) { return functional::dropout2d(input, options.p(), is_training()); }
+void Dropout2dImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Dropout2d(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false") << ")";
+}
+Tensor Dropout2dImpl::forward(const Tensor& input) {
+  return functional::dropout2d(input, options.p(), is_training(), options.inplace());
+}
+Dropout3dImpl::Dropout3dImpl(const Dropout3dOptions& options_) : options(options_) { reset(); }
+void Dropout3dImpl::reset() {
+  EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
+              options.p());
+}
+void Dropout3dImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Dropout3d(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false") << ")";
+}
+Tensor Dropout3dImpl::forward(const Tensor& input) {
+  return functional::dropout3d(input, options.p(), is_training(), options.inplace());
+}
 
 // ---- Embedding -----------------------------------------------------------------------------
 EmbeddingImpl::EmbeddingImpl(EmbeddingOptions options_) : options(std::move(options_)) { reset(); }
@@ -108,6 +206,12 @@ void EmbeddingImpl::reset() {
     EMBER_CHECK(p < options.num_embeddings() && p >= -options.num_embeddings(),
                 "Padding_idx must be within num_embeddings");
     if (p < 0) p += options.num_embeddings();
+  }
+  if (options._weight().defined()) {
+    EMBER_CHECK(options._weight().sizes() == IntArrayRef({options.num_embeddings(), options.embedding_dim()}),
+                "Shape of _weight does not match num_embeddings and embedding_dim");
+    weight = register_parameter("weight", options._weight());
+    return;
   }
   weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}));
   init::normal_(weight);
@@ -123,17 +227,8 @@ void EmbeddingImpl::pretty_print(std::ostream& s) const {
   s << ")";
 }
 Tensor EmbeddingImpl::forward(const Tensor& input) {
-  if (options.max_norm()) {
-    // Rows referenced by input are renormalized in place to max_norm (as PyTorch).
-    NoGradGuard g;
-    Tensor idx = std::get<0>(_unique(input.reshape({-1}).to(kLong)));
-    Tensor rows = weight.index_select(0, idx);
-    Tensor norms = linalg::vector_norm(rows, options.norm_type(), IntArrayRef{1}, true);
-    Tensor scale = where(norms.gt(*options.max_norm()), norms.add(1e-7).reciprocal().mul(*options.max_norm()),
-                         ones_like(norms));
-    weight.index_copy_(0, idx, rows.mul(scale));
-  }
-  return functional::embedding(input, weight, options.padding_idx());
+  return functional::embedding(input, weight, options.padding_idx(), options.max_norm(), options.norm_type(),
+                               options.scale_grad_by_freq(), options.sparse());
 }
 
 // ---- LayerNorm -----------------------------------------------------------------------------
@@ -158,11 +253,13 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
 
 // ---- activations ---------------------------------------------------------------------------
 void LeakyReLUImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::LeakyReLU(negative_slope=" << options.negative_slope() << ")";
+  s << "torch::nn::LeakyReLU(negative_slope=" << options.negative_slope();
+  if (options.inplace()) s << ", inplace=true";
+  s << ")";
 }
-Tensor LeakyReLUImpl::forward(const Tensor& input) { return leaky_relu(input, options.negative_slope()); }
+Tensor LeakyReLUImpl::forward(Tensor input) { return functional::leaky_relu(std::move(input), options); }
 void GELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::GELU(approximate=" << options.approximate() << ")"; }
-Tensor GELUImpl::forward(const Tensor& input) { return gelu(input, options.approximate()); }
+Tensor GELUImpl::forward(const Tensor& input) { return functional::gelu(input, options); }
 void SiLUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::SiLU()"; }
 Tensor SiLUImpl::forward(const Tensor& input) { return silu(input); }
 void SoftmaxImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softmax(dim=" << options.dim() << ")"; }

@@ -303,6 +303,58 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
   if (full) loss = loss.add(0.5 * std::log(2 * std::numbers::pi));
   return apply_reduction(loss, reduction);
 }
+
+// ---- options forms ------------------------------------------------------------------------------
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  return functional::mse_loss(input, target, options.reduction());
+}
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  return functional::l1_loss(input, target, options.reduction());
+}
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options,
+                      std::optional<double> beta) {
+  return functional::smooth_l1_loss(input, target, options.reduction(), beta.value_or(options.beta()));
+}
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
+  return functional::huber_loss(input, target, options.reduction(), options.delta());
+}
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  return functional::nll_loss(input, target, options.weight(), options.ignore_index(), options.reduction());
+}
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+  return functional::cross_entropy(input, target, options.weight(), options.ignore_index(), options.reduction(),
+                                   options.label_smoothing());
+}
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options) {
+  return functional::binary_cross_entropy(input, target, options.weight(), options.reduction());
+}
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  return functional::binary_cross_entropy_with_logits(input, target, options.weight(), options.reduction(),
+                                                      options.pos_weight());
+}
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
+  return functional::kl_div(input, target, options.reduction(), options.log_target());
+}
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options) {
+  return functional::soft_margin_loss(input, target, options.reduction());
+}
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const MultilabelSoftMarginLossFuncOptions& options) {
+  return functional::multilabel_soft_margin_loss(input, target, options.weight(), options.reduction());
+}
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiMarginLossFuncOptions& options) {
+  return functional::multi_margin_loss(input, target, options.p(), options.margin(), options.weight(),
+                                       options.reduction());
+}
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& options) {
+  return functional::multilabel_margin_loss(input, target, options.reduction());
+}
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options) {
+  return functional::poisson_nll_loss(input, target, options.log_input(), options.full(), options.eps(),
+                                      options.reduction());
+}
 }  // namespace functional
 
 CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_) : options(options_) { reset(); }
@@ -320,8 +372,12 @@ Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
   return functional::nll_loss(input, target, weight, options.ignore_index(), options.reduction());
 }
 
-void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::MSELoss()"; }
-void L1LossImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::L1Loss()"; }
+Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::mse_loss(input, target, options.reduction());
+}
+Tensor L1LossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::l1_loss(input, target, options.reduction());
+}
 
 BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_) : options(options_) { reset(); }
 void BCEWithLogitsLossImpl::reset() {

@@ -22,36 +22,40 @@ namespace ember::nn {
 namespace functional {
 // loss reduced as `reduction` says (none / mean / sum).
 Tensor apply_reduction(const Tensor& loss, Reduction reduction);
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
-Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean, double beta = 1.0);
-Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean, double delta = 1.0);
+// The positional forms. Each loss also has LibTorch's options form (declared after the
+// options below): F::mse_loss(x, t, F::MSELossFuncOptions(torch::kSum)); with only the
+// tensors given, that form is the one called (the positional one leaves its first option
+// without a default). A bare `{}` third argument fits both forms: name the type.
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta = 1.0);
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta = 1.0);
 // input: log-probabilities (N, C) or (N, C, d1, ...); target: class indices (N) / (N, d1, ...).
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index = -100,
                 Reduction reduction = kMean);
 // target: class indices, or class probabilities of input's shape.
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index = -100,
                      Reduction reduction = kMean, double label_smoothing = 0.0);
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction = kMean);
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction = kMean, const Tensor& pos_weight = {});
 // reduction kBatchMean: the sum divided by input.size(0) (the KL divergence per sample).
-Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction = kMean, bool log_target = false);
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target = false);
 // log(1 + exp(-target * input)), target in {-1, 1}.
-Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 // input (N, C) or (C), target of 0/1 labels alike; the per-sample mean over classes.
-Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                                    Reduction reduction = kMean);
 // sum_{i != y} max(0, margin - x[y] + x[i])^p * weight[y] / C per sample; p is 1 or 2.
-Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p = 1, double margin = 1.0,
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin = 1.0,
                          const Tensor& weight = {}, Reduction reduction = kMean);
 // target (N, C) / (C): class indices, ended by the first -1; sum over targets j and
 // non-targets i of max(0, 1 - (x[j] - x[i])) / C per sample.
-Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction);
 // log_input: exp(input) - target * input, else input - target * log(input + eps); full adds
 // the Stirling term target * log(target) - target + log(2 pi target) / 2 where target > 1.
-Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input = true, bool full = false,
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full = false,
                         double eps = 1e-8, Reduction reduction = kMean);
 // (log(var) + (input - target)^2 / var) / 2 (+ log(2 pi) / 2 when full), var clamped to eps
 // without blocking its gradient; var has input's shape or that with the last dim 1 or dropped.
@@ -59,6 +63,32 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
                          double eps = 1e-6, Reduction reduction = kMean);
 }  // namespace functional
 
+// A loss module whose forward(args) calls the functional with Name##Options; the weighted
+// variant keeps options.weight() as the buffer `weight` (as LibTorch). Also used by extra.h.
+#define EMBER_LOSS_MODULE(Name, ...)                                                     \
+  class Name##Impl : public Cloneable<Name##Impl> {                                      \
+   public:                                                                               \
+    explicit Name##Impl(const Name##Options& options = {}) : options(options) {}         \
+    void reset() override {}                                                             \
+    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
+    Tensor forward(__VA_ARGS__);                                                         \
+    Name##Options options;                                                               \
+  };                                                                                     \
+  TORCH_MODULE(Name)
+#define EMBER_WEIGHTED_LOSS_MODULE(Name, ...)                                            \
+  class Name##Impl : public Cloneable<Name##Impl> {                                      \
+   public:                                                                               \
+    explicit Name##Impl(const Name##Options& options = {}) : options(options) { reset(); } \
+    void reset() override { weight = register_buffer("weight", options.weight()); }     \
+    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
+    Tensor forward(__VA_ARGS__);                                                         \
+    Name##Options options;                                                               \
+    Tensor weight;                                                                       \
+  };                                                                                     \
+  TORCH_MODULE(Name)
+
+// The module options, which are also the functionals' options (LibTorch's
+// `using CrossEntropyFuncOptions = CrossEntropyLossOptions;`, ...).
 struct CrossEntropyLossOptions {
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(int64_t, ignore_index) = -100;
@@ -92,49 +122,17 @@ class NLLLossImpl : public Cloneable<NLLLossImpl> {
 };
 TORCH_MODULE(NLLLoss);
 
-struct ReductionOptions {
-  ReductionOptions(Reduction r = kMean) : reduction_(r) {}  // NOLINT
+struct MSELossOptions {
+  MSELossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
 };
-#define EMBER_SIMPLE_LOSS(Name, fn)                                               \
-  class Name##Impl : public Cloneable<Name##Impl> {                               \
-   public:                                                                        \
-    explicit Name##Impl(const ReductionOptions& options = {}) : options(options) {} \
-    void reset() override {}                                                      \
-    void pretty_print(std::ostream& stream) const override;                       \
-    Tensor forward(const Tensor& input, const Tensor& target) {                   \
-      return functional::fn(input, target, options.reduction());                  \
-    }                                                                             \
-    ReductionOptions options;                                                     \
-  };                                                                              \
-  TORCH_MODULE(Name)
-EMBER_SIMPLE_LOSS(MSELoss, mse_loss);
-EMBER_SIMPLE_LOSS(L1Loss, l1_loss);
-#undef EMBER_SIMPLE_LOSS
+EMBER_LOSS_MODULE(MSELoss, const Tensor& input, const Tensor& target);
 
-// A loss module whose forward(args) calls the functional with Name##Options; the weighted
-// variant keeps options.weight() as the buffer `weight` (as LibTorch). Also used by extra.h.
-#define EMBER_LOSS_MODULE(Name, ...)                                                     \
-  class Name##Impl : public Cloneable<Name##Impl> {                                      \
-   public:                                                                               \
-    explicit Name##Impl(const Name##Options& options = {}) : options(options) {}         \
-    void reset() override {}                                                             \
-    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
-    Tensor forward(__VA_ARGS__);                                                         \
-    Name##Options options;                                                               \
-  };                                                                                     \
-  TORCH_MODULE(Name)
-#define EMBER_WEIGHTED_LOSS_MODULE(Name, ...)                                            \
-  class Name##Impl : public Cloneable<Name##Impl> {                                      \
-   public:                                                                               \
-    explicit Name##Impl(const Name##Options& options = {}) : options(options) { reset(); } \
-    void reset() override { weight = register_buffer("weight", options.weight()); }     \
-    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
-    Tensor forward(__VA_ARGS__);                                                         \
-    Name##Options options;                                                               \
-    Tensor weight;                                                                       \
-  };                                                                                     \
-  TORCH_MODULE(Name)
+struct L1LossOptions {
+  L1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  TORCH_ARG(Reduction, reduction);
+};
+EMBER_LOSS_MODULE(L1Loss, const Tensor& input, const Tensor& target);
 
 struct SmoothL1LossOptions {
   SmoothL1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
@@ -158,7 +156,7 @@ EMBER_WEIGHTED_LOSS_MODULE(BCELoss, const Tensor& input, const Tensor& target);
 
 struct KLDivLossOptions {
   KLDivLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
-  TORCH_ARG(Reduction, reduction);
+  TORCH_ARG(Reduction, reduction);  // also kBatchMean
   TORCH_ARG(bool, log_target) = false;
 };
 EMBER_LOSS_MODULE(KLDivLoss, const Tensor& input, const Tensor& target);
@@ -197,6 +195,7 @@ struct PoissonNLLLossOptions {
 };
 EMBER_LOSS_MODULE(PoissonNLLLoss, const Tensor& log_input, const Tensor& target);
 
+// (Not in LibTorch's C++ API; PyTorch's GaussianNLLLoss.)
 struct GaussianNLLLossOptions {
   TORCH_ARG(bool, full) = false;
   TORCH_ARG(double, eps) = 1e-6;
@@ -219,5 +218,43 @@ class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
   Tensor weight, pos_weight;
 };
 TORCH_MODULE(BCEWithLogitsLoss);
+
+namespace functional {
+using MSELossFuncOptions = MSELossOptions;
+using L1LossFuncOptions = L1LossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+using HuberLossFuncOptions = HuberLossOptions;
+using NLLLossFuncOptions = NLLLossOptions;
+using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+using BinaryCrossEntropyFuncOptions = BCELossOptions;
+using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
+using KLDivFuncOptions = KLDivLossOptions;
+using SoftMarginLossFuncOptions = SoftMarginLossOptions;
+using MultilabelSoftMarginLossFuncOptions = MultiLabelSoftMarginLossOptions;
+using MultiMarginLossFuncOptions = MultiMarginLossOptions;
+using MultilabelMarginLossFuncOptions = MultiLabelMarginLossOptions;
+using PoissonNLLLossFuncOptions = PoissonNLLLossOptions;
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});
+// beta: the explicit argument when given (LibTorch 1.13's signature), else options.beta().
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options = {},
+                      std::optional<double> beta = std::nullopt);
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options = {});
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& options = {});
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options = {});
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options = {});
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const MultilabelSoftMarginLossFuncOptions& options = {});
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiMarginLossFuncOptions& options = {});
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& options = {});
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options = {});
+}  // namespace functional
 
 }  // namespace ember::nn

@@ -57,7 +57,10 @@ Tensor FlattenImpl::forward(const Tensor& input) { return input.flatten(options.
 void ReLUImpl::pretty_print(std::ostream& stream) const {
   stream << "torch::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
 }
-Tensor ReLUImpl::forward(Tensor input) { return options.inplace() ? relu_(input) : relu(input); }
+Tensor functional::relu(Tensor input, const ReLUFuncOptions& options) {
+  return options.inplace() ? ::ember::relu_(input) : ::ember::relu(input);
+}
+Tensor ReLUImpl::forward(Tensor input) { return functional::relu(std::move(input), options); }
 
 void TanhImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Tanh()"; }
 Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }

@@ -1,5 +1,5 @@
 // Basic layers (LibTorch's `XImpl` + `TORCH_MODULE(X)` + `XOptions`): Linear, Identity,
-// Flatten, the elementwise activations, Functional and Sequential.
+// Flatten, the elementwise activations, Functional and Sequential; F::linear and F::relu.
 #pragma once
 #include <functional>
 #include <memory>
@@ -67,6 +67,11 @@ struct ReLUOptions {
   ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
   TORCH_ARG(bool, inplace);
 };
+namespace functional {
+using ReLUFuncOptions = ReLUOptions;
+// F::relu(x, F::ReLUFuncOptions().inplace(true)); in place through relu_.
+Tensor relu(Tensor input, const ReLUFuncOptions& options = {});
+}  // namespace functional
 class ReLUImpl : public Cloneable<ReLUImpl> {
  public:
   explicit ReLUImpl(const ReLUOptions& options = {}) : options(options) {}
