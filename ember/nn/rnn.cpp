@@ -58,14 +58,27 @@ State cell_step(RNNMode mode, const Tensor& gi, const State& s, const CellWeight
 
 // One direction of one layer over x (seq, batch, features): the outputs h_t stacked, and the
 // final state. The input projection is one GEMM for all steps.
-std::tuple<Tensor, State> run_direction(RNNMode mode, const Tensor& x, State s, const CellWeights& w, bool reverse) {
+// With batch_sizes (a packed batch, sequences sorted by decreasing length): step t runs the
+// first batch_sizes[t] rows only; the others keep their state (a finished sequence its last,
+// in reverse a sequence not yet started its initial one) and output zeros.
+std::tuple<Tensor, State> run_direction(RNNMode mode, const Tensor& x, State s, const CellWeights& w, bool reverse,
+                                        const std::vector<int64_t>* batch_sizes) {
   const Tensor gi = functional::linear(x, w.w_ih, w.b_ih);
-  const int64_t steps = x.size(0);
+  const int64_t steps = x.size(0), B = x.size(1);
   std::vector<Tensor> out(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t t = reverse ? steps - 1 - k : k;
-    s = cell_step(mode, gi[t], s, w);
-    out[size_t(t)] = s[0];
+    const int64_t n = batch_sizes ? (*batch_sizes)[size_t(t)] : B;
+    if (n == B) {
+      s = cell_step(mode, gi[t], s, w);
+      out[size_t(t)] = s[0];
+      continue;
+    }
+    State active;
+    for (const Tensor& c : s) active.push_back(c.narrow(0, 0, n));
+    const State next = cell_step(mode, gi[t].narrow(0, 0, n), active, w);
+    for (size_t c = 0; c < s.size(); ++c) s[c] = cat({next[c], s[c].narrow(0, n, B - n)}, 0);
+    out[size_t(t)] = cat({next[0], zeros({B - n, next[0].size(1)}, next[0].options())}, 0);
   }
   return {stack(out), s};
 }
@@ -131,17 +144,18 @@ void RNNImplBase<Derived>::pretty_print(std::ostream& s) const {
 }
 
 template <class Derived>
-std::tuple<Tensor, std::vector<Tensor>> RNNImplBase<Derived>::run(const Tensor& input, std::vector<Tensor> hx) {
+std::tuple<Tensor, std::vector<Tensor>> RNNImplBase<Derived>::run(const Tensor& input, std::vector<Tensor> hx,
+                                                                  const std::vector<int64_t>* batch_sizes) {
   const RNNOptionsBase& o = options_base;
   const char* name = mode_name(o.mode());
   EMBER_CHECK(input.dim() == 2 || input.dim() == 3, name, ": Expected input to be 2-D or 3-D but received ",
               input.dim(), "-D tensor");
-  const bool batched = input.dim() == 3;
+  const bool batched = input.dim() == 3, packed = batch_sizes != nullptr;
   EMBER_CHECK(input.size(-1) == o.input_size(), name, ": input.size(-1) must be equal to input_size. Expected ",
               o.input_size(), ", got ", input.size(-1), " (input of shape ", input.sizes(), ")");
   EMBER_CHECK(input.size(batched && o.batch_first() ? 1 : 0) > 0, name, ": expected a non-empty sequence, got input "
               "of shape ", input.sizes());
-  Tensor x = !batched ? input.unsqueeze(1) : o.batch_first() ? input.transpose(0, 1) : input;  // (seq, batch, in)
+  Tensor x = !batched ? input.unsqueeze(1) : o.batch_first() && !packed ? input.transpose(0, 1) : input;  // (seq, batch, in)
 
   const int64_t directions = o.bidirectional() ? 2 : 1, layers = o.num_layers();
   const bool is_lstm = o.mode() == RNNMode::LSTM;
@@ -179,7 +193,7 @@ std::tuple<Tensor, std::vector<Tensor>> RNNImplBase<Derived>::run(const Tensor& 
                           o.proj_size() > 0 ? p[per - 1] : none};
       State s;
       for (const Tensor& h : hx) s.push_back(h[k]);
-      auto [y, last] = run_direction(o.mode(), x, std::move(s), w, d == 1);
+      auto [y, last] = run_direction(o.mode(), x, std::move(s), w, d == 1, batch_sizes);
       outs.push_back(y);
       for (size_t c = 0; c < last.size(); ++c) finals[c].push_back(last[c]);
     }
@@ -188,8 +202,38 @@ std::tuple<Tensor, std::vector<Tensor>> RNNImplBase<Derived>::run(const Tensor& 
   }
   std::vector<Tensor> h_n;
   for (auto& f : finals) h_n.push_back(batched ? stack(f) : stack(f).squeeze(1));
-  Tensor out = !batched ? x.squeeze(1) : o.batch_first() ? x.transpose(0, 1) : x;
+  Tensor out = !batched ? x.squeeze(1) : o.batch_first() && !packed ? x.transpose(0, 1) : x;
   return {out, h_n};
+}
+
+template <class Derived>
+std::tuple<utils::rnn::PackedSequence, std::vector<Tensor>> RNNImplBase<Derived>::run_packed(
+    const utils::rnn::PackedSequence& packed, std::vector<Tensor> hx) {
+  EMBER_CHECK(packed.defined(), mode_name(options_base.mode()), ": the packed input is empty");
+  const Tensor bs_t = packed.batch_sizes().to(kLong).contiguous();
+  const std::vector<int64_t> bs(bs_t.data_ptr<int64_t>(), bs_t.data_ptr<int64_t>() + bs_t.numel());
+  // Padded (T, B, *) in the packed (sorted) batch order; the initial states follow it.
+  std::vector<Tensor> steps;
+  int64_t offset = 0;
+  const Tensor& data = packed.data();
+  for (int64_t n : bs) {
+    Tensor rows = data.narrow(0, offset, n);
+    offset += n;
+    if (n < bs.front())
+      rows = cat({rows, zeros({bs.front() - n, data.size(1)}, data.options())}, 0);
+    steps.push_back(rows);
+  }
+  if (packed.sorted_indices().defined())
+    for (Tensor& h : hx)
+      if (h.defined()) h = h.index_select(1, packed.sorted_indices().to(h.device()));
+  auto [out, h_n] = run(stack(steps), std::move(hx), &bs);
+  std::vector<Tensor> rows;
+  for (size_t t = 0; t < bs.size(); ++t) rows.push_back(out[int64_t(t)].narrow(0, 0, bs[t]));
+  if (packed.unsorted_indices().defined())
+    for (Tensor& h : h_n) h = h.index_select(1, packed.unsorted_indices().to(h.device()));
+  return {utils::rnn::PackedSequence(cat(rows, 0), packed.batch_sizes(), packed.sorted_indices(),
+                                     packed.unsorted_indices()),
+          h_n};
 }
 
 // ---- RNNCellImplBase -------------------------------------------------------------------------
@@ -287,6 +331,11 @@ std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   auto [out, h] = run(input, {std::move(hx)});
   return {out, h[0]};
 }
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h] = run_packed(packed_input, {std::move(hx)});
+  return {out, h[0]};
+}
 
 LSTMImpl::LSTMImpl(const LSTMOptions& options_)
     : RNNImplBase(base_options(detail::RNNMode::LSTM, options_).proj_size(options_.proj_size())), options(options_) {}
@@ -296,12 +345,23 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
   auto [out, h] = run(input, hx ? std::vector<Tensor>{std::get<0>(*hx), std::get<1>(*hx)} : std::vector<Tensor>(2));
   return {out, {h[0], h[1]}};
 }
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> LSTMImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx) {
+  auto [out, h] = run_packed(packed_input, hx ? std::vector<Tensor>{std::get<0>(*hx), std::get<1>(*hx)}
+                                              : std::vector<Tensor>(2));
+  return {out, {h[0], h[1]}};
+}
 
 GRUImpl::GRUImpl(const GRUOptions& options_)
     : RNNImplBase(base_options(detail::RNNMode::GRU, options_)), options(options_) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   auto [out, h] = run(input, {std::move(hx)});
+  return {out, h[0]};
+}
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h] = run_packed(packed_input, {std::move(hx)});
   return {out, h[0]};
 }
 

@@ -11,6 +11,7 @@
 #include "ember/nn/init.h"
 #include "ember/nn/any.h"
 #include "ember/nn/module.h"
+#include "ember/nn/rnn_utils.h"
 
 namespace ember::nn {
 
@@ -115,7 +116,13 @@ class RNNImplBase : public Cloneable<Derived> {
   // batch_first, or unbatched (seq, input_size); hx holds h0 (and c0 for LSTM), each
   // (num_layers * directions, batch, features) or unbatched without the batch dim; undefined
   // entries start at zero. Returns the output and {h_n} or {h_n, c_n}.
-  std::tuple<Tensor, std::vector<Tensor>> run(const Tensor& input, std::vector<Tensor> hx);
+  // batch_sizes: input is a packed batch laid out padded (seq, batch, input_size) in the
+  // packed order (see run_direction).
+  std::tuple<Tensor, std::vector<Tensor>> run(const Tensor& input, std::vector<Tensor> hx,
+                                              const std::vector<int64_t>* batch_sizes = nullptr);
+  // A PackedSequence in and out; hx and the final states in the caller's batch order.
+  std::tuple<utils::rnn::PackedSequence, std::vector<Tensor>> run_packed(const utils::rnn::PackedSequence& packed,
+                                                                         std::vector<Tensor> hx);
 
   std::vector<Tensor> flat_weights_;  // handles to the registered parameters, in order
 };
@@ -150,6 +157,9 @@ class RNNImpl : public detail::RNNImplBase<RNNImpl> {
   // (output, h_n): output (seq, batch, directions * hidden), h_n (layers * directions, batch, hidden).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
   FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
+  // Each sequence of the packed batch runs for its own length; h_n holds each one's last state.
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
   RNNOptions options;
 };
 TORCH_MODULE(RNN);
@@ -162,6 +172,8 @@ class LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
                                                          std::optional<std::tuple<Tensor, Tensor>> hx = {});
   FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx = {});
   LSTMOptions options;
 };
 TORCH_MODULE(LSTM);
@@ -172,6 +184,8 @@ class GRUImpl : public detail::RNNImplBase<GRUImpl> {
   explicit GRUImpl(const GRUOptions& options);
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
   FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
   GRUOptions options;
 };
 TORCH_MODULE(GRU);
