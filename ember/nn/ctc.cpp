@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {
@@ -29,6 +30,9 @@ Tensor mask(const std::vector<uint8_t>& flags, IntArrayRef shape) {
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths_in,
                 IntArrayRef target_lengths_in, int64_t blank, Reduction reduction, bool zero_infinity) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32,
+                 ctc_loss(_ac[0], targets, input_lengths_in, target_lengths_in, blank, reduction, zero_infinity),
+                 &log_probs);
   EMBER_CHECK(log_probs.dim() == 3 || log_probs.dim() == 2, "ctc_loss: log_probs must be (T, N, C) or (T, C), got ",
               log_probs.sizes());
   EMBER_CHECK(log_probs.is_floating_point(), "ctc_loss: log_probs must be floating point, got ",
