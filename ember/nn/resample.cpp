@@ -8,6 +8,13 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define EMBER_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define EMBER_VECTOR_CLONES
+#endif
+
 #include "ember/autograd/record.h"
 #include "ember/core/parallel.h"
 #include "ember/ops/dispatch.h"
@@ -72,63 +79,97 @@ int64_t inner_size(const Tensor& x, int64_t dim, MemoryFormat fmt) {
   return inner;
 }
 
-// The vector loops, compiled for AVX-512, AVX2 and the baseline and picked at load time
-// (the library itself is built for the baseline).
-#define EMBER_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#define EMBER_VECTOR_LOOPS(T)                                                                              \
-  EMBER_VECTOR_CLONES void vec_scale(T* __restrict o, const T* __restrict a, T wa, int64_t n) {           \
-    for (int64_t i = 0; i < n; ++i) o[i] = wa * a[i];                                                    \
-  }                                                                                                      \
-  EMBER_VECTOR_CLONES void vec_axpby(T* __restrict o, const T* __restrict a, T wa, const T* __restrict b, \
-                                     T wb, int64_t n) {                                                  \
-    for (int64_t i = 0; i < n; ++i) o[i] = wa * a[i] + wb * b[i];                                        \
-  }                                                                                                      \
-  EMBER_VECTOR_CLONES void vec_axpy(T* __restrict o, const T* __restrict c, T wc, int64_t n) {            \
-    for (int64_t i = 0; i < n; ++i) o[i] += wc * c[i];                                                   \
+// Rows [o0, o1) of a weighted map: out[(o - o0) * out_stride + i] = sum over the taps k of
+// row o of w[k] * src[idx[k] * stride + i], i < n. Compiled for AVX-512, AVX2 and the
+// baseline, picked at load time (the library itself is built for the baseline).
+#define EMBER_WEIGHTED_ROWS(T)                                                                               \
+  EMBER_VECTOR_CLONES void weighted_rows(                                                                   \
+      T* __restrict out, int64_t out_stride, const T* __restrict src, int64_t stride, const int64_t* off,    \
+      const int64_t* idx, const T* w, int64_t o0, int64_t o1, int64_t n) {                                   \
+    for (int64_t o = o0; o < o1; ++o, out += out_stride) {                                                   \
+      const int64_t k0 = off[o], k1 = off[o + 1];                                                            \
+      if (k1 == k0) {                                                                                        \
+        for (int64_t i = 0; i < n; ++i) out[i] = 0;                                                          \
+        continue;                                                                                            \
+      }                                                                                                      \
+      const T* __restrict a = src + idx[k0] * stride;                                                        \
+      const T wa = w[k0];                                                                                    \
+      if (k1 - k0 == 1) {                                                                                    \
+        for (int64_t i = 0; i < n; ++i) out[i] = wa * a[i];                                                  \
+        continue;                                                                                            \
+      }                                                                                                      \
+      const T* __restrict b = src + idx[k0 + 1] * stride;                                                    \
+      const T wb = w[k0 + 1];                                                                                \
+      for (int64_t i = 0; i < n; ++i) out[i] = wa * a[i] + wb * b[i];                                        \
+      for (int64_t k = k0 + 2; k < k1; ++k) {                                                                \
+        const T* __restrict c = src + idx[k] * stride;                                                       \
+        const T wc = w[k];                                                                                   \
+        for (int64_t i = 0; i < n; ++i) out[i] += wc * c[i];                                                 \
+      }                                                                                                      \
+    }                                                                                                        \
   }
-EMBER_VECTOR_LOOPS(float)
-EMBER_VECTOR_LOOPS(double)
-#undef EMBER_VECTOR_LOOPS
+EMBER_WEIGHTED_ROWS(float)
+EMBER_WEIGHTED_ROWS(double)
+#undef EMBER_WEIGHTED_ROWS
 
-// out[0, n) = sum over the taps of output o of w_k * base[index_k * stride + 0, n).
-template <class T, bool kCopy>
-inline void blend(const T* base, int64_t stride, const DimMap& m, const T* w, int64_t o, int64_t n, T* __restrict out) {
-  const int64_t k0 = m.offset[o], k1 = m.offset[o + 1];
-  const int64_t* idx = m.index.data();
-  if constexpr (kCopy) {
-    std::memcpy(out, base + idx[k0] * stride, size_t(n) * sizeof(T));
-  } else {
-    if (k1 == k0) {
-      std::fill(out, out + n, T(0));
-      return;
+#if defined(__x86_64__)
+// weighted_rows for float rows of 16k elements into a large output that will not stay in
+// cache: non-temporal stores skip reading each output line before writing it.
+__attribute__((target("avx512f"))) void stream_rows(float* out, const float* src, const int64_t* off,
+                                                      const int64_t* idx, const float* w, int64_t o0, int64_t o1,
+                                                      int64_t n) {
+  for (int64_t o = o0; o < o1; ++o, out += n)
+    for (int64_t i = 0; i < n; i += 16) {
+      __m512 acc = _mm512_setzero_ps();
+      for (int64_t k = off[o]; k < off[o + 1]; ++k)
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(w[k]), _mm512_loadu_ps(src + idx[k] * n + i), acc);
+      _mm512_stream_ps(out + i, acc);
     }
-    if (k1 - k0 >= 2) {  // the first two taps in one pass
-      vec_axpby(out, base + idx[k0] * stride, w[k0], base + idx[k0 + 1] * stride, w[k0 + 1], n);
-    } else {
-      vec_scale(out, base + idx[k0] * stride, w[k0], n);
-    }
-    for (int64_t k = k0 + 2; k < k1; ++k) vec_axpy(out, base + idx[k] * stride, w[k], n);
-  }
+  _mm_sfence();
 }
+const bool have_avx512 = __builtin_cpu_supports("avx512f");
+#endif
 
-// Output rows [o0, o1) of one (L_in, n) -> (L_out, n) block.
-template <class T, bool kCopy>
-inline void resample_rows(const T* src, T* dst, const DimMap& m, const T* w, int64_t n, int64_t o0, int64_t o1) {
-  if (n != 1) {
-    for (int64_t o = o0; o < o1; ++o) blend<T, kCopy>(src, n, m, w, o, n, dst + o * n);
+// The same for unit single-tap maps (copies), on elements of any type.
+template <class T>
+void copy_rows(T* out, int64_t out_stride, const T* src, int64_t stride, const int64_t* off, const int64_t* idx,
+               const T*, int64_t o0, int64_t o1, int64_t n) {
+  if (n == 1) {
+    for (int64_t o = o0; o < o1; ++o, out += out_stride) out[0] = src[idx[off[o]] * stride];
     return;
   }
-  const int64_t* off = m.offset.data();
-  const int64_t* idx = m.index.data();
-  for (int64_t o = o0; o < o1; ++o) {
-    if constexpr (kCopy) {
-      dst[o] = src[idx[off[o]]];
-    } else {
+  for (int64_t o = o0; o < o1; ++o, out += out_stride) std::memcpy(out, src + idx[off[o]] * stride, size_t(n) * sizeof(T));
+}
+
+// Output rows [o0, o1) of map m on a (L_in, n) block into a (L_out, n) block.
+template <class T, bool kCopy>
+inline void resample_rows(const T* src, T* dst, const DimMap& m, const T* w, int64_t n, int64_t o0, int64_t o1,
+                          bool stream = false) {
+  const int64_t *off = m.offset.data(), *idx = m.index.data();
+  (void)stream;
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (stream && have_avx512 && n % 16 == 0 && reinterpret_cast<uintptr_t>(dst) % 64 == 0)
+      return stream_rows(dst + o0 * n, src, off, idx, w, o0, o1, n);
+  }
+#endif
+  if constexpr (kCopy) {
+    copy_rows(dst + o0 * n, n, src, n, off, idx, w, o0, o1, n);
+  } else if (n > 1) {
+    weighted_rows(dst + o0 * n, n, src, n, off, idx, w, o0, o1, n);
+  } else {  // a gather along the innermost dim
+    for (int64_t o = o0; o < o1; ++o) {
       T acc = 0;
       for (int64_t k = off[o]; k < off[o + 1]; ++k) acc += w[k] * src[idx[k]];
       dst[o] = acc;
     }
   }
+}
+// Output row o of map m on rows of `slab` elements into out.
+template <class T, bool kCopy>
+inline void blend(const T* src, int64_t slab, const DimMap& m, const T* w, int64_t o, T* out) {
+  if constexpr (kCopy) copy_rows(out, 0, src, slab, m.offset.data(), m.index.data(), w, o, o + 1, slab);
+  else weighted_rows(out, 0, src, slab, m.offset.data(), m.index.data(), w, o, o + 1, slab);
 }
 
 // A tensor dense in its memory order seen as (outer, L, inner) around one of its dims.
@@ -144,12 +185,12 @@ constexpr int64_t kGrain = 16384;  // elements per parallel chunk
 
 // One map along one dim.
 template <class T, bool kCopy>
-void run_step(const T* x, T* y, const Block& b, const DimMap& m, const T* w) {
+void run_step(const T* x, T* y, const Block& b, const DimMap& m, const T* w, bool stream) {
   const int64_t L_in = m.in_size, L_out = m.out_size, n = b.inner;
   parallel_for(0, b.outer * L_out, std::max<int64_t>(1, kGrain / n), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end;) {
       const int64_t o = r / L_out, l0 = r % L_out, l1 = std::min(L_out, l0 + (end - r));
-      resample_rows<T, kCopy>(x + o * L_in * n, y + o * L_out * n, m, w, n, l0, l1);
+      resample_rows<T, kCopy>(x + o * L_in * n, y + o * L_out * n, m, w, n, l0, l1, stream);
       r += l1 - l0;
     }
   });
@@ -160,7 +201,7 @@ void run_step(const T* x, T* y, const Block& b, const DimMap& m, const T* w) {
 // the intermediate never leaves the cache.
 template <class T, bool kCopy>
 void run_pair(const T* x, T* y, const Block& ba, const DimMap& ma, const T* wa, const Block& bb, const DimMap& mb,
-              const T* wb) {
+              const T* wb, bool stream) {
   const int64_t slab = ba.inner, out_slab = (slab / mb.in_size) * mb.out_size, n = bb.inner;
   const int64_t La = ma.out_size, mid = slab / (mb.in_size * n);
   parallel_for(0, ba.outer * La, std::max<int64_t>(1, kGrain / out_slab), [&](int64_t begin, int64_t end) {
@@ -171,13 +212,13 @@ void run_pair(const T* x, T* y, const Block& ba, const DimMap& ma, const T* wa, 
       const T* t = xa + ma.index[k0] * slab;  // one unit tap: the input row itself
       if constexpr (!kCopy) {
         if (ma.offset[oa + 1] - k0 != 1 || wa[k0] != T(1)) {
-          blend<T, kCopy>(xa, slab, ma, wa, oa, slab, buf.data());
+          blend<T, kCopy>(xa, slab, ma, wa, oa, buf.data());
           t = buf.data();
         }
       }
       for (int64_t j = 0; j < mid; ++j)
         resample_rows<T, kCopy>(t + j * mb.in_size * n, y + r * out_slab + j * mb.out_size * n, mb, wb, n, 0,
-                                mb.out_size);
+                                mb.out_size, stream);
     }
   });
 }
@@ -231,10 +272,11 @@ size_t apply(Tensor& cur, const std::vector<std::pair<int64_t, DimMap>>& steps, 
       const T* xp = static_cast<const T*>(cur.data_ptr());
       T* yp = static_cast<T*>(y.data_ptr());
       const auto wa = weights_of<T>(sa.second);
-      if (!pair) return run_step<T, kCopy>(xp, yp, block_of(cur, sa.first, fmt), sa.second, wa.data());
+      const bool stream = y.nbytes() >= (size_t(8) << 20);  // larger than the caches
+      if (!pair) return run_step<T, kCopy>(xp, yp, block_of(cur, sa.first, fmt), sa.second, wa.data(), stream);
       const auto wb = weights_of<T>(sb.second);
       run_pair<T, kCopy>(xp, yp, block_of(cur, sa.first, fmt), sa.second, wa.data(), block_of(cur, sb.first, fmt),
-                         sb.second, wb.data());
+                         sb.second, wb.data(), stream);
     });
   }
   cur = y;

@@ -134,6 +134,16 @@ TEST(Spatial, LayoutsAndNoGradPath) {
   }
   const Tensor p = pad_nd(x, {1, 2, 2, 1}, PadMode::Reflect);
   EXPECT_TENSOR_EQ(p, pad_nd(x.contiguous(), {1, 2, 2, 1}, PadMode::Reflect));
+  // outputs past the caches' size take streaming stores: the values of small batches
+  for (MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast}) {
+    const Tensor big = randn({8, 16, 64, 64}).contiguous(f);
+    auto o = F::InterpolateFuncOptions().scale_factor(std::vector<double>{2, 2}).mode(kBilinear).align_corners(false);
+    std::vector<Tensor> parts;
+    for (int64_t i = 0; i < 8; ++i) parts.push_back(F::interpolate(big.narrow(0, i, 1), o));
+    const Tensor y = F::interpolate(big, o);
+    EXPECT_TENSOR_CLOSE(y, cat(parts, 0), 1e-6, 1e-6);
+    EXPECT_TRUE(y.is_contiguous(f));
+  }
 }
 
 using autograd::GradcheckOptions;
