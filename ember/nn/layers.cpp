@@ -267,4 +267,17 @@ Tensor SoftmaxImpl::forward(const Tensor& input) { return softmax(input, options
 void LogSoftmaxImpl::pretty_print(std::ostream& s) const { s << "torch::nn::LogSoftmax(dim=" << options.dim() << ")"; }
 Tensor LogSoftmaxImpl::forward(const Tensor& input) { return log_softmax(input, options.dim()); }
 
+Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFromPretrainedOptions& o) {
+  EMBER_CHECK(embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional");
+  Embedding e(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
+                  ._weight(embeddings)
+                  .padding_idx(o.padding_idx())
+                  .max_norm(o.max_norm())
+                  .norm_type(o.norm_type())
+                  .scale_grad_by_freq(o.scale_grad_by_freq())
+                  .sparse(o.sparse()));
+  e->weight.set_requires_grad(!o.freeze());
+  return e;
+}
+
 }  // namespace ember::nn

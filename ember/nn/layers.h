@@ -132,7 +132,21 @@ class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
   EmbeddingOptions options;
   Tensor weight;
 };
-TORCH_MODULE(Embedding);
+struct EmbeddingFromPretrainedOptions {
+  TORCH_ARG(bool, freeze) = true;
+  TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
+  TORCH_ARG(double, norm_type) = 2.0;
+  TORCH_ARG(bool, scale_grad_by_freq) = false;
+  TORCH_ARG(bool, sparse) = false;
+};
+class Embedding : public ModuleHolder<EmbeddingImpl> {
+ public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  // An embedding over the rows of `embeddings` (2-D), frozen (no gradient) unless
+  // options.freeze(false).
+  static Embedding from_pretrained(const Tensor& embeddings, const EmbeddingFromPretrainedOptions& options = {});
+};
 
 struct LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT

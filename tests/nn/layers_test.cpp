@@ -82,4 +82,16 @@ TEST(Layers, ActivationModules) {
   EXPECT_EQ(s.str(), "torch::nn::Dropout(p=0.3, inplace=false)");
 }
 
+TEST(Embedding, FromPretrained) {
+  const torch::Tensor w = torch::arange(12, torch::kFloat).view({4, 3});
+  auto frozen = torch::nn::Embedding::from_pretrained(w);
+  EXPECT_FALSE(frozen->weight.requires_grad());
+  EXPECT_TRUE(frozen(torch::tensor({int64_t(2), int64_t(0)})).equal(w.index_select(0, torch::tensor({int64_t(2), int64_t(0)}))));
+  auto tuned = torch::nn::Embedding::from_pretrained(w, torch::nn::EmbeddingFromPretrainedOptions().freeze(false).padding_idx(1));
+  EXPECT_TRUE(tuned->weight.requires_grad());
+  tuned(torch::tensor({int64_t(1), int64_t(3)})).sum().backward();
+  EXPECT_TRUE(tuned->weight.grad()[1].equal(torch::zeros({3})));  // the padding row gets no gradient
+  EXPECT_TRUE(tuned->weight.grad()[3].equal(torch::ones({3})));
+}
+
 }  // namespace
