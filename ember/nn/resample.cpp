@@ -208,13 +208,17 @@ void run_pair(const T* x, T* y, const Block& ba, const DimMap& ma, const T* wa, 
     std::vector<T> buf(kCopy ? 0 : size_t(slab));
     for (int64_t r = begin; r < end; ++r) {
       const T* xa = x + (r / La) * ma.in_size * slab;
-      const int64_t oa = r % La, k0 = ma.offset[oa];
-      const T* t = xa + ma.index[k0] * slab;  // one unit tap: the input row itself
-      if constexpr (!kCopy) {
-        if (ma.offset[oa + 1] - k0 != 1 || wa[k0] != T(1)) {
-          blend<T, kCopy>(xa, slab, ma, wa, oa, buf.data());
-          t = buf.data();
-        }
+      const int64_t oa = r % La, k0 = ma.offset[oa], taps = ma.offset[oa + 1] - k0;
+      const T* t = nullptr;
+      if constexpr (kCopy) {
+        EMBER_INTERNAL_ASSERT(taps == 1, "resample: a copy map needs one tap per output");
+        t = xa + ma.index[k0] * slab;
+      } else if (taps == 1 && wa[k0] == T(1)) {
+        t = xa + ma.index[k0] * slab;  // one unit tap: the input row itself
+      } else {
+        // Several taps, a weighted one, or none (a row of zeros): blend into the buffer.
+        blend<T, kCopy>(xa, slab, ma, wa, oa, buf.data());
+        t = buf.data();
       }
       for (int64_t j = 0; j < mid; ++j)
         resample_rows<T, kCopy>(t + j * mb.in_size * n, y + r * out_slab + j * mb.out_size * n, mb, wb, n, 0,
