@@ -85,6 +85,19 @@ inline void basic_loop(char** data, const int64_t* strides, int64_t n, const F& 
   }
 }
 
+// A block of T with a user-provided (empty) default constructor, so that value-initialization
+// (as std::tuple's default constructor does) leaves it uninitialized.
+template <class T, int64_t N>
+struct StagingBuffer {
+  StagingBuffer() {}  // NOLINT: intentionally not = default
+  alignas(64) T v[N];
+  T* data() { return v; }
+  T& operator[](int64_t i) { return v[i]; }
+  void fill(T x) {
+    for (int64_t i = 0; i < N; ++i) v[i] = x;
+  }
+};
+
 // Contiguous runs (or contiguous with one broadcast scalar) over reduced-precision storage:
 // widen a block of each input to its compute type (vectorized), run f on compute types
 // (which the compiler vectorizes), narrow the result. Returns false for other layouts.
@@ -102,7 +115,10 @@ inline bool reduced_block_loop(char** data, const int64_t* strides, int64_t n, c
   }
   constexpr int64_t kBlock = 256;
   using R = decltype(f(std::declval<compute_t<In>>()...));
-  std::tuple<std::array<compute_t<In>, kBlock>...> bufs;
+  // (Staging buffers are left uninitialized: a std::tuple of std::arrays would be
+  // value-initialized, a 3 KB memset per call, which dominated short inner loops such as a
+  // channels-last batch norm's C elements.)
+  std::tuple<StagingBuffer<compute_t<In>, kBlock>...> bufs;
   alignas(64) R res[kBlock];
   // A broadcast scalar is widened once into its whole buffer.
   ((kind == int(I) ? (std::get<I>(bufs).fill(load(reinterpret_cast<const In*>(data[1 + I]))), 0) : 0), ...);
