@@ -47,20 +47,10 @@ Tensor& slot(State& st, const char* name, const Tensor& p) {
 // Complex tensors update as their real views (Adadelta, Adamax), as in PyTorch.
 Tensor as_real(const Tensor& t) { return t.is_complex() ? view_as_real(t) : t; }
 
-template <class O>
-std::unique_ptr<OptimizerOptions> check_adam_like(const O& o) {
-  EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
-  EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
-  auto [b1, b2] = o.betas();
-  EMBER_CHECK(b1 >= 0 && b1 < 1, "Invalid beta parameter at index 0: ", b1);
-  EMBER_CHECK(b2 >= 0 && b2 < 1, "Invalid beta parameter at index 1: ", b2);
-  EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
-  return o.clone();
-}
-std::unique_ptr<OptimizerOptions> checked(const AdamaxOptions& o) { return check_adam_like(o); }
-std::unique_ptr<OptimizerOptions> checked(const RAdamOptions& o) { return check_adam_like(o); }
+std::unique_ptr<OptimizerOptions> checked(const AdamaxOptions& o) { return check_adam_options(o); }
+std::unique_ptr<OptimizerOptions> checked(const RAdamOptions& o) { return check_adam_options(o); }
 std::unique_ptr<OptimizerOptions> checked(const NAdamOptions& o) {
-  auto r = check_adam_like(o);
+  auto r = check_adam_options(o);
   EMBER_CHECK(o.momentum_decay() >= 0, "Invalid momentum_decay value: ", o.momentum_decay());
   return r;
 }

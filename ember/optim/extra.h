@@ -12,18 +12,6 @@
 
 namespace ember::optim {
 
-// (more.h's option macros, which it undefines at its end.)
-#define EMBER_OPTIONS_COMMON(Self)                                                                   \
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<Self>(*this); } \
-  double get_lr() const override { return lr_; }                                                     \
-  void set_lr(double lr) override { lr_ = lr; }
-#define EMBER_OPT_FIELD(Self, T, name, init) \
-  Self& name(T v) {                          \
-    name##_ = v;                             \
-    return *this;                            \
-  }                                          \
-  T name() const { return name##_; }         \
-  T name##_ = init
 using Betas = std::tuple<double, double>;
 
 struct AdadeltaOptions : OptimizerOptions {
@@ -183,8 +171,6 @@ struct OneCycleLROptions {
   EMBER_OPT_FIELD(OneCycleLROptions, double, final_div_factor, 1e4);
   EMBER_OPT_FIELD(OneCycleLROptions, bool, three_phase, false);
 };
-#undef EMBER_OPT_FIELD
-#undef EMBER_OPTIONS_COMMON
 // The 1cycle policy: lr anneals max_lr / div_factor -> max_lr over pct_start of total_steps, then
 // down to max_lr / (div_factor * final_div_factor) (three_phase: back to the initial lr first).
 // With cycle_momentum the optimizer's momentum ("betas" first element when its options have

@@ -8,17 +8,6 @@
 
 namespace ember::optim {
 
-#define EMBER_OPTIONS_COMMON(Self)                                                                   \
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<Self>(*this); } \
-  double get_lr() const override { return lr_; }                                                     \
-  void set_lr(double lr) override { lr_ = lr; }
-#define EMBER_OPT_FIELD(Self, T, name, init) \
-  Self& name(T v) {                          \
-    name##_ = v;                             \
-    return *this;                            \
-  }                                          \
-  T name() const { return name##_; }         \
-  T name##_ = init
 
 struct RMSpropOptions : OptimizerOptions {
   explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
@@ -63,8 +52,6 @@ class Adagrad : public Optimizer {
   Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& options = AdagradOptions());
   Tensor step(LossClosure closure = nullptr) override;
 };
-#undef EMBER_OPT_FIELD
-#undef EMBER_OPTIONS_COMMON
 
 // Schedulers set each group's lr from the initial lr and the epoch count (step()).
 class LRScheduler {

@@ -95,23 +95,13 @@ Tensor SGD::step(LossClosure closure) {
   return loss;
 }
 
-namespace {
-void check_adam(const AdamOptions& o) {
-  EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
-  EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
-  auto [b1, b2] = o.betas();
-  EMBER_CHECK(b1 >= 0 && b1 < 1, "Invalid beta parameter at index 0: ", b1);
-  EMBER_CHECK(b2 >= 0 && b2 < 1, "Invalid beta parameter at index 1: ", b2);
-  EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
-}
-}  // namespace
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_group(std::move(params)), options) {}
 Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& options)
     : Adam(std::move(groups), std::make_unique<AdamOptions>(options), false) {}
 Adam::Adam(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults, bool decoupled)
     : Optimizer({}, std::move(defaults)), decoupled_(decoupled) {
-  check_adam(static_cast<const AdamOptions&>(*defaults_));
+  (void)check_adam_options(static_cast<const AdamOptions&>(*defaults_));
   for (const OptimizerParamGroup& g : groups) add_param_group(g);
 }
 AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& options) : AdamW(one_group(std::move(params)), options) {}

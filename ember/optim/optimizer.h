@@ -36,6 +36,33 @@ struct OptimizerOptions {
   virtual void visit(OptionVisitor&) {}
 };
 
+// Helpers for the options structs of the optimizers: clone/get_lr/set_lr, and a
+// LibTorch-style chainable option with its getter and member.
+#define EMBER_OPTIONS_COMMON(Self)                                                                   \
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<Self>(*this); } \
+  double get_lr() const override { return lr_; }                                                     \
+  void set_lr(double lr) override { lr_ = lr; }
+#define EMBER_OPT_FIELD(Self, T, name, init) \
+  Self& name(T v) {                          \
+    name##_ = v;                             \
+    return *this;                            \
+  }                                          \
+  T name() const { return name##_; }         \
+  T name##_ = init
+
+// The checks of Adam-like options (lr, eps, betas in [0, 1), weight_decay), as torch.optim's
+// messages; returns a copy of the options.
+template <class O>
+std::unique_ptr<OptimizerOptions> check_adam_options(const O& o) {
+  EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
+  EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
+  auto [b1, b2] = o.betas();
+  EMBER_CHECK(b1 >= 0 && b1 < 1, "Invalid beta parameter at index 0: ", b1);
+  EMBER_CHECK(b2 >= 0 && b2 < 1, "Invalid beta parameter at index 1: ", b2);
+  EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
+  return o.clone();
+}
+
 class OptimizerParamGroup {
  public:
   explicit OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
@@ -126,20 +153,12 @@ struct SGDOptions : OptimizerOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
   double get_lr() const override { return lr_; }
   void set_lr(double lr) override { lr_ = lr; }
-#define EMBER_OPT_ARG(T, name, init)              \
-  SGDOptions& name(T v) {                         \
-    name##_ = v;                                  \
-    return *this;                                 \
-  }                                               \
-  T name() const { return name##_; }              \
-  T name##_ = init
-  EMBER_OPT_ARG(double, lr, 0);
-  EMBER_OPT_ARG(double, momentum, 0);
-  EMBER_OPT_ARG(double, dampening, 0);
-  EMBER_OPT_ARG(double, weight_decay, 0);
-  EMBER_OPT_ARG(bool, nesterov, false);
-  EMBER_OPT_ARG(bool, maximize, false);
-#undef EMBER_OPT_ARG
+  EMBER_OPT_FIELD(SGDOptions, double, lr, 0);
+  EMBER_OPT_FIELD(SGDOptions, double, momentum, 0);
+  EMBER_OPT_FIELD(SGDOptions, double, dampening, 0);
+  EMBER_OPT_FIELD(SGDOptions, double, weight_decay, 0);
+  EMBER_OPT_FIELD(SGDOptions, bool, nesterov, false);
+  EMBER_OPT_FIELD(SGDOptions, bool, maximize, false);
   void visit(OptionVisitor& v) override {
     v.field("lr", lr_), v.field("momentum", momentum_), v.field("dampening", dampening_);
     v.field("weight_decay", weight_decay_), v.field("nesterov", nesterov_), v.field("maximize", maximize_);
