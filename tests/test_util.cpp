@@ -190,6 +190,20 @@ struct JsonParser {
   }
 };
 
+const Json& Json::golden(const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::string, Json> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  const std::string path = std::string(EMBER_GOLDEN_DIR) + "/" + name;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  return cache.emplace(name, Json::parse(text.str())).first->second;
+}
+
 Json Json::parse(std::string_view text) {
   JsonParser p{text};
   Json j = p.value();

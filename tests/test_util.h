@@ -62,6 +62,8 @@ class Json {
   bool contains(std::string_view key) const;
 
   static Json parse(std::string_view text);  // throws std::runtime_error
+  // tests/golden/<name> parsed once and kept for the process (a failed read fails the test).
+  static const Json& golden(const std::string& name);
 
  private:
   friend struct JsonParser;

@@ -15,17 +15,7 @@ namespace {
 namespace utils = torch::nn::utils;
 using ember::test::Json;
 
-const Json& golden() {
-  static const Json json = [] {
-    const std::string path = std::string(EMBER_GOLDEN_DIR) + "/nn_utils.json";
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << "cannot read " << path;
-    std::stringstream text;
-    text << in.rdbuf();
-    return Json::parse(text.str());
-  }();
-  return json;
-}
+const Json& golden() { return Json::golden("nn_utils.json"); }
 
 std::vector<double> values(const torch::Tensor& t) {
   torch::Tensor flat = t.reshape({-1});

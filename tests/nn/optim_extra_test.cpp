@@ -16,17 +16,7 @@ namespace {
 namespace optim = torch::optim;
 using ember::test::Json;
 
-const Json& golden() {
-  static const Json json = [] {
-    const std::string path = std::string(EMBER_GOLDEN_DIR) + "/optim_extra.json";
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << "cannot read " << path;
-    std::stringstream text;
-    text << in.rdbuf();
-    return Json::parse(text.str());
-  }();
-  return json;
-}
+const Json& golden() { return Json::golden("optim_extra.json"); }
 
 std::vector<double> doubles(const Json& list) {
   std::vector<double> r;
