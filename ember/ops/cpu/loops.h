@@ -98,17 +98,23 @@ struct StagingBuffer {
   }
 };
 
-// Contiguous runs (or contiguous with one broadcast scalar) over reduced-precision storage:
+// Contiguous runs (with any broadcast scalars) over reduced-precision storage:
 // widen a block of each input to its compute type (vectorized), run f on compute types
 // (which the compiler vectorizes), narrow the result. Returns false for other layouts.
 template <class Out, class... In, class F, size_t... I>
 inline bool reduced_block_loop(char** data, const int64_t* strides, int64_t n, const F& f,
                                std::index_sequence<I...> seq) {
-  int kind = classify<Out, In...>(strides, seq);
-  if (kind == -2) return false;
+  // Each input is contiguous or a broadcast scalar (any number of them, e.g. a batch norm's
+  // per-channel scale and shift along W); the output is contiguous.
+  if (strides[0] != int64_t(sizeof(Out))) return false;
+  unsigned scalars = 0;
+  const bool ok = ((strides[1 + I] == int64_t(sizeof(In)) || (strides[1 + I] == 0 && (scalars |= 1u << I, true))) &&
+                   ...);
+  if (!ok) return false;
+  (void)seq;
   // A functor with a direct vector path on the storage types skips the staging buffers.
   if constexpr (requires(const In*... p, Out* o) { VecCompute<F>::apply(p..., o, n); }) {
-    if (kind == -1) {
+    if (scalars == 0) {
       VecCompute<F>::apply(reinterpret_cast<const In*>(data[1 + I])..., reinterpret_cast<Out*>(data[0]), n);
       return true;
     }
@@ -121,7 +127,7 @@ inline bool reduced_block_loop(char** data, const int64_t* strides, int64_t n, c
   std::tuple<StagingBuffer<compute_t<In>, kBlock>...> bufs;
   alignas(64) R res[kBlock];
   // A broadcast scalar is widened once into its whole buffer.
-  ((kind == int(I) ? (std::get<I>(bufs).fill(load(reinterpret_cast<const In*>(data[1 + I]))), 0) : 0), ...);
+  (((scalars >> I) & 1u ? (std::get<I>(bufs).fill(load(reinterpret_cast<const In*>(data[1 + I]))), 0) : 0), ...);
   // Full blocks run with a compile-time trip count (clean vector code), the tail with m.
   auto block = [&](int64_t b, auto mc) {
     constexpr int64_t M = decltype(mc)::value;
@@ -129,7 +135,7 @@ inline bool reduced_block_loop(char** data, const int64_t* strides, int64_t n, c
     auto widen_one = [&](auto idx) {
       constexpr size_t k = decltype(idx)::value;
       using T = std::tuple_element_t<k, std::tuple<In...>>;
-      if (kind == int(k)) return;
+      if ((scalars >> k) & 1u) return;
       const T* src = reinterpret_cast<const T*>(data[1 + k]) + b;
       if constexpr (is_reduced_v<T>) widen(src, std::get<k>(bufs).data(), m);
       else for (int64_t i = 0; i < m; ++i) std::get<k>(bufs)[i] = load(src + i);
