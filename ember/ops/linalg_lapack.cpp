@@ -12,6 +12,7 @@
 #include "ember/core/parallel.h"
 #include "ember/ops/blas.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/lapack.h"
 #include "ember/ops/linalg_utils.h"
@@ -131,6 +132,7 @@ void lu_batch(Tensor& a, std::vector<lint>& pivots, std::vector<lint>& infos) {
 }
 
 Tensor inv_impl(const Tensor& A, const char* api) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, inv_impl(_ac[0], api), &A);
   check_lapack_input(A, api, true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // d inv = -inv dA inv
@@ -238,6 +240,7 @@ Tensor mH_(const Tensor& X) { return X.transpose(-2, -1).conj(); }
 }  // namespace
 
 Tensor cholesky_impl(const Tensor& A, bool upper, const char* api) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, cholesky_impl(_ac[0], upper, api), &A);
   check_lapack_input(A, api, true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // A = L L^H: dL = L phi(L^-1 dA L^-H); gA = sym(L^-H phi(L^H gL) L^-1).
@@ -291,6 +294,7 @@ Tensor inv(const Tensor& A) { return inv_impl(A, "linalg.inv"); }
 // ---- solve ------------------------------------------------------------------------------
 namespace linalg {
 Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, solve(_ac[0], _ac[1], left), &A, &B);
   check_lapack_input(A, "linalg.solve", true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A, B))) {
     // X = A^-1 B (left) or B A^-1: gB = solve(A^H, g), gA = -gB X^H (left) or -X^H gB.

@@ -132,3 +132,28 @@ TEST(GradScaler, SkipsNonFiniteStepsAndAdaptsTheScale) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(Autocast, LinearAlgebraRunsInFloat32) {
+  // PyTorch's CPU float32 list: a bfloat16 matmul result feeding a decomposition works and
+  // gives float32 (LAPACK has no bfloat16).
+  manual_seed(6);
+  const Tensor a = randn({4, 4}), b = randn({4, 4});
+  amp::autocast region(kCPU);
+  const Tensor m = mm(a, b).add(eye(4).mul(8.0).to(kBFloat16));  // bfloat16, well conditioned
+  EXPECT_EQ(m.scalar_type(), kBFloat16);
+  const Tensor inv = linalg::inv(m);
+  EXPECT_EQ(inv.scalar_type(), kFloat);
+  EXPECT_TENSOR_CLOSE(mm(m.to(kFloat), inv).to(kFloat), eye(4), 5e-2, 5e-2);
+  const Tensor spd = mm(m, m.t()).to(kBFloat16);
+  EXPECT_EQ(linalg::cholesky(spd).scalar_type(), kFloat);
+  EXPECT_EQ(std::get<0>(linalg::eigh(spd)).scalar_type(), kFloat);
+  EXPECT_EQ(std::get<1>(linalg::qr(m)).scalar_type(), kFloat);
+  EXPECT_EQ(linalg::svdvals(m).scalar_type(), kFloat);
+  EXPECT_EQ(linalg::solve(m, b.to(kBFloat16)).scalar_type(), kFloat);
+}
+
+}  // namespace
+}  // namespace ember
