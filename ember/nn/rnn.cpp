@@ -213,25 +213,15 @@ std::tuple<utils::rnn::PackedSequence, std::vector<Tensor>> RNNImplBase<Derived>
   const Tensor bs_t = packed.batch_sizes().to(kLong).contiguous();
   const std::vector<int64_t> bs(bs_t.data_ptr<int64_t>(), bs_t.data_ptr<int64_t>() + bs_t.numel());
   // Padded (T, B, *) in the packed (sorted) batch order; the initial states follow it.
-  std::vector<Tensor> steps;
-  int64_t offset = 0;
-  const Tensor& data = packed.data();
-  for (int64_t n : bs) {
-    Tensor rows = data.narrow(0, offset, n);
-    offset += n;
-    if (n < bs.front())
-      rows = cat({rows, zeros({bs.front() - n, data.size(1)}, data.options())}, 0);
-    steps.push_back(rows);
-  }
+  auto [padded, lengths] = utils::rnn::pad_packed_sequence(utils::rnn::PackedSequence(packed.data(), bs_t));
   if (packed.sorted_indices().defined())
     for (Tensor& h : hx)
       if (h.defined()) h = h.index_select(1, packed.sorted_indices().to(h.device()));
-  auto [out, h_n] = run(stack(steps), std::move(hx), &bs);
-  std::vector<Tensor> rows;
-  for (size_t t = 0; t < bs.size(); ++t) rows.push_back(out[int64_t(t)].narrow(0, 0, bs[t]));
+  auto [out, h_n] = run(padded, std::move(hx), &bs);
   if (packed.unsorted_indices().defined())
     for (Tensor& h : h_n) h = h.index_select(1, packed.unsorted_indices().to(h.device()));
-  return {utils::rnn::PackedSequence(cat(rows, 0), packed.batch_sizes(), packed.sorted_indices(),
+  const Tensor rows = utils::rnn::pack_padded_sequence(out, lengths).data();
+  return {utils::rnn::PackedSequence(rows, packed.batch_sizes(), packed.sorted_indices(),
                                      packed.unsorted_indices()),
           h_n};
 }
