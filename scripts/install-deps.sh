@@ -7,6 +7,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libopenblas-dev liblapacke-dev libdnnl-dev libomp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libsleef-dev zlib1g-dev
+  # data loading: archives and compressed streams (libarchive), S3 over HTTPS (libcurl, OpenSSL)
+  libarchive-dev libcurl4-openssl-dev libssl-dev zstd bzip2 xz-utils
 )
 # Benchmarks against LibTorch and golden-data generation (optional: EMBER_WITH_TORCH=1).
 if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then
@@ -25,6 +27,7 @@ if ((${#missing[@]})); then
 fi
 
 # The checkpoint tests check ember's files against the reference safetensors package (PyPI).
-if ! python3 -c "import safetensors, numpy" 2>/dev/null; then
-  python3 -m pip install -q --disable-pip-version-check safetensors numpy </dev/null
+# The S3 tests run against moto's S3-compatible server on 127.0.0.1 (PyPI).
+if ! python3 -c "import safetensors, numpy, moto.server, flask" 2>/dev/null; then
+  python3 -m pip install -q --disable-pip-version-check safetensors numpy "moto[server]" </dev/null
 fi
