@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ember/ember.h"
+#include "ember/data/data.h"
 
 namespace c10 {
 using namespace ::ember;
