@@ -11,6 +11,7 @@
 // past the cap, freed blocks go back to the OS. empty_cache() releases everything cached.
 #include "ember/core/allocator.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -110,7 +111,14 @@ class CpuCachingAllocator final : public Allocator {
   }
 
   static CpuCachingAllocator& instance() {
-    static auto* a = new CpuCachingAllocator();  // never destroyed: outlives static tensors
+    static auto* a = [] {
+      auto* alloc = new CpuCachingAllocator();  // never destroyed: outlives static tensors
+      // A process forked while another thread holds the lock (data loader worker
+      // processes) would deadlock on its first allocation: fork with the lock held.
+      pthread_atfork([] { instance().mu_.lock(); }, [] { instance().mu_.unlock(); },
+                     [] { instance().mu_.unlock(); });
+      return alloc;
+    }();
     return *a;
   }
 

@@ -1,6 +1,8 @@
 // The default generator and seeding.
 #include "ember/core/generator.h"
 
+#include <pthread.h>
+
 #include <random>
 
 namespace ember {
@@ -33,7 +35,14 @@ std::pair<uint64_t, uint64_t> Generator::reserve(uint64_t n) {
 }
 
 Generator& default_generator() {
-  static Generator g;
+  static Generator g = [] {
+    Generator gen;
+    // Forked data loader workers must not inherit the lock held by another thread.
+    pthread_atfork([] { default_generator().impl()->mutex.lock(); },
+                   [] { default_generator().impl()->mutex.unlock(); },
+                   [] { default_generator().impl()->mutex.unlock(); });
+    return gen;
+  }();
   return g;
 }
 void manual_seed(uint64_t seed) { default_generator().set_current_seed(seed); }

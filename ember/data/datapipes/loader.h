@@ -35,17 +35,20 @@ class InProcessReadingService : public ReadingServiceInterface {
   void configure(datapipes::RunnerOptions& options) override { options.num_workers = 0; }
 };
 
-// Worker threads, each running its own copy of the graph (threads share the process, so
-// user functions must be thread-safe; they run one per worker, never concurrently on one
-// copy). Elements come in a deterministic round-robin order unless in_order is false.
+// Workers, each running its own copy of the graph, as threads (the default: user functions
+// must be thread-safe; they run one per worker, never concurrently on one copy) or, with
+// worker_processes, as forked processes that isolate code which is not thread-safe or may
+// crash (elements are sent back encoded by Wire<T>; a crashed worker is a clear error).
+// Elements come in a deterministic round-robin order unless in_order is false.
 class MultiProcessingReadingService : public ReadingServiceInterface {
  public:
   explicit MultiProcessingReadingService(int64_t num_workers = 0, int64_t worker_prefetch_cnt = 2,
                                          std::function<void(int64_t, int64_t)> worker_init_fn = nullptr,
                                          bool in_order = true,
-                                         std::optional<std::chrono::milliseconds> timeout = std::nullopt)
+                                         std::optional<std::chrono::milliseconds> timeout = std::nullopt,
+                                         bool worker_processes = false)
       : num_workers_(num_workers), prefetch_(worker_prefetch_cnt), init_(std::move(worker_init_fn)),
-        in_order_(in_order), timeout_(timeout) {
+        in_order_(in_order), timeout_(timeout), processes_(worker_processes) {
     EMBER_CHECK(num_workers >= 0, "MultiProcessingReadingService: num_workers must be >= 0, got ", num_workers);
     EMBER_CHECK(worker_prefetch_cnt >= 1, "MultiProcessingReadingService: worker_prefetch_cnt must be >= 1, got ",
                 worker_prefetch_cnt);
@@ -56,6 +59,7 @@ class MultiProcessingReadingService : public ReadingServiceInterface {
     options.worker_init = init_;
     options.ordered = in_order_;
     options.timeout = timeout_;
+    options.processes = processes_;
   }
 
  private:
@@ -63,6 +67,7 @@ class MultiProcessingReadingService : public ReadingServiceInterface {
   std::function<void(int64_t, int64_t)> init_;
   bool in_order_;
   std::optional<std::chrono::milliseconds> timeout_;
+  bool processes_;
 };
 
 // Shards the graph across the ranks of a distributed job and keeps them in step.

@@ -15,8 +15,10 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <typeinfo>
 
 #include "ember/data/datapipes/datapipe.h"
+#include "ember/data/datapipes/wire.h"
 
 namespace ember::data::datapipes {
 
@@ -40,6 +42,10 @@ struct RunnerOptions {
   std::optional<std::chrono::milliseconds> timeout;
   std::function<void(int64_t worker_id, int64_t num_workers)> worker_init;
   std::shared_ptr<RankSync> sync;  // distributed: shard across ranks, end epochs together
+  // Run each worker's graph in a forked process instead of a thread: user code that is not
+  // thread-safe, or may crash, cannot take the loader down (a crash is a clear error).
+  // Elements travel through a pipe, encoded by Wire<T> (wire.h).
+  bool processes = false;
 };
 
 namespace detail {
@@ -47,6 +53,22 @@ namespace detail {
 [[noreturn]] void worker_timeout(int64_t worker, std::chrono::milliseconds timeout);
 void check_sharded(int64_t found, int64_t instances, const char* root);
 uint64_t parse_seed(const json::Value& v);
+
+// Worker processes: fork one running `body(fd)` (it writes frames to fd, then the child
+// exits without running any destructor of the parent's objects).
+struct ChildProcess {
+  int pid = -1;
+  int fd = -1;
+};
+ChildProcess spawn_worker(const std::function<void(int fd)>& body);
+// Frames: kind ('I' item, 'E' end, 'X' error message) + length + bytes.
+void write_frame(int fd, char kind, const std::string& bytes);
+bool read_frame(int fd, char& kind, std::string& bytes);  // false at end of file
+// Waits for the child and describes how it ended ("was killed by signal 11 (...)").
+std::string reap_worker(int pid);
+void kill_worker(int pid);
+void close_fd(int fd);
+[[noreturn]] void no_wire(const char* type);
 }  // namespace detail
 
 template <class T>
@@ -56,6 +78,9 @@ class PipeRunner {
     EMBER_CHECK(pipe_.defined(), "DataLoader: empty pipe");
     EMBER_CHECK(opts_.num_workers >= 0, "DataLoader: num_workers must be >= 0, got ", opts_.num_workers);
     EMBER_CHECK(opts_.prefetch >= 1, "DataLoader: prefetch count must be >= 1, got ", opts_.prefetch);
+    if constexpr (!wire_supported<T>) {
+      if (opts_.processes && opts_.num_workers > 0) detail::no_wire(typeid(T).name());
+    }
   }
   PipeRunner(const PipeRunner&) = delete;
   PipeRunner& operator=(const PipeRunner&) = delete;
@@ -86,6 +111,7 @@ class PipeRunner {
     step_ = step;
     live_.assign(size_t(w), true);
     queues_.assign(size_t(w), {});
+    pids_.assign(size_t(w), -1);
     ended_ = false;
     stop_ = false;
     if (opts_.num_workers == 0) {
@@ -142,6 +168,8 @@ class PipeRunner {
     {
       std::lock_guard<std::mutex> lock(m_);
       stop_ = true;
+      for (int pid : pids_)
+        if (pid > 0) detail::kill_worker(pid);
     }
     cv_.notify_all();
     for (auto& t : threads_) t.join();
@@ -167,6 +195,9 @@ class PipeRunner {
   }
 
   void work(int64_t i, int64_t skip) {
+    if constexpr (wire_supported<T>) {
+      if (opts_.processes) return process_work(i, skip);
+    }
     auto& g = *graphs_[size_t(i)];
     try {
       if (opts_.worker_init) opts_.worker_init(i, opts_.num_workers);
@@ -189,6 +220,85 @@ class PipeRunner {
       cv_.notify_all();
     }
     cv_.notify_all();
+  }
+
+  // Reads worker i's process through its pipe into the same queue a thread would fill.
+  void process_work(int64_t i, int64_t skip) {
+    auto& g = *graphs_[size_t(i)];
+    auto init = opts_.worker_init;
+    int64_t n = opts_.num_workers;
+    detail::ChildProcess child;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (stop_) return;
+      child = detail::spawn_worker([&g, init, i, n, skip](int fd) {
+        try {
+          if (init) init(i, n);
+          start_epoch(g);
+          fast_forward(g, skip);
+          std::string buf;
+          while (auto x = g.next()) {
+            buf.clear();
+            Wire<T>::encode(*x, buf);
+            detail::write_frame(fd, 'I', buf);
+          }
+          detail::write_frame(fd, 'E', {});
+        } catch (const std::exception& e) {
+          detail::write_frame(fd, 'X', e.what());
+        }
+      });
+      pids_[size_t(i)] = child.pid;
+    }
+    std::string buf;
+    for (;;) {
+      Slot slot;
+      char kind = 0;
+      bool last = true;
+      try {
+        if (!detail::read_frame(child.fd, kind, buf)) {
+          int pid;
+          {
+            std::lock_guard<std::mutex> lock(m_);
+            pid = pids_[size_t(i)];
+            pids_[size_t(i)] = -1;
+            if (stop_) {
+              detail::close_fd(child.fd);
+              if (pid > 0) detail::reap_worker(pid);
+              return;
+            }
+          }
+          EMBER_CHECK(false, "worker process ", i, " ended without finishing its epoch: it ", detail::reap_worker(pid));
+        }
+        if (kind == 'I') {
+          WireReader r(buf.data(), buf.data() + buf.size());
+          slot.value = Wire<T>::decode(r);
+          EMBER_CHECK(r.done(), "worker process ", i, ": an element had trailing bytes");
+          last = false;
+        } else if (kind == 'X') {
+          EMBER_CHECK(false, buf);
+        }
+      } catch (...) {
+        slot.error = std::current_exception();
+      }
+      std::unique_lock<std::mutex> lock(m_);
+      cv_.wait(lock, [&] { return stop_ || int64_t(queues_[size_t(i)].size()) < opts_.prefetch; });
+      if (stop_) break;
+      queues_[size_t(i)].push_back(std::move(slot));
+      lock.unlock();
+      cv_.notify_all();
+      if (last) break;
+    }
+    detail::close_fd(child.fd);
+    int pid;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      pid = pids_[size_t(i)];
+      pids_[size_t(i)] = -1;
+    }
+    if (pid > 0) {
+      detail::kill_worker(pid);
+      detail::reap_worker(pid);
+    }
   }
 
   std::optional<T> from_workers() {
@@ -250,6 +360,7 @@ class PipeRunner {
   std::mutex m_;
   std::condition_variable cv_;
   std::vector<std::deque<Slot>> queues_;
+  std::vector<int> pids_;  // worker processes still running
   std::vector<bool> live_;
   std::vector<int64_t> taken_;
   int64_t turn_ = 0, epoch_ = 0, step_ = 0;
