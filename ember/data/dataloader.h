@@ -101,9 +101,15 @@ concept SamplerLike = requires(S& s, size_t n) {
   { s.next(n) } -> std::convertible_to<std::optional<typename S::BatchRequestType>>;
 };
 
+// Whether `Dataset` takes `Sampler`'s batch requests.
+template <typename Dataset, typename Sampler>
+concept AcceptsRequestsOf = requires(Dataset& d, typename Sampler::BatchRequestType request) {
+  d.get_batch(std::move(request));
+};
+
 // A loader over a stateless dataset with the given sampler.
 template <BatchDatasetLike Dataset, SamplerLike Sampler>
-  requires(!Dataset::is_stateful)
+  requires(!Dataset::is_stateful && AcceptsRequestsOf<Dataset, Sampler>)
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset, Sampler sampler,
                                                                          DataLoaderOptions options) {
   return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(std::move(dataset), std::move(sampler), options);
@@ -112,7 +118,8 @@ std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset 
 // A loader over a stateless dataset with a `Sampler(dataset.size())` (RandomSampler unless
 // given: make_data_loader<samplers::SequentialSampler>(dataset, 64)).
 template <typename Sampler = samplers::RandomSampler, BatchDatasetLike Dataset>
-  requires(!Dataset::is_stateful && std::is_constructible_v<Sampler, size_t>)
+  requires(!Dataset::is_stateful && std::is_constructible_v<Sampler, size_t> && SamplerLike<Sampler> &&
+           AcceptsRequestsOf<Dataset, Sampler>)
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
                                                                          DataLoaderOptions options = {}) {
   const std::optional<size_t> size = dataset.size();

@@ -251,8 +251,11 @@ class ChunkDataset final
     std::lock_guard<std::mutex> lock(chunk_index_guard_);
     chunk_sampler_.save(archive);
   }
-  // Restores the chunk sampler's position; the next reset() continues from it.
+  // Restores the chunk sampler's position; the next reset() continues from it. Running
+  // preloaders are stopped first, so they do not move the restored position.
   void load(serialize::InputArchive& archive) override {
+    if (batch_buffer_) batch_buffer_->stop();
+    free_workers();
     std::lock_guard<std::mutex> lock(chunk_index_guard_);
     chunk_sampler_.load(archive);
     load_checkpoint_ = true;

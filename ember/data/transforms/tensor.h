@@ -40,6 +40,8 @@ class TensorLambda : public TensorTransform<Target> {
 namespace detail {
 // The per-channel values as a float tensor of shape [C, 1, 1] (broadcasts over H and W).
 Tensor channel_values(ArrayRef<double> values, const char* what);
+// Raises an error unless mean and stddev have one value each or one per channel alike.
+void check_normalize_sizes(const Tensor& mean, const Tensor& stddev);
 // (input - mean) / stddev, with an error naming the shapes when they do not broadcast.
 Tensor normalize(const Tensor& input, const Tensor& mean, const Tensor& stddev);
 }  // namespace detail
@@ -48,7 +50,9 @@ Tensor normalize(const Tensor& input, const Tensor& mean, const Tensor& stddev);
 template <typename Target = Tensor>
 struct Normalize : public TensorTransform<Target> {
   Normalize(ArrayRef<double> mean, ArrayRef<double> stddev)
-      : mean(detail::channel_values(mean, "mean")), stddev(detail::channel_values(stddev, "stddev")) {}
+      : mean(detail::channel_values(mean, "mean")), stddev(detail::channel_values(stddev, "stddev")) {
+    detail::check_normalize_sizes(this->mean, this->stddev);
+  }
 
   Tensor operator()(Tensor input) override { return detail::normalize(input, mean, stddev); }
 

@@ -1,4 +1,5 @@
 // The non-template parts of the transforms: Stack's collation and Normalize's arithmetic.
+#include <algorithm>
 #include <cstring>
 
 #include "ember/autograd/record.h"
@@ -53,11 +54,15 @@ Tensor channel_values(ArrayRef<double> values, const char* what) {
   return tensor(values, TensorOptions().dtype(kFloat)).view({int64_t(values.size()), 1, 1});
 }
 
-Tensor normalize(const Tensor& input, const Tensor& mean, const Tensor& stddev) {
-  EMBER_CHECK(input.defined(), "Normalize: the example's data is an undefined tensor");
-  const int64_t channels = std::max(mean.size(0), stddev.size(0));
+void check_normalize_sizes(const Tensor& mean, const Tensor& stddev) {
   EMBER_CHECK(mean.size(0) == stddev.size(0) || mean.size(0) == 1 || stddev.size(0) == 1, "Normalize: got ",
               mean.size(0), " mean values but ", stddev.size(0), " stddev values (expected one per channel)");
+}
+
+Tensor normalize(const Tensor& input, const Tensor& mean, const Tensor& stddev) {
+  EMBER_CHECK(input.defined(), "Normalize: the example's data is an undefined tensor");
+  check_normalize_sizes(mean, stddev);  // (the fields are public and may have been replaced)
+  const int64_t channels = std::max(mean.size(0), stddev.size(0));
   if (channels > 1)
     EMBER_CHECK(input.dim() >= 3 && input.size(-3) == channels, "Normalize: expected data with ", channels,
                 " channels in dimension -3 (a [C, H, W] image), got data of shape ", input.sizes());
