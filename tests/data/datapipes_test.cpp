@@ -11,6 +11,7 @@
 #include "ember/core/generator.h"
 #include "ember/data/data.h"
 #include "ember/data/datapipes.h"
+#include "ember/distributed/store.h"
 #include "ember/ops/functions.h"
 
 using namespace ember;
@@ -682,4 +683,33 @@ TEST(DataLoaderPipes, WorkerProcessesIsolateCrashes) {
   DataLoader2 again(IterableWrapper(range(100000)).sharding_filter(), rs(2));
   again.load_state_dict(state);
   EXPECT_EQ(*again.begin(), 2);
+}
+
+TEST(DataLoaderPipes, DistributedOverTCPStore) {
+  // Two ranks (threads here; the protocol is the same across processes) meet through a
+  // real TCPStore: uneven shards end together, rank 0's seed wins, nothing is duplicated.
+  auto master = std::make_shared<distributed::TCPStore>("127.0.0.1", 0, 2, true, std::chrono::seconds(30), /*wait_for_workers=*/false);
+  uint16_t port = master->port();
+  std::vector<V> got(2);
+  std::vector<std::thread> ranks;
+  for (int64_t r = 0; r < 2; ++r) {
+    ranks.emplace_back([&, r] {
+      std::shared_ptr<distributed::Store> store = master;
+      if (r == 1) store = std::make_shared<distributed::TCPStore>("127.0.0.1", port, 2, false);
+      auto pipe = IterableWrapper(range(51)).shuffle().sharding_filter().batch(5);
+      DataLoader2 loader(pipe, std::make_shared<DistributedReadingService>(store, r, 2));
+      loader.seed(uint64_t(r) + 7);  // different per rank: rank 0's must be used by both
+      for (int e = 0; e < 2; ++e)
+        for (auto& b : loader) got[size_t(r)].insert(got[size_t(r)].end(), b.begin(), b.end());
+    });
+  }
+  for (auto& t : ranks) t.join();
+  // Shards of 26 and 25 in batches of 5: 6 and 5 batches; both ranks stop after 5.
+  EXPECT_EQ(got[0].size(), 50u);  // 2 epochs x 5 batches x 5
+  EXPECT_EQ(got[1].size(), 50u);
+  std::set<int> epoch0(got[0].begin(), got[0].begin() + 25);
+  for (size_t i = 0; i < 25; ++i) EXPECT_TRUE(epoch0.insert(got[1][i]).second) << got[1][i] << " on both ranks";
+  EXPECT_EQ(master->num_keys(), 0);  // the per-step keys were cleaned up
+  std::string err = error_of([&] { DistributedReadingService(master, 2, 2); });
+  EXPECT_NE(err.find("expected 0 <= rank < world_size, got rank 2 of 2"), std::string::npos) << err;
 }

@@ -18,6 +18,7 @@
 
 #include "ember/data/dataloader.h"
 #include "ember/data/dataloader_options.h"
+#include "ember/data/datapipes/distributed.h"
 #include "ember/data/datapipes/map.h"
 #include "ember/data/datapipes/runner.h"
 
@@ -70,9 +71,17 @@ class MultiProcessingReadingService : public ReadingServiceInterface {
   bool processes_;
 };
 
-// Shards the graph across the ranks of a distributed job and keeps them in step.
+// Shards the graph across the ranks of a distributed job and keeps them in step: every
+// rank uses rank 0's seed (so shuffles upstream of sharding_filter agree), and when shards
+// are uneven all ranks end the epoch at the step where the first one ran out (the extra
+// elements of the others are dropped, as TorchData's fullsync does), so none waits forever
+// for the others in a collective. Ranks agree through a Store: by default the TCPStore of
+// torchrun's environment (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE).
 class DistributedReadingService : public ReadingServiceInterface {
  public:
+  DistributedReadingService() : DistributedReadingService(datapipes::StoreRankSync::from_env()) {}
+  DistributedReadingService(std::shared_ptr<distributed::Store> store, int64_t rank, int64_t world_size)
+      : DistributedReadingService(std::make_shared<datapipes::StoreRankSync>(std::move(store), rank, world_size)) {}
   explicit DistributedReadingService(std::shared_ptr<datapipes::RankSync> sync) : sync_(std::move(sync)) {
     EMBER_CHECK(sync_, "DistributedReadingService: null rank group");
   }
