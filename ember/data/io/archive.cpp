@@ -54,7 +54,7 @@ struct ArchiveState {
   ~ArchiveState() {
     if (a) archive_read_free(a);
   }
-  const std::string& name() const { return source.stream->name(); }
+  const std::string& name() const { return display_name.empty() ? source.stream->name() : display_name; }
   const char* op() const { return type == ArchiveType::kTar ? "load_from_tar" : "load_from_zip"; }
   [[noreturn]] void fail(const std::string& what) { source.fail(a, op(), "'" + name() + "': " + what); }
   // After the last member: reads what follows to its end, so that a compressed tar's
@@ -65,6 +65,7 @@ struct ArchiveState {
   ArchiveSource source;
   ArchiveType type;
   std::shared_ptr<TailStream> tail;  // zip only
+  std::string display_name;          // overrides the stream's name when set
   struct archive* a = nullptr;
   uint64_t generation = 0;
   bool ended = false;
@@ -169,7 +170,7 @@ class MemberStream final : public InputStream {
 
 const char* archive_type_name(ArchiveType t) { return t == ArchiveType::kTar ? "tar" : "zip"; }
 
-ArchiveReader::ArchiveReader(StreamPtr archive, ArchiveType type) {
+ArchiveReader::ArchiveReader(StreamPtr archive, ArchiveType type, std::string name) {
   EMBER_CHECK(archive, type == ArchiveType::kTar ? "load_from_tar" : "load_from_zip", ": null stream");
   if (type == ArchiveType::kTar) {
     // A compressed tar is unwrapped by io::decompress: its gzip reader checks the CRC that
@@ -190,6 +191,7 @@ ArchiveReader::ArchiveReader(StreamPtr archive, ArchiveType type) {
     else if (starts("\x28\xb5\x2f\xfd")) archive = decompress(std::move(archive), Compression::kZstd);
   }
   state_ = std::make_shared<detail::ArchiveState>(std::move(archive), type);
+  state_->display_name = std::move(name);
   struct archive* a = archive_read_new();
   EMBER_CHECK(a, state_->op(), ": out of memory");
   state_->a = a;

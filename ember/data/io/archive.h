@@ -33,7 +33,9 @@ struct ArchiveState;
 // gzip-compressed tars are inflated by ember's own gzip reader, so their CRC is checked.
 class ArchiveReader {
  public:
-  ArchiveReader(StreamPtr archive, ArchiveType type);
+  // `name` replaces the stream's name in member names and errors (a pipe passes the path
+  // its element carries).
+  ArchiveReader(StreamPtr archive, ArchiveType type, std::string name = "");
   ~ArchiveReader();
   ArchiveReader(const ArchiveReader&) = delete;
   ArchiveReader& operator=(const ArchiveReader&) = delete;
