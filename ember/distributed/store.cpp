@@ -1,5 +1,5 @@
 // Store's shared surface, the in-process HashStore, PrefixStore and the env:// rendezvous.
-// TCPStore is in tcp_store.cpp, FileStore in file_store.cpp.
+// TCPStore is in tcp_store.cpp (client) and tcp_server.cpp, FileStore in file_store.cpp.
 #include "ember/distributed/store.h"
 
 #include <algorithm>

@@ -96,7 +96,7 @@ struct TCPStoreOptions {
 
 // A store served over TCP by the master (rank 0), which runs the server in a thread of its
 // own and is also a client of it. Clients connect with retries until the timeout. The wire
-// protocol is documented in tcp_store.cpp (Note [TCPStore protocol]). One object may be
+// protocol is documented in tcp_protocol.h (Note [TCPStore protocol]). One object may be
 // used from many threads: each call borrows a connection of its own.
 class TCPStore : public Store {
  public:

@@ -153,7 +153,7 @@ TEST_P(StoreContract, SetGetBytesAndStrings) {
 TEST_P(StoreContract, GetBlocksUntilAnotherThreadSets) {
   auto peer = handle();
   EXPECT_FALSE(store_->check({"late"}));
-  std::thread setter([&] {
+  std::jthread setter([&] {
     peer->wait({"getter-started"});
     peer->set("late", "value");
   });
@@ -166,7 +166,7 @@ TEST_P(StoreContract, ManyWaitersWokenByOneSet) {
   std::vector<std::shared_ptr<Store>> handles;
   for (int i = 0; i < 4; ++i) handles.push_back(handle());
   std::atomic<int> got{0};
-  std::vector<std::thread> ts;
+  std::vector<std::jthread> ts;
   for (int i = 0; i < 4; ++i)
     ts.emplace_back([&, i] {
       if (i % 2) {
@@ -199,7 +199,7 @@ TEST_P(StoreContract, AddIsAtomicAcrossThreads) {
   std::vector<std::shared_ptr<Store>> handles;
   for (int i = 0; i < kThreads; ++i) handles.push_back(handle());
   std::vector<std::vector<int64_t>> seen(kThreads);
-  std::vector<std::thread> ts;
+  std::vector<std::jthread> ts;
   for (int i = 0; i < kThreads; ++i)
     ts.emplace_back([&, i] {
       for (int j = 0; j < kAdds; ++j) seen[i].push_back(handles[i]->add("counter", 1));
@@ -242,7 +242,7 @@ TEST_P(StoreContract, CompareSet) {
   EXPECT_FALSE(store_->check({"absent"}));
   // A compare_set that creates a key wakes a waiter.
   auto peer = handle();
-  std::thread waiter([&] { EXPECT_EQ(peer->get_to_str("leader"), "rank3"); });
+  std::jthread waiter([&] { EXPECT_EQ(peer->get_to_str("leader"), "rank3"); });
   EXPECT_EQ(store_->compare_set("leader", "", "rank3"), "rank3");
   EXPECT_EQ(store_->compare_set("leader", "", "rank5"), "rank3");  // someone was first
   waiter.join();
@@ -426,10 +426,10 @@ TEST(TCPStore, OneObjectSharedByThreads) {
   // another thread (each call borrows a connection of its own).
   auto m = master_store();
   TCPStore c("127.0.0.1", m->port(), std::nullopt, false, kTestTimeout);
-  std::thread getter([&] { EXPECT_EQ(c.get_to_str("k"), "ok"); });
+  std::jthread getter([&] { EXPECT_EQ(c.get_to_str("k"), "ok"); });
   c.set("k", "ok");
   getter.join();
-  std::thread waiter([&] { m->wait({"k2"}); });
+  std::jthread waiter([&] { m->wait({"k2"}); });
   m->set("k2", "");
   waiter.join();
 }
@@ -454,7 +454,7 @@ TEST(TCPStore, ClientThreadsWaitForWorkers) {
   constexpr int kWorld = 5;
   uint16_t port;
   int fd = bound_socket(port);  // the port is known before the master exists
-  std::vector<std::thread> ranks;
+  std::vector<std::jthread> ranks;
   std::atomic<int> failures{0};
   for (int r = 1; r < kWorld; ++r)
     ranks.emplace_back([&, r] {
@@ -491,7 +491,9 @@ TEST(TCPStore, ForkedProcessesRendezvous) {
       ::close(fd);
       TCPStore c("127.0.0.1", port, kWorld, false, kTestTimeout);
       rendezvous(c, r, kWorld);
-      c.get("release");  // stay connected until the master has checked everything
+      // The last request of every child: the master shuts down only after all of them, so
+      // none sees the server go away.
+      if (c.add("children-done", 1) == kWorld - 1) c.set("all-children-done", "");
     }));
   TCPStoreOptions opts;
   opts.is_server = true;
@@ -502,8 +504,9 @@ TEST(TCPStore, ForkedProcessesRendezvous) {
     TCPStore m("127.0.0.1", opts);
     rendezvous(m, 0, kWorld);
     EXPECT_EQ(m.add("counter", 0), 50 * kWorld);
-    EXPECT_EQ(m.num_keys(), kWorld + 3);  // addr/0..3, counter, finished, all-finished
-    m.set("release", "");
+    m.wait({"all-children-done"});
+    // addr/0..3, counter, finished, all-finished, children-done, all-children-done
+    EXPECT_EQ(m.num_keys(), kWorld + 5);
   }
   expect_children_succeed(kids);
 }
@@ -612,7 +615,7 @@ class FakeServer {
   explicit FakeServer(std::function<void(int)> act) {
     fd_ = bound_socket(port_);
     ::listen(fd_, 4);
-    thread_ = std::thread([this, act] {
+    thread_ = std::jthread([this, act] {
       int c = ::accept(fd_, nullptr, nullptr);
       if (c >= 0) {
         act(c);
@@ -630,7 +633,7 @@ class FakeServer {
  private:
   int fd_;
   uint16_t port_;
-  std::thread thread_;
+  std::jthread thread_;
 };
 
 std::string read_some(int fd, size_t n) {
@@ -679,14 +682,14 @@ TEST(TCPStore, MasterShutdownWhileAClientBlocksInGet) {
   uint16_t port = m->port();
   TCPStore c("127.0.0.1", port, std::nullopt, false, 5s), c2("127.0.0.1", port, std::nullopt, false, 5s);
   std::string get_error, wait_error;
-  std::thread getter([&] {
+  std::jthread getter([&] {
     try {
       c.get("never");
     } catch (const Error& e) {
       get_error = e.what();
     }
   });
-  std::thread waiter([&] {
+  std::jthread waiter([&] {
     try {
       c2.wait({"never-either"});
     } catch (const Error& e) {
