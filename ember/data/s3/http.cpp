@@ -1,6 +1,7 @@
 #include "ember/data/s3/http.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -95,9 +96,10 @@ std::optional<std::string> HttpResponse::header(std::string_view lower_name) con
   return std::nullopt;
 }
 
-HttpPool::HttpPool() { global_init(); }
+HttpPool::HttpPool() : owner_pid_(getpid()) { global_init(); }
 
 HttpPool::~HttpPool() {
+  if (owner_pid_ != getpid()) return;  // a forked child: the handles are the parent's
   for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
 }
 
@@ -105,6 +107,13 @@ HttpResponse HttpPool::perform(const HttpRequest& req) {
   CURL* h = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (owner_pid_ != getpid()) {
+      // A forked worker process: the idle handles' sockets (and TLS sessions) are the
+      // parent's. Closing them here could disturb the parent's streams, so they are
+      // abandoned and this process opens its own.
+      idle_.clear();
+      owner_pid_ = getpid();
+    }
     if (!idle_.empty()) {
       h = static_cast<CURL*>(idle_.back());
       idle_.pop_back();
@@ -161,7 +170,7 @@ HttpResponse HttpPool::perform(const HttpRequest& req) {
   // A handle whose transfer broke may hold a half-used connection; curl closes those
   // itself, so the handle can go back to the pool either way.
   std::lock_guard<std::mutex> lock(mu_);
-  idle_.push_back(h);
+  if (owner_pid_ == getpid()) idle_.push_back(h);
   return resp;
 }
 

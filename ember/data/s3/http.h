@@ -57,6 +57,7 @@ class HttpPool {
  private:
   std::mutex mu_;
   std::vector<void*> idle_;  // CURL* handles, each with its own live connections
+  int owner_pid_;            // the process whose connections idle_ holds (see perform)
 };
 
 }  // namespace ember::data::s3::detail
