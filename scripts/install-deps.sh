@@ -9,6 +9,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libsleef-dev zlib1g-dev
   # data loading: archives and compressed streams (libarchive), S3 over HTTPS (libcurl, OpenSSL)
   libarchive-dev libcurl4-openssl-dev libssl-dev zstd bzip2 xz-utils
+  # the DataFrame: regular expressions (RE2), IPC buffer compression (LZ4, ZSTD)
+  libre2-dev liblz4-dev libzstd-dev
 )
 # Benchmarks against LibTorch and golden-data generation (optional: EMBER_WITH_TORCH=1).
 if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then
@@ -30,4 +32,9 @@ fi
 # The S3 tests run against moto's S3-compatible server on 127.0.0.1 (PyPI).
 if ! python3 -c "import safetensors, numpy, moto.server, flask" 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check safetensors numpy "moto[server]" </dev/null
+fi
+
+# The DataFrame's interop tests and benchmarks compare with pyarrow, pandas and polars (PyPI).
+if ! python3 -c "import pyarrow, pandas, polars" 2>/dev/null; then
+  python3 -m pip install -q --disable-pip-version-check pyarrow pandas polars </dev/null
 fi
