@@ -622,6 +622,30 @@ void ReduceLROnPlateau::step(double metric) {
   cooldown_counter_ = cooldown_, num_bad_epochs_ = 0;
 }
 
+json::Value ReduceLROnPlateau::state_dict() const {
+  json::Value best = std::isfinite(best_) ? json::Value(best_) : json::Value(best_ > 0 ? "inf" : best_ < 0 ? "-inf" : "nan");
+  return json::Object{{"last_epoch", epoch_}, {"best", best}, {"num_bad_epochs", num_bad_epochs_},
+                      {"cooldown_counter", cooldown_counter_}};
+}
+
+void ReduceLROnPlateau::load_state_dict(const json::Value& state) {
+  for (const char* k : {"last_epoch", "best", "num_bad_epochs", "cooldown_counter"})
+    EMBER_CHECK(state.is_object() && state.find(k), "ReduceLROnPlateau::load_state_dict: missing '", k, "' in ",
+                json::dump(state));
+  const json::Value& best = *state.find("best");
+  if (best.is_string()) {
+    const std::string& b = best.as_string();
+    EMBER_CHECK(b == "inf" || b == "-inf" || b == "nan", "ReduceLROnPlateau::load_state_dict: bad best '", b, "'");
+    best_ = b == "inf" ? std::numeric_limits<double>::infinity()
+            : b == "-inf" ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  } else {
+    best_ = best.as_double("best");
+  }
+  epoch_ = state.find("last_epoch")->as_int("last_epoch");
+  num_bad_epochs_ = state.find("num_bad_epochs")->as_int("num_bad_epochs");
+  cooldown_counter_ = state.find("cooldown_counter")->as_int("cooldown_counter");
+}
+
 std::vector<double> ReduceLROnPlateau::get_last_lr() const {
   std::vector<double> r;
   for (const auto& g : optimizer_.param_groups()) r.push_back(g.options().get_lr());

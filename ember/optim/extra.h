@@ -250,6 +250,10 @@ class ReduceLROnPlateau {
   int64_t last_epoch() const { return epoch_; }
   double best() const { return best_; }
   int64_t num_bad_epochs() const { return num_bad_epochs_; }
+  // {"last_epoch", "best", "num_bad_epochs", "cooldown_counter"} (best may be +-inf: stored
+  // as a string then); the lrs live in the optimizer's state.
+  json::Value state_dict() const;
+  void load_state_dict(const json::Value& state);
 
  private:
   bool is_better(double a) const;

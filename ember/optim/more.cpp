@@ -1,5 +1,7 @@
 #include "ember/optim/more.h"
 
+#include "ember/serialize/archive.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -97,6 +99,35 @@ void LRScheduler::step() {
   auto& groups = optimizer_.param_groups();
   for (size_t i = 0; i < groups.size() && i < base_lrs_.size(); ++i) groups[i].options().set_lr(lr_at(i, base_lrs_[i]));
 }
+json::Value LRScheduler::state_dict() const {
+  json::Array lrs;
+  for (double lr : base_lrs_) lrs.push_back(lr);
+  return json::Object{{"last_epoch", epoch_}, {"base_lrs", std::move(lrs)}};
+}
+
+void LRScheduler::load_state_dict(const json::Value& state) {
+  const json::Value* epoch = state.find("last_epoch");
+  const json::Value* lrs = state.find("base_lrs");
+  EMBER_CHECK(state.is_object() && epoch && lrs && lrs->is_array(),
+              "LRScheduler::load_state_dict: expected {\"last_epoch\", \"base_lrs\"}, got ", json::dump(state));
+  EMBER_CHECK(lrs->as_array().size() == base_lrs_.size(), "LRScheduler::load_state_dict: the state has ",
+              lrs->as_array().size(), " parameter groups, the optimizer ", base_lrs_.size());
+  std::vector<double> base;
+  for (const auto& v : lrs->as_array()) base.push_back(v.as_double("base_lrs"));
+  epoch_ = epoch->as_int("last_epoch");
+  base_lrs_ = std::move(base);
+}
+
+void LRScheduler::save(serialize::OutputArchive& archive) const {
+  archive.write("scheduler_state", IValue(json::dump(state_dict())));
+}
+
+void LRScheduler::load(serialize::InputArchive& archive) {
+  IValue v;
+  archive.read("scheduler_state", v);
+  load_state_dict(json::parse(v.toStringRef(), "scheduler_state"));
+}
+
 std::vector<double> LRScheduler::get_last_lr() const {
   std::vector<double> r;
   for (const auto& g : optimizer_.param_groups()) r.push_back(g.options().get_lr());

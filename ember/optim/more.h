@@ -5,6 +5,12 @@
 #include <vector>
 
 #include "ember/optim/optimizer.h"
+#include "ember/serialize/json.h"
+
+namespace ember::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
 
 namespace ember::optim {
 
@@ -61,6 +67,14 @@ class LRScheduler {
   void step();
   std::vector<double> get_last_lr() const;
   int64_t last_epoch() const { return epoch_; }
+  // PyTorch's state_dict(): {"last_epoch", "base_lrs"}; every schedule here is a closed form
+  // of them (the optimizer's own state holds the current lrs). load_state_dict checks the
+  // group count and restores them, so a resumed run steps on exactly as the saved one.
+  json::Value state_dict() const;
+  void load_state_dict(const json::Value& state);
+  // In a checkpoint archive (as one value under "scheduler_state").
+  void save(serialize::OutputArchive& archive) const;
+  void load(serialize::InputArchive& archive);
 
  protected:
   // The lr for group i at epoch `epoch_` (closed form).

@@ -75,3 +75,79 @@ TEST(Optim, SchedulersFollowTheirClosedForms) {
 }
 
 }  // namespace
+
+// A scheduler restored from its state_dict (through text and through an archive) continues
+// exactly as the uninterrupted one: same lr at every later step.
+TEST(Optim, SchedulerStateDictResumes) {
+  using namespace torch::optim;
+  auto run = [](auto make, int split, bool via_archive) {
+    auto w = torch::zeros({2}).requires_grad_();
+    SGD opt({w}, SGDOptions(0.1).momentum(0.9));
+    auto sched = make(opt);
+    std::vector<double> lrs;
+    for (int i = 0; i < split; ++i) sched->step(), lrs.push_back(opt.param_groups()[0].options().get_lr());
+    // "Restart": a new optimizer and scheduler, restored.
+    SGD opt2({w}, SGDOptions(0.1).momentum(0.9));
+    auto sched2 = make(opt2);
+    opt2.param_groups()[0].options().set_lr(opt.param_groups()[0].options().get_lr());
+    if (via_archive) {
+      torch::serialize::OutputArchive out;
+      sched->save(out);
+      torch::serialize::InputArchive in;
+      std::string bytes = out.to_bytes();
+      in.load_from(bytes.data(), bytes.size());
+      sched2->load(in);
+    } else {
+      sched2->load_state_dict(ember::json::parse(ember::json::dump(sched->state_dict())));
+    }
+    std::vector<double> a, b;
+    for (int i = 0; i < 12; ++i) {
+      sched->step(), a.push_back(opt.param_groups()[0].options().get_lr());
+      sched2->step(), b.push_back(opt2.param_groups()[0].options().get_lr());
+    }
+    EXPECT_EQ(a, b);
+    return sched2->last_epoch();
+  };
+  for (bool archive : {false, true}) {
+    EXPECT_EQ(run([](SGD& o) { return std::make_unique<StepLR>(o, 3, 0.5); }, 5, archive), 17);
+    run([](SGD& o) { return std::make_unique<CosineAnnealingWarmRestarts>(o, 4, 2, 0.001); }, 7, archive);
+    run([](SGD& o) { return std::make_unique<OneCycleLR>(o, 1.0, OneCycleLROptions().total_steps(40)); }, 9, archive);
+    run([](SGD& o) {
+      return std::make_unique<SequentialLR>(
+          o, std::vector<std::shared_ptr<LRScheduler>>{std::make_shared<LinearLR>(o, 0.1, 1.0, 4),
+                                                       std::make_shared<ExponentialLR>(o, 0.9)},
+          std::vector<int64_t>{4});
+    }, 3, archive);
+  }
+  // Bad states are rejected clearly.
+  auto w = torch::zeros({2}).requires_grad_();
+  SGD opt({w}, SGDOptions(0.1));
+  StepLR s(opt, 2);
+  EXPECT_THROW(
+      {
+        try {
+          s.load_state_dict(ember::json::parse(R"({"last_epoch": 3, "base_lrs": [0.1, 0.2]})"));
+        } catch (const std::exception& e) {
+          EXPECT_NE(std::string(e.what()).find("the state has 2 parameter groups, the optimizer 1"), std::string::npos);
+          throw;
+        }
+      },
+      std::exception);
+
+  // ReduceLROnPlateau: best (possibly infinite), bad-epoch and cooldown counters survive.
+  ReduceLROnPlateau p1(opt, ReduceLROnPlateau::min, 0.5, 1, 1e-4, ReduceLROnPlateau::rel, 2);
+  ReduceLROnPlateau fresh(opt);
+  auto inf_state = ember::json::parse(ember::json::dump(fresh.state_dict()));
+  ReduceLROnPlateau p0(opt);
+  p0.load_state_dict(inf_state);
+  EXPECT_TRUE(std::isinf(p0.best()));
+  for (double m : {5.0, 4.0, 4.5, 4.6}) p1.step(m);
+  SGD opt2({w}, SGDOptions(opt.param_groups()[0].options().get_lr()));
+  ReduceLROnPlateau p2(opt2, ReduceLROnPlateau::min, 0.5, 1, 1e-4, ReduceLROnPlateau::rel, 2);
+  p2.load_state_dict(ember::json::parse(ember::json::dump(p1.state_dict())));
+  for (double m : {4.7, 4.8, 4.9, 5.0, 3.0, 3.1, 3.2}) {
+    p1.step(m), p2.step(m);
+    EXPECT_EQ(p1.get_last_lr(), p2.get_last_lr());
+    EXPECT_EQ(p1.num_bad_epochs(), p2.num_bad_epochs());
+  }
+}
