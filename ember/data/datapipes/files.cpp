@@ -154,8 +154,14 @@ class CsvParserNode final : public OneInput<CsvParserNode, StreamElement, std::v
         if (!e) return std::nullopt;
         reader_.p = std::make_unique<io::CsvReader>(std::move(e->second), opt_);
       }
+      // Rows leave by value: give each one the previous row's width up front, so that
+      // filling it costs one allocation (short fields live inside their strings).
       std::vector<std::string> row;
-      if (reader_->next(row)) return row;
+      row.reserve(width_ + 1);
+      if (reader_->next(row)) {
+        width_ = row.size();
+        return row;
+      }
       reader_.p.reset();
     }
   }
@@ -163,6 +169,7 @@ class CsvParserNode final : public OneInput<CsvParserNode, StreamElement, std::v
  private:
   io::CsvOptions opt_;
   PerEpoch<io::CsvReader> reader_;
+  size_t width_ = 0;
 };
 
 class CsvDictParserNode final : public OneInput<CsvDictParserNode, StreamElement, io::CsvDictRow> {

@@ -40,6 +40,10 @@ CsvReader::CsvReader(StreamPtr stream, CsvOptions options) : stream_(std::move(s
   special_quoted_['\n'] = special_quoted_['\r'] = true;  // counted as lines
   if (opt_.escapechar) special_field_[(unsigned char)opt_.escapechar] = special_quoted_[(unsigned char)opt_.escapechar] = true;
   if (opt_.quotechar) special_quoted_[(unsigned char)opt_.quotechar] = true;
+  // What a field cannot start with on the fast path.
+  std::memcpy(special_start_, special_field_, sizeof special_start_);
+  if (opt_.quotechar) special_start_[(unsigned char)opt_.quotechar] = true;
+  if (opt_.skipinitialspace) special_start_[(unsigned char)' '] = true;
   cap_ = kChunkBytes;
   buf_.reset(new char[cap_ + 1]);
   buf_[0] = '\n';
@@ -91,7 +95,7 @@ void CsvReader::skip_lines() {
   line_ += int64_t(skipped);
 }
 
-void CsvReader::save_field() {
+inline __attribute__((always_inline)) void CsvReader::save_field() {
   ++nfields_;
   if (row_->size() <= nfields_) row_->emplace_back();
   cur_ = &(*row_)[nfields_];
@@ -269,11 +273,47 @@ bool CsvReader::next(std::vector<std::string>& row) {
       if (end_line(row)) return true;
       continue;
     }
-    if (state_ == kInField || state_ == kInQuotedField) {
-      const bool* special = state_ == kInField ? special_field_ : special_quoted_;
+    // Fast path for unquoted fields, the bulk of most files: the field's bytes are copied
+    // in one run, and a delimiter or '\n' after them is handled here. Everything else
+    // (quotes, escapes, '\r', empty fields) takes the state machine below.
+    if (state_ == kInField || ((state_ == kStartField || state_ == kStartRecord) &&
+                               !special_start_[(unsigned char)buf_[pos_]])) {
       const char* begin = buf_.get() + pos_;
       const char* p = begin;
-      while (!special[(unsigned char)*p]) ++p;  // the sentinel '\n' is special
+      if (state_ != kInField) {
+        state_ = kInField;
+        ++p;  // a start character that is not special is the field's first byte
+      }
+      while (!special_field_[(unsigned char)*p]) ++p;  // the sentinel '\n' is special
+      const size_t n = std::min<size_t>(p - begin, len_ - pos_);
+      if (n) {
+        cur_->append(begin, n);
+        field_nonempty_ = true;
+        pos_line_has_chars_ = true;
+        pos_ += n;
+      }
+      if (pos_ == len_) continue;
+      const char c = buf_[pos_];
+      if (c == opt_.delimiter) {
+        ++pos_;
+        save_field();
+        state_ = kStartField;
+        continue;
+      }
+      if (c == '\n') {  // IN_FIELD, '\n' and the end-of-line event at once
+        ++pos_;
+        save_field();
+        state_ = kStartRecord;
+        pos_line_has_chars_ = false;
+        ++line_;
+        row.resize(nfields_);
+        row_line_ = line_ - 1;
+        return true;
+      }
+    } else if (state_ == kInQuotedField) {
+      const char* begin = buf_.get() + pos_;
+      const char* p = begin;
+      while (!special_quoted_[(unsigned char)*p]) ++p;
       if (p != begin) {
         const size_t n = std::min<size_t>(p - begin, len_ - pos_);
         cur_->append(begin, n);

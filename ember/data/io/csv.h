@@ -89,6 +89,7 @@ class CsvReader {
   int64_t row_line_ = 0, row_start_line_ = 0, quote_line_ = 0;
   bool special_field_[256];   // characters that stop the bulk copy of an unquoted field
   bool special_quoted_[256];  // ... of a quoted field
+  bool special_start_[256];   // characters a field cannot start with on the fast path
 };
 
 // csv.DictReader's row: the values keyed by the header, in column order. The header is
