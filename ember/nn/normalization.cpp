@@ -4,6 +4,8 @@
 #include <ostream>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/autograd/record.h"
+#include "ember/ops/channel_affine.h"
 #include "ember/ops/functions.h"
 
 namespace ember {
@@ -20,6 +22,18 @@ Tensor channel_view(const Tensor& t, const Tensor& input) {
 // sample and channel (N, C).
 Tensor normalize_affine(const Tensor& input, const Tensor& mean, const Tensor& var, const Tensor& weight,
                         const Tensor& bias, double eps) {
+  // Inference with per-channel statistics: one pass with the factors in the compute type
+  // (float for bfloat16/half: a bfloat16 network is scaled by float factors, as in PyTorch).
+  if (mean.dim() == 1 && !autograd::maybe_differentiable(input, mean, var, weight, bias)) {
+    const ScalarType compute = input.scalar_type() == kDouble ? kDouble : kFloat;
+    if (isFloatingType(input.scalar_type())) {
+      Tensor scale = var.to(compute).add(eps).rsqrt();
+      if (weight.defined()) scale = scale.mul(weight.to(compute));
+      Tensor shift = mean.to(compute).mul(scale).neg();
+      if (bias.defined()) shift = shift.add(bias.to(compute));
+      if (auto y = channel_affine(input, scale, shift)) return *y;
+    }
+  }
   Tensor scale = var.add(eps).rsqrt();
   if (weight.defined()) scale = scale.mul(weight);
   Tensor shift = mean.mul(scale).neg();

@@ -197,3 +197,46 @@ TEST(Norm, GroupNormAndLocalResponseNormModules) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+// Inference batch norm (running statistics, no autograd) runs in one pass with the factors in
+// float: every dtype and layout against a float64 reference; reduced precision is within one
+// rounding of the output (a bfloat16 scale would add its own rounding on top), and the layout
+// is kept.
+TEST(Norm, InferenceBatchNormMatchesFloat64InEveryLayout) {
+  manual_seed(3);
+  for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf}) {
+    for (int layout = 0; layout < 4; ++layout) {
+      std::vector<int64_t> shape = layout == 2 ? std::vector<int64_t>{4, 37} : layout == 3 ? std::vector<int64_t>{2, 5, 3, 4, 6}
+                                                                              : std::vector<int64_t>{3, 70, 9, 11};
+      const int64_t C = shape[1];
+      Tensor x = randn(shape, TensorOptions().dtype(kDouble)).mul(3).add(1);
+      Tensor mean = randn({C}, TensorOptions().dtype(kDouble)), var = rand({C}, TensorOptions().dtype(kDouble)).add(0.1);
+      Tensor w = randn({C}, TensorOptions().dtype(kDouble)), b = randn({C}, TensorOptions().dtype(kDouble));
+      // The reference sees the same (rounded) inputs and parameters, in float64.
+      auto round = [&](const Tensor& t) { return t.to(dt).to(kDouble); };
+      x = round(x), mean = round(mean), var = round(var), w = round(w), b = round(b);
+      std::vector<int64_t> cs(shape.size(), 1);
+      cs[1] = C;
+      Tensor ref = (x - mean.reshape(cs)) / (var.reshape(cs) + 1e-5).sqrt() * w.reshape(cs) + b.reshape(cs);
+      Tensor xin = x.to(dt);
+      if (layout == 1) xin = xin.contiguous(MemoryFormat::ChannelsLast);
+      if (layout == 3) xin = xin.contiguous(MemoryFormat::ChannelsLast3d);
+      Tensor y = nn::functional::batch_norm(xin, mean.to(dt), var.to(dt), w.to(dt), b.to(dt), /*training=*/false, 0.1,
+                                            1e-5);
+      ASSERT_EQ(y.scalar_type(), dt);
+      if (layout == 1) EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast));
+      if (layout == 3) EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast3d));
+      // Allowed: float rounding of the computation plus one rounding of the output.
+      double ulp = dt == kBFloat16 ? 1.0 / 256 : dt == kHalf ? 1.0 / 2048 : dt == kFloat ? 1e-6 : 1e-12;
+      Tensor err = (y.to(kDouble) - ref).abs() - ref.abs() * ulp;
+      EXPECT_LE(err.max().item<double>(), 1e-5 + (dt == kDouble ? 0 : 1e-4)) << dt << " layout " << layout;
+    }
+  }
+  // With autograd the composite runs and gradients flow.
+  Tensor x = randn({2, 3, 4, 4}).requires_grad_();
+  Tensor y = nn::functional::batch_norm(x, zeros({3}), ones({3}), Tensor(), Tensor(), false, 0.1, 1e-5);
+  y.sum().backward();
+  EXPECT_TRUE(x.grad().defined());
+}
+}  // namespace ember
