@@ -201,6 +201,12 @@ TEST_F(FilePipes, ParseCsvAsDict) {
     EXPECT_EQ(rows[i].values(), want[i]);
     EXPECT_EQ(rows[i]["id"], std::to_string(i));
   }
+  // collate() gives a column of values per key, like default_collate of dicts.
+  auto batches = collect(parse_csv_as_dict(FileLister(path("tree"), "b.csv").open_files()).batch(4).collate());
+  ASSERT_FALSE(batches.empty());
+  EXPECT_EQ(batches[0].size(), 3u);
+  EXPECT_EQ(batches[0].at("id"), (std::vector<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(batches[0].at("text"), (std::vector<std::string>{want[0][1], want[1][1], want[2][1], want[3][1]}));
   TempDir scratch;
   write_bytes(scratch / "r.csv", "a,b\n1,2\n3\n");
   EXPECT_ERROR_WITH(collect(parse_csv_as_dict(FileLister(scratch.path.string()).open_files())),

@@ -279,6 +279,11 @@ TEST(IoCsv, DictRowLookup) {
   EXPECT_EQ(row.find("c"), nullptr);
   EXPECT_ERROR_WITH(row.at("c"), "no column 'c' (columns: 'a', 'b')");
   EXPECT_FALSE(r.next(row));
+  // Blank lines before the header are skipped (Python would take [] as the header).
+  io::CsvDictReader late(io::memory_stream("\n\r\na,b\n1,2\n", "l.csv"));
+  EXPECT_EQ(late.fieldnames(), (std::vector<std::string>{"a", "b"}));
+  ASSERT_TRUE(late.next(row));
+  EXPECT_EQ(row["b"], "2");
   // No rows at all: no header, no rows.
   io::CsvDictReader empty(io::memory_stream("\n\n", "e.csv"));
   EXPECT_TRUE(empty.fieldnames().empty());

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/data/datapipes/collate.h"
 #include "ember/data/datapipes/datapipe.h"
 #include "ember/data/io/csv.h"
 #include "ember/data/io/stream.h"
@@ -115,6 +116,27 @@ IterDataPipe<std::string> on_disk_cache(const IterDataPipe<std::string>& source,
 IterDataPipe<std::string> end_caching(const IterDataPipe<std::pair<std::string, std::string>>& produced,
                                       FilepathFn filepath_fn = nullptr);
 IterDataPipe<std::string> end_caching(const IterDataPipe<StreamElement>& produced, FilepathFn filepath_fn = nullptr);
+
+// collate() of parse_csv_as_dict batches: per column, the batch's values (Python's
+// default_collate of dicts of strings: a dict of lists). The rows must share one header.
+template <>
+struct Collated<io::CsvDictRow> {
+  using type = std::map<std::string, std::vector<std::string>>;
+  static type collate(std::vector<io::CsvDictRow>&& batch) {
+    type out;
+    if (batch.empty()) return out;
+    const auto& keys = batch[0].keys();
+    for (size_t i = 1; i < batch.size(); ++i)
+      EMBER_CHECK(batch[i].keys() == keys, "collate: row ", i, " of the batch has different columns than row 0");
+    for (size_t c = 0; c < keys.size(); ++c) {
+      std::vector<std::string> column;
+      column.reserve(batch.size());
+      for (auto& row : batch) column.push_back(std::move(row.values()[c]));
+      out.emplace(keys[c], std::move(column));
+    }
+    return out;
+  }
+};
 
 // IterDataPipe<std::string>::open_files (declared in datapipe.h) is FileOpener(*this, mode).
 template <>
