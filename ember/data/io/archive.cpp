@@ -56,7 +56,7 @@ struct ArchiveState {
   }
   const std::string& name() const { return display_name.empty() ? source.stream->name() : display_name; }
   const char* op() const { return type == ArchiveType::kTar ? "load_from_tar" : "load_from_zip"; }
-  [[noreturn]] void fail(const std::string& what) { source.fail(a, op(), "'" + name() + "': " + what); }
+  [[noreturn]] void fail(const std::string& what) { source.fail(a, op(), "'" + name() + "': " + what, true); }
   // After the last member: reads what follows to its end, so that a compressed tar's
   // checksums and a zip's closing records are checked too (libarchive stops at the end
   // marker, and Python's tarfile does not check beyond it either).

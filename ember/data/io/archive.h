@@ -30,7 +30,9 @@ struct ArchiveState;
 //
 // Zip archives are read as a stream, front to back: an entry stored uncompressed whose sizes
 // come only after its data (a zip written to a pipe) cannot be read and raises an error.
-// gzip-compressed tars are inflated by ember's own gzip reader, so their CRC is checked.
+// Compressed tars are unwrapped by io::decompress, so a gzip tar's CRC is checked too; a
+// checksum sits at the end of the compressed data, so a mismatch surfaces on the read that
+// reaches it (possibly a later member's, or the end of the iteration), as in Python.
 class ArchiveReader {
  public:
   // `name` replaces the stream's name in member names and errors (a pipe passes the path

@@ -26,11 +26,16 @@ ArchiveSource::ArchiveSource(StreamPtr s) : stream(std::move(s)), buf(new char[k
 
 int ArchiveSource::open(struct archive* a) { return archive_read_open(a, this, nullptr, read_cb, nullptr); }
 
-void ArchiveSource::fail(struct archive* a, const std::string& op, const std::string& what) {
+void ArchiveSource::fail(struct archive* a, const std::string& op, const std::string& what, bool context) {
   if (error) {
     std::exception_ptr e = error;
     error = nullptr;
-    std::rethrow_exception(e);
+    if (!context) std::rethrow_exception(e);
+    try {
+      std::rethrow_exception(e);
+    } catch (const Error& inner) {
+      EMBER_ERROR(op, ": ", what, ": ", inner.what());
+    }
   }
   EMBER_ERROR(op, ": ", what, ": ", archive_message(a));
 }

@@ -21,9 +21,9 @@ struct ArchiveSource {
   explicit ArchiveSource(StreamPtr s);
   // archive_read_open() over this source (the reader must have its formats and filters set).
   int open(struct archive* a);
-  // Rethrows the stream's own error if one stopped libarchive; otherwise raises
-  // "<op>: <what>: <libarchive's message>".
-  [[noreturn]] void fail(struct archive* a, const std::string& op, const std::string& what);
+  // Raises "<op>: <what>: <libarchive's message>", or, when the stream's own error stopped
+  // libarchive, that error: as it was, or with "<op>: <what>: " in front when `context`.
+  [[noreturn]] void fail(struct archive* a, const std::string& op, const std::string& what, bool context = false);
 };
 
 // libarchive's message for the last failure (never null).
