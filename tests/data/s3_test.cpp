@@ -735,6 +735,15 @@ TEST_F(S3Faults, DroppedConnectionsAreRetriedAndResumed) {
   EXPECT_NE(logs.all().find("ignored the Range header"), std::string::npos) << logs.all();
 }
 
+TEST_F(S3Faults, SinkExceptionsReachTheCallerUnretried) {
+  s3::S3Client c(options());
+  c.put_object("b", "k", "payload");
+  EXPECT_THROW(c.get_object("b", "k", [](const char*, size_t) { throw std::range_error("consumer is full"); }),
+               std::range_error);
+  EXPECT_EQ(count(requests(), "\"GET\""), 1u);
+  EXPECT_EQ(c.get_object("b", "k"), "payload");  // the client is still usable
+}
+
 TEST_F(S3Faults, StalledRequestsTimeOut) {
   s3::S3Client c(options().request_timeout_ms(1000).max_attempts(1));
   c.put_object("b", "k", "payload");

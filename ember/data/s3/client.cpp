@@ -135,7 +135,9 @@ struct S3Client::Impl {
     req.stall_timeout_ms = cfg.request_timeout_ms;
     req.cancel = cancel;
     req.sink = std::move(sink);
-    return pool.perform(req);
+    HttpResponse r = pool.perform(req);
+    if (r.sink_error) std::rethrow_exception(r.sink_error);  // the caller's own error, as it was
+    return r;
   }
 
   // Classifies a response that was not a success (transport error or HTTP status).

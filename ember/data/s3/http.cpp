@@ -52,7 +52,13 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   size_t len = size * n;
   bool ok_status = t->resp->status >= 200 && t->resp->status < 300;
   if (ok_status && t->req->sink) {
-    if (!t->req->sink(*t->resp, data, len)) {
+    bool ok = false;
+    try {
+      ok = t->req->sink(*t->resp, data, len);
+    } catch (...) {
+      t->resp->sink_error = std::current_exception();
+    }
+    if (!ok) {
       t->resp->sink_failed = true;
       return 0;  // aborts with CURLE_WRITE_ERROR
     }

@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -37,7 +38,8 @@ struct HttpResponse {
   std::string curl_error;
   bool timed_out = false;    // the stall timeout fired
   bool cancelled = false;    // HttpRequest::cancel fired
-  bool sink_failed = false;  // the sink returned false
+  bool sink_failed = false;  // the sink returned false or threw
+  std::exception_ptr sink_error;  // what the sink threw (never let through curl's C frames)
   long status = 0;
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;  // error bodies (2xx bodies only without a sink), capped at 1 MiB
