@@ -381,3 +381,32 @@ TEST_F(FilePipes, ClonesShardsAndCheckpoints) {
   rest = collect(resumed);
   EXPECT_EQ(rest, std::vector<Row>(first.begin() + 25, first.end()));
 }
+
+// The functional forms chain as in TorchData, and the graph runs in DataLoader2's workers
+// (threads and processes) with every row exactly once.
+TEST_F(FilePipes, FunctionalFormsChainAndRunInWorkers) {
+  auto rows = FileLister(path("tree"), "*.csv", true).sharding_filter().open_files().parse_csv();
+  std::vector<Row> want;
+  for (const char* f : {"tree/a.csv", "tree/b.csv", "tree/sub/c.csv"}) {
+    auto r = csv_rows(f);
+    want.insert(want.end(), r.begin(), r.end());
+  }
+  EXPECT_EQ(collect(rows), want);
+  std::multiset<Row> want_set(want.begin(), want.end());
+  for (bool processes : {false, true}) {
+    DataLoader2 loader(rows, std::make_shared<MultiProcessingReadingService>(2, 2, nullptr, true, std::nullopt, processes));
+    std::multiset<Row> got;
+    for (auto& r : loader) got.insert(r);
+    EXPECT_EQ(got, want_set) << "processes=" << processes;
+  }
+  auto lines = FileLister(path("tree"), "notes.txt").open_files().readlines();
+  EXPECT_EQ(collect(lines).size(), expected_->find("lines")->find(path("tree/notes.txt"))->as_array().size());
+  auto dict = FileLister(path("tree"), "a.csv").open_files().parse_csv_as_dict().batch(4).collate();
+  EXPECT_FALSE(collect(dict).empty());
+  auto archived = FileLister(path(""), "csvs.tar.gz").open_files().load_from_tar().parse_csv();
+  EXPECT_EQ(collect(archived).size(), want.size());
+  auto unzipped = FileLister(path("z"), "a.csv.gz").open_files().decompress().parse_csv(io::CsvOptions().with_skip_lines(1));
+  EXPECT_EQ(collect(unzipped).size(), csv_rows("tree/a.csv").size() - 1);
+  auto json_docs = FileLister(path("tree"), "j*.json").open_files().parse_json_files();
+  EXPECT_EQ(collect(json_docs).size(), 3u);
+}

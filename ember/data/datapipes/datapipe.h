@@ -37,6 +37,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,7 +52,9 @@
 
 namespace ember::data::io {
 class InputStream;
-}
+struct CsvOptions;
+class CsvDictRow;
+}  // namespace ember::data::io
 
 namespace ember::data::datapipes {
 
@@ -321,9 +324,32 @@ class IterDataPipe {
   template <class KVFn> auto to_map_datapipe(KVFn key_value_fn) const;
 
   // ---- module pipes: declared here, defined where the module lives ----
-  // files.h / files.cpp (elements: paths; (path, stream); (path, line); rows)
-  IterDataPipe<std::pair<std::string, std::shared_ptr<io::InputStream>>> open_files(std::string mode = "b") const
-    requires std::is_same_v<T, std::string>;
+  // files.h / files.cpp: the functional forms of the file pipes (see files.h for each).
+  using Stream_ = std::pair<std::string, std::shared_ptr<io::InputStream>>;
+  using FilepathFn_ = std::function<std::string(const std::string&)>;
+  static constexpr bool kPaths_ = std::is_same_v<T, std::string>;
+  static constexpr bool kStreams_ = std::is_same_v<T, Stream_>;
+  static constexpr bool kBytes_ = std::is_same_v<T, std::pair<std::string, std::string>>;
+  IterDataPipe<Stream_> open_files(std::string mode = "b") const requires kPaths_;
+  IterDataPipe<std::string> on_disk_cache(FilepathFn_ filepath_fn = nullptr,
+                                          std::map<std::string, std::string> hash_dict = {},
+                                          std::string hash_type = "sha256") const requires kPaths_;
+  IterDataPipe<std::pair<std::string, std::string>> readlines(bool strip_newline = true, int64_t skip_lines = 0) const
+    requires kStreams_;
+  IterDataPipe<std::vector<std::string>> parse_csv(const io::CsvOptions& options) const requires kStreams_;
+  IterDataPipe<std::vector<std::string>> parse_csv() const requires kStreams_;
+  IterDataPipe<io::CsvDictRow> parse_csv_as_dict(const io::CsvOptions& options) const requires kStreams_;
+  IterDataPipe<io::CsvDictRow> parse_csv_as_dict() const requires kStreams_;
+  IterDataPipe<std::pair<std::string, json::Value>> parse_json_files() const requires kStreams_;
+  IterDataPipe<Stream_> load_from_tar() const requires kStreams_;
+  IterDataPipe<Stream_> load_from_zip() const requires kStreams_;
+  IterDataPipe<Stream_> decompress(std::string file_type = "") const requires kStreams_;
+  IterDataPipe<Stream_> check_hash(std::map<std::string, std::string> hash_dict, std::string hash_type = "sha256",
+                                   bool rewind = true) const requires kStreams_;
+  IterDataPipe<T> check_hash(std::map<std::string, std::string> hash_dict, std::string hash_type = "sha256") const
+    requires kBytes_;
+  IterDataPipe<std::string> save_to_disk(FilepathFn_ filepath_fn = nullptr) const requires(kStreams_ || kBytes_);
+  IterDataPipe<std::string> end_caching(FilepathFn_ filepath_fn = nullptr) const requires(kStreams_ || kBytes_);
 
  private:
   template <class U> friend class IterDataPipe;

@@ -589,4 +589,75 @@ IterDataPipe<std::string> end_caching(const IterDataPipe<StreamElement>& produce
   return make_end_caching(produced, std::move(filepath_fn));
 }
 
+// ---- functional forms ----------------------------------------------------------------------
+using BytesElement = std::pair<std::string, std::string>;
+
+template <>
+IterDataPipe<std::string> IterDataPipe<std::string>::on_disk_cache(FilepathFn fn, std::map<std::string, std::string> h,
+                                                                   std::string type) const {
+  return datapipes::on_disk_cache(*this, std::move(fn), std::move(h), std::move(type));
+}
+template <>
+IterDataPipe<BytesElement> IterDataPipe<StreamElement>::readlines(bool strip_newline, int64_t skip_lines) const {
+  return datapipes::readlines(*this, strip_newline, skip_lines);
+}
+template <>
+IterDataPipe<std::vector<std::string>> IterDataPipe<StreamElement>::parse_csv(const io::CsvOptions& o) const {
+  return datapipes::parse_csv(*this, o);
+}
+template <>
+IterDataPipe<std::vector<std::string>> IterDataPipe<StreamElement>::parse_csv() const {
+  return datapipes::parse_csv(*this);
+}
+template <>
+IterDataPipe<io::CsvDictRow> IterDataPipe<StreamElement>::parse_csv_as_dict(const io::CsvOptions& o) const {
+  return datapipes::parse_csv_as_dict(*this, o);
+}
+template <>
+IterDataPipe<io::CsvDictRow> IterDataPipe<StreamElement>::parse_csv_as_dict() const {
+  return datapipes::parse_csv_as_dict(*this);
+}
+template <>
+IterDataPipe<std::pair<std::string, json::Value>> IterDataPipe<StreamElement>::parse_json_files() const {
+  return datapipes::parse_json_files(*this);
+}
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::load_from_tar() const {
+  return datapipes::load_from_tar(*this);
+}
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::load_from_zip() const {
+  return datapipes::load_from_zip(*this);
+}
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::decompress(std::string file_type) const {
+  return datapipes::decompress(*this, std::move(file_type));
+}
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::check_hash(std::map<std::string, std::string> h,
+                                                                    std::string type, bool rewind) const {
+  return datapipes::check_hash(*this, std::move(h), std::move(type), rewind);
+}
+template <>
+IterDataPipe<BytesElement> IterDataPipe<BytesElement>::check_hash(std::map<std::string, std::string> h,
+                                                                  std::string type) const {
+  return datapipes::check_hash(*this, std::move(h), std::move(type));
+}
+template <>
+IterDataPipe<std::string> IterDataPipe<StreamElement>::save_to_disk(FilepathFn fn) const {
+  return datapipes::save_to_disk(*this, std::move(fn));
+}
+template <>
+IterDataPipe<std::string> IterDataPipe<BytesElement>::save_to_disk(FilepathFn fn) const {
+  return datapipes::save_to_disk(*this, std::move(fn));
+}
+template <>
+IterDataPipe<std::string> IterDataPipe<StreamElement>::end_caching(FilepathFn fn) const {
+  return datapipes::end_caching(*this, std::move(fn));
+}
+template <>
+IterDataPipe<std::string> IterDataPipe<BytesElement>::end_caching(FilepathFn fn) const {
+  return datapipes::end_caching(*this, std::move(fn));
+}
+
 }  // namespace ember::data::datapipes

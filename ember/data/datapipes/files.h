@@ -139,7 +139,43 @@ struct Collated<io::CsvDictRow> {
 };
 
 // IterDataPipe<std::string>::open_files (declared in datapipe.h) is FileOpener(*this, mode).
+// The functional forms (declared in datapipe.h): pipe.open_files().parse_csv() ...
 template <>
 IterDataPipe<StreamElement> IterDataPipe<std::string>::open_files(std::string mode) const;
+template <>
+IterDataPipe<std::string> IterDataPipe<std::string>::on_disk_cache(FilepathFn, std::map<std::string, std::string>,
+                                                                   std::string) const;
+template <>
+IterDataPipe<std::pair<std::string, std::string>> IterDataPipe<StreamElement>::readlines(bool, int64_t) const;
+template <>
+IterDataPipe<std::vector<std::string>> IterDataPipe<StreamElement>::parse_csv(const io::CsvOptions&) const;
+template <>
+IterDataPipe<std::vector<std::string>> IterDataPipe<StreamElement>::parse_csv() const;
+template <>
+IterDataPipe<io::CsvDictRow> IterDataPipe<StreamElement>::parse_csv_as_dict(const io::CsvOptions&) const;
+template <>
+IterDataPipe<io::CsvDictRow> IterDataPipe<StreamElement>::parse_csv_as_dict() const;
+template <>
+IterDataPipe<std::pair<std::string, json::Value>> IterDataPipe<StreamElement>::parse_json_files() const;
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::load_from_tar() const;
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::load_from_zip() const;
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::decompress(std::string) const;
+template <>
+IterDataPipe<StreamElement> IterDataPipe<StreamElement>::check_hash(std::map<std::string, std::string>, std::string,
+                                                                    bool) const;
+template <>
+IterDataPipe<std::pair<std::string, std::string>> IterDataPipe<std::pair<std::string, std::string>>::check_hash(
+    std::map<std::string, std::string>, std::string) const;
+template <>
+IterDataPipe<std::string> IterDataPipe<StreamElement>::save_to_disk(FilepathFn) const;
+template <>
+IterDataPipe<std::string> IterDataPipe<std::pair<std::string, std::string>>::save_to_disk(FilepathFn) const;
+template <>
+IterDataPipe<std::string> IterDataPipe<StreamElement>::end_caching(FilepathFn) const;
+template <>
+IterDataPipe<std::string> IterDataPipe<std::pair<std::string, std::string>>::end_caching(FilepathFn) const;
 
 }  // namespace ember::data::datapipes
