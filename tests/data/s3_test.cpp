@@ -877,7 +877,7 @@ TEST_F(S3Moto, FileListerAndLoaderPipes) {
   // process's client has live connections: each child opens its own): every object once.
   c.put_object("pipes", "train/probe.csv", "p");  // keep the pool's connections warm
   for (bool processes : {false, true}) {
-    auto contents = dp::load_files_by_s3(lister.sharding_filter(), opts).map([](std::pair<std::string, std::shared_ptr<ember::data::io::InputStream>> p) {
+    auto contents = lister.sharding_filter().load_files_by_s3(opts).map([](std::pair<std::string, std::shared_ptr<ember::data::io::InputStream>> p) {
       return p.first + "=" + p.second->read_all();
     });
     ember::data::DataLoader2 dl(contents, std::make_shared<ember::data::MultiProcessingReadingService>(

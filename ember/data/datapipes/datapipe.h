@@ -55,6 +55,9 @@ class InputStream;
 struct CsvOptions;
 class CsvDictRow;
 }  // namespace ember::data::io
+namespace ember::data::s3 {
+struct S3Options;
+}
 
 namespace ember::data::datapipes {
 
@@ -350,6 +353,12 @@ class IterDataPipe {
     requires kBytes_;
   IterDataPipe<std::string> save_to_disk(FilepathFn_ filepath_fn = nullptr) const requires(kStreams_ || kBytes_);
   IterDataPipe<std::string> end_caching(FilepathFn_ filepath_fn = nullptr) const requires(kStreams_ || kBytes_);
+  // s3.h / s3.cpp: "s3://bucket/prefix" URLs -> object URLs -> (url, stream).
+  IterDataPipe<std::string> list_files_by_s3(const s3::S3Options& options, std::vector<std::string> masks = {}) const
+    requires kPaths_;
+  IterDataPipe<std::string> list_files_by_s3() const requires kPaths_;
+  IterDataPipe<Stream_> load_files_by_s3(const s3::S3Options& options) const requires kPaths_;
+  IterDataPipe<Stream_> load_files_by_s3() const requires kPaths_;
 
  private:
   template <class U> friend class IterDataPipe;

@@ -101,4 +101,24 @@ IterDataPipe<std::pair<std::string, Stream>> S3FileLoader(const IterDataPipe<std
       std::make_shared<S3LoaderNode>(source_datapipe.node(), s3::S3Client(options)));
 }
 
+template <>
+IterDataPipe<std::string> IterDataPipe<std::string>::list_files_by_s3(const s3::S3Options& options,
+                                                                      std::vector<std::string> masks) const {
+  return S3FileLister(*this, options, std::move(masks));
+}
+template <>
+IterDataPipe<std::string> IterDataPipe<std::string>::list_files_by_s3() const {
+  return S3FileLister(*this);
+}
+template <>
+IterDataPipe<std::pair<std::string, std::shared_ptr<io::InputStream>>> IterDataPipe<std::string>::load_files_by_s3(
+    const s3::S3Options& options) const {
+  return S3FileLoader(*this, options);
+}
+template <>
+IterDataPipe<std::pair<std::string, std::shared_ptr<io::InputStream>>> IterDataPipe<std::string>::load_files_by_s3()
+    const {
+  return S3FileLoader(*this);
+}
+
 }  // namespace ember::data::datapipes

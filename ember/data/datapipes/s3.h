@@ -30,7 +30,17 @@ IterDataPipe<std::string> S3FileLister(const IterDataPipe<std::string>& source_d
 IterDataPipe<std::pair<std::string, std::shared_ptr<io::InputStream>>> S3FileLoader(
     const IterDataPipe<std::string>& source_datapipe, const s3::S3Options& options = s3::S3Options());
 
-// Functional forms (TorchData's names).
+// Functional forms (TorchData's names): urls.list_files_by_s3(options).load_files_by_s3(options),
+// or as free functions.
+template <>
+IterDataPipe<std::string> IterDataPipe<std::string>::list_files_by_s3(const s3::S3Options&, std::vector<std::string>) const;
+template <>
+IterDataPipe<std::string> IterDataPipe<std::string>::list_files_by_s3() const;
+template <>
+IterDataPipe<std::pair<std::string, std::shared_ptr<io::InputStream>>> IterDataPipe<std::string>::load_files_by_s3(
+    const s3::S3Options&) const;
+template <>
+IterDataPipe<std::pair<std::string, std::shared_ptr<io::InputStream>>> IterDataPipe<std::string>::load_files_by_s3() const;
 inline IterDataPipe<std::string> list_files_by_s3(const IterDataPipe<std::string>& source_datapipe,
                                                   const s3::S3Options& options = s3::S3Options(),
                                                   std::vector<std::string> masks = {}) {
