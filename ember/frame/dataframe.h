@@ -1,0 +1,104 @@
+// DataFrame: ordered, uniquely named columns of equal length (a struct array without
+// top-level nulls, as in TorchArrow), and DataFrameBuilder for building one row by row.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ember/frame/column.h"
+
+namespace ember::frame {
+
+class ColumnBuilder;
+class StructBuilder;
+
+struct PrintOptions {
+  // Frames longer than this show their first and last max_rows / 2 rows around a "..." row.
+  int64_t max_rows = 20;
+};
+
+class DataFrame {
+ public:
+  DataFrame() = default;  // no columns, no rows
+  // ta.dataframe({"a": col, "b": col}): columns in order; names unique, lengths equal.
+  DataFrame(std::initializer_list<std::pair<std::string, Column>> columns);
+  explicit DataFrame(std::vector<std::pair<std::string, Column>> columns);
+  // The fields of a struct column without nulls (a record batch), sharing its memory.
+  static DataFrame from_struct(const Column& c);
+  // This frame as a non-nullable struct column over the same memory.
+  Column to_struct() const;
+
+  int64_t num_rows() const { return num_rows_; }
+  int64_t num_columns() const { return int64_t(columns_.size()); }
+  int64_t length() const { return num_rows_; }  // len(df) in TorchArrow
+  std::pair<int64_t, int64_t> shape() const { return {num_rows_, num_columns()}; }
+  const std::vector<std::string>& columns() const { return names_; }  // the column names
+  std::vector<DType> dtypes() const;
+  DType dtype() const;  // Struct([Field(name, dtype)...])
+  bool has_column(std::string_view name) const { return column_index(name) >= 0; }
+  int64_t column_index(std::string_view name) const;  // -1 when absent
+
+  // The column `name`; an unknown name raises an error suggesting the closest one.
+  const Column& operator[](std::string_view name) const;
+  const Column& column(int64_t i) const;
+  // Adds a column at the end, or replaces the column of that name in place. Its length must
+  // be num_rows() (any length for a frame without columns).
+  void set_column(const std::string& name, Column c);
+  // Removes the column `name` (unknown names are an error).
+  void drop_column(std::string_view name);
+
+  // A frame with the named columns in the given order (zero-copy).
+  DataFrame select(const std::vector<std::string>& names) const;
+  DataFrame slice(int64_t offset, int64_t length) const;  // zero-copy
+  DataFrame head(int64_t n = 5) const;  // pandas: a negative n drops the last -n rows
+  DataFrame tail(int64_t n = 5) const;  // pandas: a negative n drops the first -n rows
+  // Row i: one Value per column.
+  std::vector<Value> row(int64_t i) const;
+
+  // Same names, dtypes and values.
+  bool equals(const DataFrame& o) const;
+  bool operator==(const DataFrame& o) const { return equals(o); }
+
+  // An aligned table like TorchArrow's: an index column, a header, nulls as None, strings
+  // quoted, long frames elided in the middle; then the dtype, count and null count.
+  std::string to_string(const PrintOptions& options = {}) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<Column> columns_;  // each already sliced to this frame's rows
+  int64_t num_rows_ = 0;
+};
+
+std::ostream& operator<<(std::ostream& os, const DataFrame& df);
+
+// Builds a DataFrame row by row (or column by column through column(i)).
+class DataFrameBuilder {
+ public:
+  explicit DataFrameBuilder(std::vector<Field> schema);
+  explicit DataFrameBuilder(const DType& struct_type);
+  ~DataFrameBuilder();
+  DataFrameBuilder(DataFrameBuilder&&) noexcept;
+
+  // One Value per column, in order. On an error (a value of the wrong type, say) nothing
+  // of the row is kept.
+  void append_row(const std::vector<Value>& row);
+  ColumnBuilder& column(int64_t i);
+  ColumnBuilder& column(std::string_view name);
+  int64_t num_rows() const;
+  // The frame built so far; the builder is empty afterwards.
+  DataFrame finish();
+
+ private:
+  DType type_;
+  std::unique_ptr<StructBuilder> builder_;
+};
+
+// ta.dataframe(rows, dtype=Struct(...)): a frame from rows of Values.
+DataFrame dataframe(const std::vector<std::vector<Value>>& rows, const DType& struct_type);
+
+}  // namespace ember::frame
