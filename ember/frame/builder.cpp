@@ -6,6 +6,7 @@
 
 #include "ember/core/error.h"
 #include "ember/frame/detail/physical.h"
+#include "ember/frame/detail/value_check.h"
 #include "ember/frame/utf8.h"
 
 namespace ember::frame {
@@ -32,6 +33,7 @@ void ColumnBuilder::append_empty() {
 }
 
 Column ColumnBuilder::finish() {
+  check_finish();
   const int64_t length = validity_.length();
   const int64_t nulls = validity_.count_unset();
   Buffer validity = validity_.finish();
@@ -42,6 +44,11 @@ Column ColumnBuilder::finish() {
 void ColumnBuilder::check_type(const Column& src, const char* op) const {
   EMBER_CHECK_TYPE(src.dtype().equals(type_, false), op, ": the builder's type is ", type_.to_string(),
                    " but the source column's is ", src.dtype().to_string());
+}
+
+void ColumnBuilder::check_value(const Value& v) const {
+  const std::string err = detail::value_error(type_, v);
+  EMBER_CHECK(err.empty(), "append_value: ", err);
 }
 
 void ColumnBuilder::bad_value(const Value& v) const {
@@ -170,13 +177,17 @@ void BinaryBuilder::append_from(const Column& src, int64_t i) {
   append(src.get_string(i));
 }
 
+void BinaryBuilder::check_finish() const {
+  EMBER_CHECK(type_.has_large_offsets() || data_.size() <= std::numeric_limits<int32_t>::max(), "finish: a ",
+              type_.to_string(), " column holds ", data_.size(),
+              " bytes, more than 32-bit offsets reach; use large_string or large_binary");
+}
+
 ArrayDataPtr BinaryBuilder::finish_data(Buffer validity, int64_t length, int64_t null_count) {
   BufferBuilder offsets;
   if (type_.has_large_offsets()) {
     offsets.append(offsets_.data(), int64_t(offsets_.size() * sizeof(int64_t)));
   } else {
-    EMBER_CHECK(data_.size() <= std::numeric_limits<int32_t>::max(), "finish: a ", type_.to_string(), " column holds ",
-                data_.size(), " bytes, more than 32-bit offsets reach; use large_string or large_binary");
     offsets.reserve(int64_t(offsets_.size() * sizeof(int32_t)));
     for (int64_t o : offsets_) offsets.append_value(int32_t(o));
   }
@@ -211,6 +222,7 @@ void ListBuilder::append_placeholder() {
 void ListBuilder::append_value(const Value& v) {
   if (v.is_null()) return append_null();
   if (!v.is_list()) bad_value(v);
+  check_value(v);
   begin_list();
   for (const Value& item : v.as_list()) values_->append_value(item);
   end_list();
@@ -226,14 +238,18 @@ void ListBuilder::append_from(const Column& src, int64_t i) {
   end_list();
 }
 
+void ListBuilder::check_finish() const {
+  EMBER_CHECK(!open_, "finish: element ", length(), " of the ", type_.to_string(), " column is still open (no end_list)");
+  EMBER_CHECK(type_.has_large_offsets() || offsets_.back() <= std::numeric_limits<int32_t>::max(), "finish: a ",
+              type_.to_string(), " column holds ", offsets_.back(), " values, more than 32-bit offsets reach; use LargeList");
+  values_->check_finish();
+}
+
 ArrayDataPtr ListBuilder::finish_data(Buffer validity, int64_t length, int64_t null_count) {
-  EMBER_CHECK(!open_, "finish: element ", length, " of the ", type_.to_string(), " column is still open (no end_list)");
   BufferBuilder offsets;
   if (type_.has_large_offsets()) {
     offsets.append(offsets_.data(), int64_t(offsets_.size() * sizeof(int64_t)));
   } else {
-    EMBER_CHECK(offsets_.back() <= std::numeric_limits<int32_t>::max(), "finish: a ", type_.to_string(),
-                " column holds ", offsets_.back(), " values, more than 32-bit offsets reach; use LargeList");
     for (int64_t o : offsets_) offsets.append_value(int32_t(o));
   }
   offsets_.assign(1, 0);
@@ -264,6 +280,7 @@ void MapBuilder::end_map() {
 void MapBuilder::append_value(const Value& v) {
   if (v.is_null()) return append_null();
   if (!v.is_list()) bad_value(v);
+  check_value(v);
   begin_map();
   for (const Value& kv : v.as_list()) {
     EMBER_CHECK_TYPE(kv.is_list() && kv.as_list().size() == 2, "append_value: a map entry must be a {key, value} pair, got ",
@@ -303,6 +320,7 @@ void StructBuilder::append_placeholder() {
 void StructBuilder::append_value(const Value& v) {
   if (v.is_null()) return append_null();
   if (!v.is_list()) bad_value(v);
+  check_value(v);
   const auto& items = v.as_list();
   EMBER_CHECK(int64_t(items.size()) == num_fields(), "append_value: ", items.size(), " values for the ", num_fields(),
               " fields of ", type_.to_string());
@@ -317,12 +335,16 @@ void StructBuilder::append_from(const Column& src, int64_t i) {
   append();
 }
 
+void StructBuilder::check_finish() const {
+  for (size_t k = 0; k < fields_.size(); ++k) {
+    EMBER_CHECK(fields_[k]->length() == length(), "finish: field '", type_.fields()[k].name, "' of ", type_.to_string(),
+                " has ", fields_[k]->length(), " values for ", length(), " struct elements");
+    fields_[k]->check_finish();
+  }
+}
+
 ArrayDataPtr StructBuilder::finish_data(Buffer validity, int64_t length, int64_t null_count) {
   std::vector<ArrayDataPtr> children;
-  for (size_t k = 0; k < fields_.size(); ++k) {
-    EMBER_CHECK(fields_[k]->length() == length, "finish: field '", type_.fields()[k].name, "' of ", type_.to_string(),
-                " has ", fields_[k]->length(), " values for ", length, " struct elements");
-  }
   for (auto& f : fields_) children.push_back(f->finish().data());
   return ArrayData::make(type_, length, {std::move(validity)}, std::move(children), null_count);
 }
@@ -365,12 +387,16 @@ void DictionaryBuilder::append_from(const Column& src, int64_t i) {
   append(*src.get_string(i));
 }
 
-ArrayDataPtr DictionaryBuilder::finish_data(Buffer validity, int64_t length, int64_t null_count) {
+void DictionaryBuilder::check_finish() const {
   const int64_t n = dict_.length();
   const int width = type_.index_type().byte_width();
   const int64_t max_index = width == 8 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (8 * width - 1)) - 1;
   EMBER_CHECK(n == 0 || n - 1 <= max_index, "finish: ", n, " distinct values do not fit ", type_.index_type().to_string(),
               " indices");
+}
+
+ArrayDataPtr DictionaryBuilder::finish_data(Buffer validity, int64_t length, int64_t null_count) {
+  const int width = type_.index_type().byte_width();
   const int64_t* src = reinterpret_cast<const int64_t*>(indices_.data());
   BufferBuilder out;
   out.reserve(length * width);

@@ -35,7 +35,10 @@ class ColumnBuilder {
   // Appends element i of `src`, a column of this builder's type (nullable flags aside).
   virtual void append_from(const Column& src, int64_t i) = 0;
   virtual void reserve(int64_t n) { validity_.reserve(n); }
-  // The column built so far; the builder is empty (and reusable) afterwards.
+  // Raises the error finish() would, without changing anything.
+  virtual void check_finish() const {}
+  // The column built so far; the builder is empty (and reusable) afterwards. On an error
+  // (a list left open, struct fields of different lengths...) nothing changes.
   Column finish();
 
  protected:
@@ -45,6 +48,8 @@ class ColumnBuilder {
   virtual ArrayDataPtr finish_data(Buffer validity, int64_t length, int64_t null_count) = 0;
   void check_type(const Column& src, const char* op) const;
   [[noreturn]] void bad_value(const Value& v) const;
+  // Raises append_value's error for `v` (a nested value checked whole before appending).
+  void check_value(const Value& v) const;
 
   DType type_;
   BitmapBuilder validity_;
@@ -115,6 +120,7 @@ class BinaryBuilder final : public ColumnBuilder {
 
  private:
   void append_placeholder() override { offsets_.push_back(data_.size()); }
+  void check_finish() const override;
   ArrayDataPtr finish_data(Buffer validity, int64_t length, int64_t null_count) override;
   BufferBuilder data_;
   std::vector<int64_t> offsets_{0};  // narrowed to int32 for string/binary at finish
@@ -135,6 +141,7 @@ class ListBuilder : public ColumnBuilder {
 
  protected:
   void append_placeholder() override;
+  void check_finish() const override;
   ArrayDataPtr finish_data(Buffer validity, int64_t length, int64_t null_count) override;
   std::unique_ptr<ColumnBuilder> values_;
   std::vector<int64_t> offsets_{0};
@@ -170,6 +177,7 @@ class StructBuilder final : public ColumnBuilder {
 
  private:
   void append_placeholder() override;
+  void check_finish() const override;
   ArrayDataPtr finish_data(Buffer validity, int64_t length, int64_t null_count) override;
   std::vector<std::unique_ptr<ColumnBuilder>> fields_;
 };
@@ -185,6 +193,7 @@ class DictionaryBuilder final : public ColumnBuilder {
 
  private:
   void append_placeholder() override { indices_.append_value(int64_t(0)); }
+  void check_finish() const override;
   ArrayDataPtr finish_data(Buffer validity, int64_t length, int64_t null_count) override;
   BufferBuilder indices_;  // int64 while building, narrowed at finish
   BinaryBuilder dict_;

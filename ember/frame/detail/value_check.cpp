@@ -55,6 +55,7 @@ std::string value_error(const DType& t, const Value& v) {
       if (!v.is_list()) return mismatch(t, v);
       for (const Value& kv : v.as_list()) {
         if (!kv.is_list() || kv.as_list().size() != 2) return "a map entry must be a {key, value} pair, got " + kv.to_string();
+        if (kv.as_list()[0].is_null()) return "map keys cannot be null (entry " + kv.to_string() + ")";
         std::string e = value_error(t.key_type(), kv.as_list()[0]);
         if (e.empty()) e = value_error(t.value_type(), kv.as_list()[1]);
         if (!e.empty()) return "entry " + kv.to_string() + ": " + e;
