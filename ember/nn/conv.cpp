@@ -316,7 +316,8 @@ Tensor conv_transpose(const Tensor& x, const Tensor& weight, const Tensor& bias,
 Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride_in,
                          IntArrayRef padding_in, IntArrayRef output_padding_in, int64_t groups,
                          IntArrayRef dilation_in, size_t d, const char* op) {
-  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision,
+  // PyTorch 1.13's CPU autocast runs the transposed convolutions in float32.
+  EMBER_AUTOCAST(AutocastPolicy::Float32,
                  conv_transpose_nd(_ac[0], _ac[1], _ac[2], stride_in, padding_in, output_padding_in, groups,
                                    dilation_in, d, op),
                  &input, &weight, &bias);

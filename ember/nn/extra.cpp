@@ -43,7 +43,6 @@ Tensor glu(const Tensor& input, int64_t dim) {
 }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) {
-  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision, prelu(_ac[0], _ac[1]), &input, &weight);
   EMBER_CHECK(weight.numel() == 1 || (input.dim() >= 2 && weight.numel() == input.size(1)),
               "prelu: the number of weights (", weight.numel(), ") must be 1 or the number of channels (dim 1) of the "
               "input of shape ", input.sizes());

@@ -205,8 +205,6 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                                    Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, multilabel_soft_margin_loss(_ac[0], _ac[1], _ac[2], reduction), &input,
-                 &target, &weight);
   check_same_shape("multilabel_soft_margin_loss", input, target);
   // -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) = (1 - y) x - log sigmoid(x)
   Tensor loss = target.neg().add(1).mul(input).sub(logsigmoid(input));
@@ -280,8 +278,6 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 
 Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var, bool full, double eps,
                          Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, gaussian_nll_loss(_ac[0], _ac[1], _ac[2], full, eps, reduction), &input,
-                 &target, &var);
   Tensor v = var;
   if (var.sizes() != input.sizes()) {
     const IntArrayRef lead = input.sizes().slice(0, size_t(std::max<int64_t>(input.dim() - 1, 0)));

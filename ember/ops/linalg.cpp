@@ -712,6 +712,7 @@ Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
 
 // ---- trace ----------------------------------------------------------------------------
 Tensor trace(const Tensor& self) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, trace(_ac[0]), &self);
   EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return self.diagonal().sum();  // differentiable through the diagonal view

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember {
@@ -305,11 +306,13 @@ Tensor differentiable_prod(const Tensor& self, std::optional<int64_t> dim, bool 
 }  // namespace
 
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, prod(_ac[0], dtype), &self);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return differentiable_prod(self, std::nullopt, false, [&] { return prod(self, dtype); });
   return sum_like(prod_op, self, std::nullopt, false, dtype, "prod");
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, prod(_ac[0], dim, keepdim, dtype), &self);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return differentiable_prod(self, dim, keepdim, [&] { return prod(self, dim, keepdim, dtype); });
   int64_t d = dim;

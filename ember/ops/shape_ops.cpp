@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ember/autograd/record.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
 #include "ember/ops/type_promotion.h"
@@ -78,6 +79,8 @@ std::vector<Tensor> atleast_nd(TensorList tensors, int n) {
 
 Tensor cat(TensorList tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  // Autocast: the widest floating dtype (stack and hstack/vstack/dstack come through here).
+  EMBER_AUTOCAST(AutocastPolicy::Promote, cat(_ac, dim), std::vector<Tensor>(tensors.begin(), tensors.end()));
   bool ad = false;
   for (const Tensor& t : tensors) ad = ad || autograd::maybe_differentiable(t);
   if (EMBER_UNLIKELY(ad)) {
@@ -555,6 +558,7 @@ Tensor complex(const Tensor& real, const Tensor& imag) {
   return out;
 }
 Tensor polar(const Tensor& abs, const Tensor& angle) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, polar(_ac[0], _ac[1]), &abs, &angle);
   check_complex_parts(abs, angle, "polar");
   return complex(abs * ember::cos(angle), abs * ember::sin(angle));
 }
