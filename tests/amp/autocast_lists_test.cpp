@@ -354,7 +354,7 @@ void expect_output(const Tensor& got, const Json& want, bool low_precision_run, 
 
 const std::vector<std::string> kRuns = {"float32", "bfloat16", "mixed", "mixed_rev"};
 
-// Cases whose name starts with one of `prefixes` policies.
+// Every case of one policy: each run, through each of ember's call paths, against torch.
 void check_policy(const std::string& policy) {
   int compared = 0;
   for (const Json& c : golden()["cases"].items()) {
