@@ -14,7 +14,7 @@ packages=(
 )
 # Benchmarks against LibTorch and golden-data generation (optional: EMBER_WITH_TORCH=1).
 if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then
-  packages+=(libtorch-dev python3-torch python3-numpy)
+  packages+=(libtorch-dev python3-torch python3-numpy nginx-light)  # nginx: bench/s3_bench.sh
 fi
 
 missing=()

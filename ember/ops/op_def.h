@@ -20,8 +20,8 @@ enum class FusionClass : uint8_t { Pointwise, Reduction, View, Opaque };
 enum class AutocastPolicy : uint8_t {
   None,            // not affected by autocast
   LowerPrecision,  // runs in the autocast dtype (matmul, conv)
-  Float32,         // runs in float32 (exp, softmax, losses)
-  Promote,         // runs in the widest input dtype (cat, add of mixed inputs)
+  Float32,         // runs in float32 (losses, linalg decompositions, 3-d pooling)
+  Promote,         // runs in the widest input dtype (cat, stack, index_copy)
 };
 
 // How a pointwise op's result dtype follows from its (promoted) input dtype.

@@ -71,7 +71,7 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
   }
   if (mode != "reflect" && mode != "replicate" && mode != "circular")
     EMBER_NOT_IMPLEMENTED("pad: Unrecognised padding mode ", mode);
-  EMBER_CHECK(!value || *value == 0, "pad: Padding mode \"", mode, "\" doesn't take in value argument");
+  EMBER_CHECK(value.value_or(0.0) == 0, "pad: Padding mode \"", mode, "\" doesn't take in value argument");
   if (!((k == 1 && (nd == 2 || nd == 3)) || (k == 2 && (nd == 3 || nd == 4)) || (k == 3 && (nd == 4 || nd == 5))))
     EMBER_NOT_IMPLEMENTED("pad: Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now (got ",
                           pad.size(), " padding values for a ", nd, "-D input in mode ", mode, ")");

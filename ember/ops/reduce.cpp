@@ -15,13 +15,13 @@ namespace ember {
 #define EMBER_DEFINE_REDUCE_OP(var, opname, set, cast)                                                  \
   ReduceOp var(OpInfo{.name = opname, .fusion = FusionClass::Reduction, .autocast = AutocastPolicy::cast, \
                       .dtypes = set});
-EMBER_DEFINE_REDUCE_OP(sum_op, "sum", kAllTypes, Float32)
+EMBER_DEFINE_REDUCE_OP(sum_op, "sum", kAllTypes, None)
 EMBER_DEFINE_REDUCE_OP(nansum_op, "nansum", kBoolType | kRealTypes, None)
 EMBER_DEFINE_REDUCE_OP(prod_op, "prod", kAllTypes, Float32)
 EMBER_DEFINE_REDUCE_OP(all_op, "all", kAllTypes, None)
 EMBER_DEFINE_REDUCE_OP(any_op, "any", kAllTypes, None)
 EMBER_DEFINE_REDUCE_OP(count_nonzero_op, "count_nonzero", kAllTypes, None)
-EMBER_DEFINE_REDUCE_OP(vector_norm_op, "linalg_vector_norm", kFloatingAndComplexTypes, Float32)
+EMBER_DEFINE_REDUCE_OP(vector_norm_op, "linalg_vector_norm", kFloatingAndComplexTypes, None)
 EMBER_DEFINE_REDUCE_OP(var_mean_op, "var_mean", kFloatingTypes, None)
 EMBER_DEFINE_REDUCE_OP(amax_op, "amax", kBoolType | kRealTypes, None)
 EMBER_DEFINE_REDUCE_OP(amin_op, "amin", kBoolType | kRealTypes, None)

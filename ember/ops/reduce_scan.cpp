@@ -8,15 +8,13 @@
 
 namespace ember {
 
-OpDef<ScanFn> cumsum_op(OpInfo{.name = "cumsum", .fusion = FusionClass::Opaque, .autocast = AutocastPolicy::Float32,
-                               .dtypes = kAllTypes});
-OpDef<ScanFn> cumprod_op(OpInfo{.name = "cumprod", .fusion = FusionClass::Opaque, .autocast = AutocastPolicy::Float32,
-                                .dtypes = kAllTypes});
+// (Not on PyTorch 1.13's CPU autocast lists: cumsum, cumprod, softmax.)
+OpDef<ScanFn> cumsum_op(OpInfo{.name = "cumsum", .fusion = FusionClass::Opaque, .dtypes = kAllTypes});
+OpDef<ScanFn> cumprod_op(OpInfo{.name = "cumprod", .fusion = FusionClass::Opaque, .dtypes = kAllTypes});
 OpDef<ScanFn> cummax_op(OpInfo{.name = "cummax", .fusion = FusionClass::Opaque, .dtypes = kBoolType | kRealTypes});
 OpDef<ScanFn> cummin_op(OpInfo{.name = "cummin", .fusion = FusionClass::Opaque, .dtypes = kBoolType | kRealTypes});
 OpDef<ScanFn> logcumsumexp_op(OpInfo{.name = "logcumsumexp", .fusion = FusionClass::Opaque, .dtypes = kFloatingTypes});
-OpDef<SoftmaxFn> softmax_op(OpInfo{.name = "softmax", .fusion = FusionClass::Reduction,
-                                   .autocast = AutocastPolicy::Float32, .dtypes = kFloatingTypes});
+OpDef<SoftmaxFn> softmax_op(OpInfo{.name = "softmax", .fusion = FusionClass::Reduction, .dtypes = kFloatingTypes});
 
 namespace {
 // The contiguous input and its [outer, len, inner] view around `dim` (already wrapped).

@@ -1,15 +1,10 @@
 // gzip is inflated with zlib, because libarchive's gzip filter never checks a member's CRC-32
 // or length (a flipped bit in the payload would pass unnoticed); bzip2, xz and zstd go
 // through libarchive's raw format, whose filters do verify their checksums.
-//
-// Note [zlib at run time]: libember does not link zlib itself (CMake links it only into the
-// `ember` tool), but libarchive depends on libz.so.1, so it is always present in a process
-// that uses libember; we bind the five functions we need from it once, by name.
 #include "ember/data/io/decompress.h"
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dlfcn.h>
 #include <zlib.h>
 
 #include <cstring>
@@ -33,26 +28,7 @@ struct ZlibApi {
 };
 
 const ZlibApi& zlib() {
-  static ZlibApi api;
-  static std::string error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    void* h = ::dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      error = ::dlerror();
-      return;
-    }
-    api.init2 = reinterpret_cast<decltype(api.init2)>(::dlsym(h, "inflateInit2_"));
-    api.inflate = reinterpret_cast<decltype(api.inflate)>(::dlsym(h, "inflate"));
-    api.end = reinterpret_cast<decltype(api.end)>(::dlsym(h, "inflateEnd"));
-    api.reset = reinterpret_cast<decltype(api.reset)>(::dlsym(h, "inflateReset"));
-    api.version = reinterpret_cast<decltype(api.version)>(::dlsym(h, "zlibVersion"));
-    if (!api.init2 || !api.inflate || !api.end || !api.reset || !api.version) {
-      error = "libz.so.1 lacks inflate functions";
-      api = ZlibApi{};
-    }
-  });
-  EMBER_CHECK(api.inflate, "decompress: gzip needs zlib (libz.so.1), which could not be loaded: ", error);
+  static const ZlibApi api{&::inflateInit2_, &::inflate, &::inflateEnd, &::inflateReset, &::zlibVersion};
   return api;
 }
 
