@@ -710,6 +710,21 @@ TEST(DataLoaderPipes, DistributedOverTCPStore) {
   std::set<int> epoch0(got[0].begin(), got[0].begin() + 25);
   for (size_t i = 0; i < 25; ++i) EXPECT_TRUE(epoch0.insert(got[1][i]).second) << got[1][i] << " on both ranks";
   EXPECT_EQ(master->num_keys(), 0);  // the per-step keys were cleaned up
+  // make_data_loader shards across ranks too when given the rank group.
+  std::vector<V> loaded(2);
+  std::vector<std::thread> loaders;
+  for (int64_t r = 0; r < 2; ++r) {
+    loaders.emplace_back([&, r] {
+      std::shared_ptr<distributed::Store> store = master;
+      if (r == 1) store = std::make_shared<distributed::TCPStore>("127.0.0.1", port, 2, false);
+      auto loader = make_data_loader(IterableWrapper(range(40)).sharding_filter(), DataLoaderOptions().batch_size(4),
+                                     std::make_shared<StoreRankSync>(store, r, 2, "mdl/"));
+      for (auto& b : *loader) loaded[size_t(r)].insert(loaded[size_t(r)].end(), b.begin(), b.end());
+    });
+  }
+  for (auto& t : loaders) t.join();
+  EXPECT_EQ(loaded[0], (V{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38}));
+  EXPECT_EQ(loaded[1], (V{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33, 35, 37, 39}));
   std::string err = error_of([&] { DistributedReadingService(master, 2, 2); });
   EXPECT_NE(err.find("expected 0 <= rank < world_size, got rank 2 of 2"), std::string::npos) << err;
 }

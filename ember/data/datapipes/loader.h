@@ -200,15 +200,22 @@ DataLoader2(datapipes::IterDataPipe<T>, std::shared_ptr<ReadingServiceInterface>
 // like LibTorch's loaders without a Stack transform), built in each worker from its shard
 // (PyTorch's rule for iterable datasets: a worker's last batch may be short unless
 // drop_last). workers, max_jobs (prefetched batches, split over the workers), timeout and
-// enforce_ordering apply as for datasets.
+// enforce_ordering apply as for datasets. In a distributed job, pass the rank group (e.g.
+// datapipes::StoreRankSync::from_env()) to shard across ranks as well, as PyTorch's
+// DataLoader does once a process group is initialized.
 template <class T>
 std::unique_ptr<DataLoader2<std::vector<T>>> make_data_loader(datapipes::IterDataPipe<T> pipe,
-                                                             DataLoaderOptions options = {}) {
+                                                             DataLoaderOptions options = {},
+                                                             std::shared_ptr<datapipes::RankSync> ranks = nullptr) {
   FullDataLoaderOptions o(options);
   EMBER_CHECK(o.batch_size > 0, "make_data_loader: batch_size must be positive, got 0");
   int64_t workers = int64_t(o.workers);
   int64_t prefetch = workers ? std::max<int64_t>(1, int64_t(o.max_jobs) / workers) : 1;
-  auto rs = std::make_shared<MultiProcessingReadingService>(workers, prefetch, nullptr, o.enforce_ordering, o.timeout);
+  std::shared_ptr<ReadingServiceInterface> rs =
+      std::make_shared<MultiProcessingReadingService>(workers, prefetch, nullptr, o.enforce_ordering, o.timeout);
+  if (ranks)
+    rs = std::make_shared<SequentialReadingService>(std::vector<std::shared_ptr<ReadingServiceInterface>>{
+        std::make_shared<DistributedReadingService>(std::move(ranks)), rs});
   return std::make_unique<DataLoader2<std::vector<T>>>(pipe.batch(int64_t(o.batch_size), o.drop_last), rs);
 }
 
