@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/frame/frame.h"
+#include "ember/frame/factory.h"
 
 namespace ember::frame::test {
 
@@ -24,7 +24,7 @@ inline std::vector<std::pair<std::string, Column>> fixtures() {
   f.push_back({"uint16", column(std::vector<uint16_t>{65535})});
   f.push_back({"uint32", column(std::vector<std::optional<uint32_t>>{std::nullopt, 4000000000u})});
   f.push_back({"uint64", column(std::vector<uint64_t>{uint64_t(1) << 63, 7})});
-  f.push_back({"float32", column(std::vector<float>{0.5f, -1e30f})});
+  f.push_back({"float32", column(std::vector<float>{0.5f, -1048576.0f})});
   f.push_back({"float64", column({1.5, std::nullopt, -0.25})});
   f.push_back({"string", column({"a", std::nullopt, "", "\xc3\xa9t\xc3\xa9"})});
   f.push_back({"large_string", column(std::vector<std::string>{"xy", "z"}, fixture_dt::large_string)});

@@ -1,0 +1,143 @@
+// ember::frame against the real pyarrow, through the Arrow C Data and Stream Interfaces in
+// both directions. The test builds pyarrow_bridge.cpp into a shared library (next to this
+// binary, rebuilt when it or libember changes), runs pyarrow_interop.py on it, and turns each
+// "OK"/"FAIL" line the script prints into a check of the matching section below.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "ember/frame/c_data.h"
+#include "test_util.h"
+
+namespace ember::frame {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Report {
+  std::string skip;   // why the script could not run, when it could not
+  std::string error;  // a build or run failure
+  std::map<std::string, std::vector<std::string>> ok, fail;  // by section
+  bool done = false;
+  std::string output;
+};
+
+std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+
+fs::file_time_type newest(const std::vector<fs::path>& files) {
+  fs::file_time_type t{};
+  for (const auto& f : files)
+    if (fs::exists(f)) t = std::max(t, fs::last_write_time(f));
+  return t;
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Report run_script() {
+  Report r;
+  if (std::system("python3 -c 'import pyarrow' >/dev/null 2>&1") != 0) {
+    r.skip = "pyarrow is not installed for python3 (scripts/install-deps.sh installs it)";
+    return r;
+  }
+  const fs::path tests = fs::path(EMBER_GOLDEN_DIR).parent_path();
+  const fs::path repo = tests.parent_path();
+  const fs::path src = tests / "frame" / "pyarrow_bridge.cpp";
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&export_column), &info) == 0 || info.dli_fname == nullptr) {
+    r.error = "cannot locate libember";
+    return r;
+  }
+  const fs::path lib = fs::canonical(info.dli_fname);
+  const fs::path out_dir = fs::read_symlink("/proc/self/exe").parent_path();
+  const fs::path bridge = out_dir / "frame_pyarrow_bridge.so";
+
+  std::vector<fs::path> inputs{src, tests / "frame" / "frame_fixtures.h", lib};
+  for (const auto& dir : {repo / "ember" / "frame", repo / "ember" / "frame" / "detail"})
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".h") inputs.push_back(e.path());
+  if (!fs::exists(bridge) || fs::last_write_time(bridge) < newest(inputs)) {
+    // Under a lock: CTest may run several of these tests at once.
+    const fs::path log = out_dir / "frame_pyarrow_bridge.log";
+    const std::string cxx = std::getenv("EMBER_CXX") ? std::getenv("EMBER_CXX") : "c++";
+    const std::string cmd = "flock " + quote(out_dir / "frame_pyarrow_bridge.lock") + " sh -c \"" + cxx +
+                            " -std=c++20 -O1 -fPIC -shared -I" + quote(repo) + " -I" + quote(tests) + " " + quote(src) +
+                            " " + quote(lib) + " -Wl,-rpath," + quote(lib.parent_path()) + " -o " +
+                            quote(bridge.string() + ".tmp") + " && mv " + quote(bridge.string() + ".tmp") + " " +
+                            quote(bridge) + "\" >" + quote(log) + " 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+      r.error = "building the bridge failed:\n" + cmd + "\n" + read_all(log);
+      return r;
+    }
+  }
+
+  char tmpl[] = "/tmp/ember-pyarrow-XXXXXX";
+  const int fd = ::mkstemp(tmpl);
+  if (fd < 0) {
+    r.error = "mkstemp failed";
+    return r;
+  }
+  ::close(fd);
+  const std::string cmd = "python3 " + quote(tests / "frame" / "pyarrow_interop.py") + " " + quote(bridge) + " >" +
+                          std::string(tmpl) + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  r.output = read_all(tmpl);
+  fs::remove(tmpl);
+  std::istringstream lines(r.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("DONE ", 0) == 0) r.done = true;
+    const bool ok = line.rfind("OK ", 0) == 0, fail = line.rfind("FAIL ", 0) == 0;
+    if (!ok && !fail) continue;
+    const std::string rest = line.substr(ok ? 3 : 5);
+    const std::string section = rest.substr(0, rest.find(':'));
+    (ok ? r.ok : r.fail)[section].push_back(rest);
+  }
+  if (rc != 0 || !r.done) r.error = "the script did not finish (exit status " + std::to_string(rc) + "):\n" + r.output;
+  return r;
+}
+
+const Report& report() {
+  static const Report r = run_script();
+  return r;
+}
+
+void expect_section(const std::string& section, size_t min_checks) {
+  const Report& r = report();
+  if (!r.skip.empty()) GTEST_SKIP() << r.skip;
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  auto ok = r.ok.find(section);
+  auto fail = r.fail.find(section);
+  const size_t n_ok = ok == r.ok.end() ? 0 : ok->second.size();
+  if (fail != r.fail.end())
+    for (const std::string& f : fail->second) ADD_FAILURE() << f;
+  EXPECT_GE(n_ok, min_checks) << "too few checks ran in section " << section << ":\n" << r.output;
+}
+
+// ember's fixtures of every type, read by pyarrow: types (nullability included), values,
+// null counts, offsets of slices, and pyarrow's full validation.
+TEST(FramePyarrow, ExportEveryTypeToPyarrow) { expect_section("export", 35 * 6); }
+// pyarrow's arrays read by ember: types, values, offsets, null counts, zero-copy buffers,
+// and one release per import.
+TEST(FramePyarrow, ImportEveryTypeFromPyarrow) { expect_section("import", 29 * 8); }
+// Unsupported types and corrupt arrays from pyarrow: clear errors, released once.
+TEST(FramePyarrow, ImportErrors) { expect_section("import_error", 13); }
+// Release callbacks run exactly once, only after the last user; memory owned outside ember
+// outlives ember's own references; zero copy on export.
+TEST(FramePyarrow, ReleaseProtocol) { expect_section("release", 10); }
+TEST(FramePyarrow, ImportedMemoryLifetime) { expect_section("lifetime", 6); }
+TEST(FramePyarrow, RecordBatches) { expect_section("frame", 8); }
+TEST(FramePyarrow, Streams) { expect_section("stream", 12); }
+
+}  // namespace
+}  // namespace ember::frame
