@@ -69,6 +69,11 @@ std::vector<Case> cases() {
       [](ScalarType) { return variable_list{D({3, 4})}; });
   add("var_mean", "var", one([](V v) { return v[0].var(IntArrayRef{1}, true, false); }), x34, true);
   add("var_mean", "std", one([](V v) { return v[0].std(IntArrayRef{0}, true, true); }), x34);
+  // channel_affine is batch norm's inference pass; under autograd the composite runs instead,
+  // and its gradients (input, statistics, affine parameters) are checked here.
+  add("channel_affine", "batch_norm with running stats", one([](V v) {
+        return nn::functional::batch_norm(v[0], v[1], v[2].exp(), v[3], v[4], /*training=*/false, 0.1, 1e-5);
+      }), [](ScalarType dt) { return variable_list{R({2, 3, 4}, dt), R({3}, dt), R({3}, dt), R({3}, dt), R({3}, dt)}; });
   add("var_mean", "var_mean", [](V v) {
         auto [a, b] = var_mean(v[0], IntArrayRef{1}, true, false);
         return variable_list{a, b};
