@@ -360,7 +360,7 @@ DictionaryBuilder::DictionaryBuilder(DType type)
 }
 
 void DictionaryBuilder::append(std::string_view s) {
-  auto it = memo_.find(std::string(s));
+  auto it = memo_.find(s);
   int64_t index;
   if (it != memo_.end()) {
     index = it->second;

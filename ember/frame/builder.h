@@ -4,7 +4,9 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -195,9 +197,13 @@ class DictionaryBuilder final : public ColumnBuilder {
   void append_placeholder() override { indices_.append_value(int64_t(0)); }
   void check_finish() const override;
   ArrayDataPtr finish_data(Buffer validity, int64_t length, int64_t null_count) override;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   BufferBuilder indices_;  // int64 while building, narrowed at finish
   BinaryBuilder dict_;
-  std::unordered_map<std::string, int64_t> memo_;
+  std::unordered_map<std::string, int64_t, Hash, std::equal_to<>> memo_;  // value -> index
 };
 
 using Int8Builder = NumericBuilder<int8_t>;

@@ -55,6 +55,8 @@ class Column {
   // Element i of a list-like column spans [first, second) of list_values().
   std::pair<int64_t, int64_t> list_range(int64_t i) const;
   // Struct fields, aligned with this column (element i of field(k) is field k of element i).
+  // As in Arrow, a field keeps its own nulls only: a null struct element does not make its
+  // fields null (their slots hold the builders' empty values).
   int64_t num_fields() const;
   Column field(int64_t i) const;
   Column field(std::string_view name) const;
