@@ -17,6 +17,13 @@ namespace ember::frame {
 class ColumnBuilder;
 class StructBuilder;
 
+// ---- relational (ember/frame/relational) ----------------------------------------------
+// Types of the relational members below, defined in ember/frame/relational/relational.h
+// (included at the end of this header).
+class GroupBy;
+struct JoinOptions;
+// ---- end relational -------------------------------------------------------------------
+
 struct PrintOptions {
   // Frames longer than this show their first and last max_rows / 2 rows around a "..." row.
   int64_t max_rows = 20;
@@ -68,6 +75,33 @@ class DataFrame {
   // quoted, long frames elided in the middle; then the dtype, count and null count.
   std::string to_string(const PrintOptions& options = {}) const;
 
+  // ---- relational (ember/frame/relational): see Note [Relational semantics] there ------
+  // A copy with column `name` added at the end or replaced (pandas' assign).
+  DataFrame assign(const std::string& name, const Column& c) const;
+  DataFrame drop(const std::vector<std::string>& names) const;
+  DataFrame rename(const std::vector<std::pair<std::string, std::string>>& mapping) const;  // {{"old", "new"}}
+  DataFrame reorder(const std::vector<std::string>& names) const;  // exactly these columns (TorchArrow)
+  // The rows where the boolean `mask` is true (a null drops the row), as TorchArrow's where.
+  DataFrame where(const Column& mask) const;
+  DataFrame append(const std::vector<std::vector<Value>>& rows) const;  // rows of Values
+  DataFrame append(const DataFrame& other) const;
+  // Stable sort by several keys; `ascending` and `nulls_first` have one flag per key, or one
+  // for all (default: ascending, nulls last).
+  DataFrame sort(const std::vector<std::string>& by, const std::vector<bool>& ascending = {},
+                 const std::vector<bool>& nulls_first = {}) const;
+  // sort: groups in key order (pandas' default) or in order of first appearance; dropna:
+  // leave out rows with a null key.
+  GroupBy groupby(const std::vector<std::string>& keys, bool sort = true, bool dropna = true) const;
+  // how: "inner", "left", "right" or "outer" (pandas' merge on `on`).
+  DataFrame join(const DataFrame& right, const std::vector<std::string>& on, std::string_view how = "inner",
+                 const std::pair<std::string, std::string>& suffixes = {"_x", "_y"}) const;
+  DataFrame join(const DataFrame& right, const JoinOptions& options) const;
+  // keep: "first", "last" or "none" (pandas' keep=False); an empty subset means all columns.
+  DataFrame drop_duplicates(const std::vector<std::string>& subset = {}, std::string_view keep = "first") const;
+  // count, mean, std, min, the percentiles, max of each numeric column (pandas' describe).
+  DataFrame describe(const std::vector<double>& percentiles = {0.25, 0.5, 0.75}) const;
+  // ---- end relational -----------------------------------------------------------------
+
  private:
   std::vector<std::string> names_;
   std::vector<Column> columns_;  // each already sliced to this frame's rows
@@ -102,3 +136,7 @@ class DataFrameBuilder {
 DataFrame dataframe(const std::vector<std::vector<Value>>& rows, const DType& struct_type);
 
 }  // namespace ember::frame
+
+// ---- relational (ember/frame/relational): GroupBy, JoinOptions, concat -----------------
+#include "ember/frame/relational/relational.h"
+// ---- end relational -------------------------------------------------------------------

@@ -1,0 +1,401 @@
+// Key hashing and factorization (see hash_keys.h).
+//
+// Note [Factorizing in parallel]
+// Each thread groups a contiguous chunk of rows with its own open-addressing table, numbering
+// its groups in order of first appearance within the chunk. The chunks' groups are then
+// inserted, chunk by chunk and in that order, into the first chunk's table through their first
+// rows; since chunks are in row order, the resulting global ids are in order of first
+// appearance in the whole frame. A last parallel pass rewrites each chunk's local ids.
+// A single fixed-width key skips row hashing and equality callbacks: the table is keyed by the
+// value's normalized bit pattern itself.
+#include "ember/frame/relational/hash_keys.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ember/frame/detail/physical.h"
+#include "ember/frame/relational/util.h"
+
+namespace ember::frame::relational {
+
+namespace {
+
+constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+constexpr uint64_t kNullHash = 0x5bd1e9955bd1e995ULL;
+
+inline uint64_t fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+inline uint64_t hash_bytes(const uint8_t* p, int64_t n) {
+  uint64_t h = uint64_t(n) * kMul + 0x27d4eb2f165667c5ULL;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ fmix64(w)) * kMul;
+  }
+  if (i < n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p + i, size_t(n - i));
+    h = (h ^ fmix64(w ^ 0xa0761d6478bd642fULL)) * kMul;
+  }
+  return fmix64(h);
+}
+
+// Open addressing with linear probing over 64-bit keys (a fixed-width value's pattern, or a
+// row hash whose collisions the caller resolves by comparing rows). Grows at half load.
+class Table {
+ public:
+  Table() { reset(64); }
+
+  // The id stored for `key` (for which eq(id) holds), or -1.
+  template <class Eq>
+  int32_t find(uint64_t key, const Eq& eq) const {
+    size_t pos = size_t((key * kMul) >> shift_);
+    while (true) {
+      const Slot& s = slots_[pos];
+      if (s.id < 0) return -1;
+      if (s.key == key && eq(s.id)) return s.id;
+      pos = (pos + 1) & mask_;
+    }
+  }
+  // The id stored for `key`, or `next_id` after storing it.
+  template <class Eq>
+  int32_t find_or_insert(uint64_t key, const Eq& eq, int32_t next_id) {
+    size_t pos = size_t((key * kMul) >> shift_);
+    while (true) {
+      Slot& s = slots_[pos];
+      if (s.id < 0) {
+        s.key = key;
+        s.id = next_id;
+        if (++count_ * 2 > int64_t(slots_.size())) grow();
+        return next_id;
+      }
+      if (s.key == key && eq(s.id)) return s.id;
+      pos = (pos + 1) & mask_;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t key;
+    int32_t id;
+  };
+  void reset(size_t cap) {
+    slots_.assign(cap, Slot{0, -1});
+    mask_ = cap - 1;
+    shift_ = 64 - std::countr_zero(cap);
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    reset(old.size() * 2);
+    for (const Slot& s : old) {
+      if (s.id < 0) continue;
+      size_t pos = size_t((s.key * kMul) >> shift_);
+      while (slots_[pos].id >= 0) pos = (pos + 1) & mask_;
+      slots_[pos] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  int shift_ = 0;
+  int64_t count_ = 0;
+};
+
+constexpr int64_t kBlock = 1024;  // rows hashed at a time
+
+// Groups rows of one KeyColumns (the build side) and looks up rows of another with the same
+// key types. Group ids count from 0 in insertion order; reps_[g] is group g's first row.
+// With extra groups from a probe side (outer joins), ids past reps_ index probe_reps_.
+class Grouper {
+ public:
+  Grouper(const KeyColumns& k, bool drop_nulls) : k_(k), fixed_(k.single_fixed()), drop_(drop_nulls) {}
+
+  // Groups rows [b, e), writing ids[i] for each.
+  void add_rows(int64_t b, int64_t e, int32_t* ids) {
+    if (fixed_) {
+      for (int64_t i = b; i < e; ++i) ids[i] = add_fixed(i);
+      return;
+    }
+    uint64_t h[kBlock];
+    for (int64_t s = b; s < e; s += kBlock) {
+      const int64_t m = std::min(kBlock, e - s);
+      k_.hash(s, s + m, h);
+      for (int64_t j = 0; j < m; ++j) ids[s + j] = add_hashed(s + j, h[j]);
+    }
+  }
+  // Groups one row (its hash computed here).
+  int32_t add_row(int64_t i) {
+    if (fixed_) return add_fixed(i);
+    uint64_t h;
+    k_.hash(i, i + 1, &h);
+    return add_hashed(i, h);
+  }
+
+  // The group of each row of `p` in [b, e) (same key types), -1 where none or a null key.
+  // With `insert`, keys not found become new groups (their first rows kept in probe_reps_).
+  void probe_rows(const KeyColumns& p, int64_t b, int64_t e, int32_t* ids, bool insert) {
+    uint64_t h[kBlock];
+    for (int64_t s = b; s < e; s += kBlock) {
+      const int64_t m = std::min(kBlock, e - s);
+      if (!fixed_) p.hash(s, s + m, h);
+      for (int64_t j = 0; j < m; ++j) {
+        const int64_t i = s + j;
+        if (p.has_nulls() && p.row_has_null(i)) {
+          ids[i] = -1;
+          continue;
+        }
+        ids[i] = fixed_ ? probe_fixed(p, i, insert) : probe_hashed(p, i, h[j], insert);
+      }
+    }
+  }
+
+  std::vector<int64_t>& reps() { return reps_; }
+  std::vector<int64_t>& probe_reps() { return probe_reps_; }
+  int64_t num_groups() const { return int64_t(reps_.size() + probe_reps_.size()); }
+
+ private:
+  int32_t next_id() const {
+    EMBER_CHECK(num_groups() < INT32_MAX, "groupby/join: more than 2^31 - 1 distinct keys are not supported");
+    return int32_t(num_groups());
+  }
+  int32_t add_fixed(int64_t i) {
+    if (k_.has_nulls() && k_.row_has_null(i)) {
+      if (drop_) return -1;
+      if (null_id_ < 0) {
+        null_id_ = next_id();
+        reps_.push_back(i);
+      }
+      return null_id_;
+    }
+    const int32_t id = table_.find_or_insert(k_.bits(i), [](int32_t) { return true; }, next_id());
+    if (id == int32_t(reps_.size())) reps_.push_back(i);
+    return id;
+  }
+  int32_t add_hashed(int64_t i, uint64_t h) {
+    const bool null = k_.has_nulls() && k_.row_has_null(i);
+    if (null && drop_) return -1;
+    const int32_t id = table_.find_or_insert(
+        h, [&](int32_t g) { return k_.equal(reps_[size_t(g)], k_, i); }, next_id());
+    if (id == int32_t(reps_.size())) reps_.push_back(i);
+    return id;
+  }
+  int32_t probe_fixed(const KeyColumns& p, int64_t i, bool insert) {
+    const uint64_t key = p.bits(i);
+    auto eq = [](int32_t) { return true; };
+    if (!insert) return table_.find(key, eq);
+    const int32_t id = table_.find_or_insert(key, eq, next_id());
+    if (id == int32_t(num_groups())) probe_reps_.push_back(i);
+    return id;
+  }
+  int32_t probe_hashed(const KeyColumns& p, int64_t i, uint64_t h, bool insert) {
+    auto eq = [&](int32_t g) {
+      if (size_t(g) < reps_.size()) return k_.equal(reps_[size_t(g)], p, i);
+      return p.equal(probe_reps_[size_t(g) - reps_.size()], p, i);
+    };
+    if (!insert) return table_.find(h, eq);
+    const int32_t id = table_.find_or_insert(h, eq, next_id());
+    if (id == int32_t(num_groups())) probe_reps_.push_back(i);
+    return id;
+  }
+
+  const KeyColumns& k_;
+  bool fixed_, drop_;
+  Table table_;
+  int32_t null_id_ = -1;
+  std::vector<int64_t> reps_, probe_reps_;
+};
+
+template <class F>
+uint64_t float_bits(F v) {
+  if (v == F(0)) v = F(0);  // -0.0 -> 0.0
+  if (std::isnan(v)) v = std::numeric_limits<F>::quiet_NaN();
+  if constexpr (sizeof(F) == 4) return std::bit_cast<uint32_t>(v);
+  else return std::bit_cast<uint64_t>(v);
+}
+
+}  // namespace
+
+// ---- KeyColumns -----------------------------------------------------------------------
+
+KeyColumns::KeyColumns(const std::vector<Column>& columns, const std::vector<std::string>& names, const char* op) {
+  EMBER_INTERNAL_ASSERT(columns.size() == names.size());
+  for (size_t k = 0; k < columns.size(); ++k) {
+    Column c = columns[k];
+    if (c.dtype().id() == TypeId::Dictionary) c = c.dictionary_decode();
+    const DType& t = c.dtype();
+    if (k == 0) rows_ = c.size();
+    EMBER_CHECK(c.size() == rows_, op, ": key '", names[k], "' has length ", c.size(), " but key '", names[0],
+                "' has ", rows_);
+    const ArrayData& a = *c.data();
+    Col col{};
+    col.validity = a.validity();
+    col.offset = a.offset;
+    switch (t.id()) {
+      case TypeId::Bool: col.kind = Kind::Bool; break;
+      case TypeId::Float32: col.kind = Kind::F32; break;
+      case TypeId::Float64: col.kind = Kind::F64; break;
+      case TypeId::String:
+      case TypeId::Binary: col.kind = Kind::Bin32; break;
+      case TypeId::LargeString:
+      case TypeId::LargeBinary: col.kind = Kind::Bin64; break;
+      default:
+        EMBER_CHECK_TYPE(t.is_fixed_width(), op, ": key '", names[k], "' has dtype ", t.to_string(),
+                         "; keys must be booleans, numbers, dates, timestamps, strings or binaries");
+        col.kind = t.byte_width() == 1 ? Kind::U8 : t.byte_width() == 2 ? Kind::U16 : t.byte_width() == 4 ? Kind::U32 : Kind::U64;
+    }
+    col.values = a.buffers[1].data();
+    col.bytes = a.buffers.size() > 2 ? a.buffers[2].data() : nullptr;
+    if (col.validity != nullptr && a.null_count() == 0) col.validity = nullptr;
+    has_nulls_ |= col.validity != nullptr;
+    cols_.push_back(col);
+    columns_.push_back(std::move(c));
+  }
+}
+
+bool KeyColumns::same_types(const KeyColumns& o) const {
+  if (columns_.size() != o.columns_.size()) return false;
+  for (size_t k = 0; k < columns_.size(); ++k)
+    if (!columns_[k].dtype().equals(o.columns_[k].dtype(), false)) return false;
+  return true;
+}
+
+bool KeyColumns::row_has_null(int64_t i) const {
+  for (const Col& c : cols_)
+    if (!c.valid(i)) return true;
+  return false;
+}
+
+uint64_t KeyColumns::fixed_bits(const Col& c, int64_t i) {
+  const int64_t s = c.offset + i;
+  switch (c.kind) {
+    case Kind::U8: return c.values[s];
+    case Kind::U16: return reinterpret_cast<const uint16_t*>(c.values)[s];
+    case Kind::U32: return reinterpret_cast<const uint32_t*>(c.values)[s];
+    case Kind::U64: return reinterpret_cast<const uint64_t*>(c.values)[s];
+    case Kind::F32: return float_bits(reinterpret_cast<const float*>(c.values)[s]);
+    case Kind::F64: return float_bits(reinterpret_cast<const double*>(c.values)[s]);
+    case Kind::Bool: return bits::get(c.values, s);
+    default: return 0;
+  }
+}
+
+uint64_t KeyColumns::hash_col(const Col& c, int64_t i) {
+  if (!c.valid(i)) return kNullHash;
+  const int64_t s = c.offset + i;
+  if (c.kind == Kind::Bin32) {
+    const int32_t* o = reinterpret_cast<const int32_t*>(c.values);
+    return hash_bytes(c.bytes + o[s], int64_t(o[s + 1]) - o[s]);
+  }
+  if (c.kind == Kind::Bin64) {
+    const int64_t* o = reinterpret_cast<const int64_t*>(c.values);
+    return hash_bytes(c.bytes + o[s], o[s + 1] - o[s]);
+  }
+  return fmix64(fixed_bits(c, i) + 0x9ae16a3b2f90404fULL);
+}
+
+void KeyColumns::hash(int64_t begin, int64_t end, uint64_t* out) const {
+  const int64_t m = end - begin;
+  for (size_t k = 0; k < cols_.size(); ++k) {
+    const Col& c = cols_[k];
+    if (k == 0) {
+      for (int64_t j = 0; j < m; ++j) out[j] = hash_col(c, begin + j);
+    } else {
+      for (int64_t j = 0; j < m; ++j) out[j] = fmix64((out[j] ^ hash_col(c, begin + j)) * kMul + k);
+    }
+  }
+}
+
+bool KeyColumns::equal(int64_t i, const KeyColumns& o, int64_t j) const {
+  for (size_t k = 0; k < cols_.size(); ++k) {
+    const Col& a = cols_[k];
+    const Col& b = o.cols_[k];
+    const bool va = a.valid(i), vb = b.valid(j);
+    if (va != vb) return false;
+    if (!va) continue;
+    if (a.kind == Kind::Bin32 || a.kind == Kind::Bin64) {
+      auto view = [](const Col& c, int64_t r) {
+        const int64_t s = c.offset + r;
+        int64_t lo, hi;
+        if (c.kind == Kind::Bin32) {
+          const int32_t* o = reinterpret_cast<const int32_t*>(c.values);
+          lo = o[s], hi = o[s + 1];
+        } else {
+          const int64_t* o = reinterpret_cast<const int64_t*>(c.values);
+          lo = o[s], hi = o[s + 1];
+        }
+        return std::string_view(reinterpret_cast<const char*>(c.bytes) + lo, size_t(hi - lo));
+      };
+      if (view(a, i) != view(b, j)) return false;
+    } else if (fixed_bits(a, i) != fixed_bits(b, j)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- factorize ------------------------------------------------------------------------
+
+Groups factorize(const KeyColumns& keys, bool drop_nulls, const char* op) {
+  const int64_t n = keys.num_rows();
+  EMBER_CHECK(n < INT32_MAX, op, ": frames of 2^31 - 1 rows or more are not supported (", n, " rows)");
+  Groups g;
+  g.ids.resize(static_cast<size_t>(n));
+  int32_t* ids = g.ids.data();
+  const auto bounds = chunk_bounds(n, 1 << 17);
+  const size_t k = bounds.size() - 1;
+  std::vector<std::unique_ptr<Grouper>> parts(k);
+  for (auto& p : parts) p = std::make_unique<Grouper>(keys, drop_nulls);
+  run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) { parts[size_t(c)]->add_rows(b, e, ids); });
+  // Note [Factorizing in parallel]: fold the later chunks' groups into the first chunk's.
+  Grouper& global = *parts[0];
+  std::vector<std::vector<int32_t>> remap(k);
+  for (size_t c = 1; c < k; ++c)
+    for (int64_t rep : parts[c]->reps()) remap[c].push_back(global.add_row(rep));
+  if (k > 1) {
+    run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) {
+      if (c == 0) return;
+      const int32_t* m = remap[size_t(c)].data();
+      for (int64_t i = b; i < e; ++i)
+        if (ids[i] >= 0) ids[i] = m[ids[i]];
+    });
+  }
+  g.first = std::move(global.reps());
+  return g;
+}
+
+JoinIds join_ids(const KeyColumns& build, const KeyColumns& probe, bool add_probe_keys, const char* op) {
+  EMBER_INTERNAL_ASSERT(build.same_types(probe));
+  EMBER_CHECK(build.num_rows() < INT32_MAX && probe.num_rows() < INT32_MAX, op,
+              ": frames of 2^31 - 1 rows or more are not supported");
+  JoinIds r;
+  Groups g = factorize(build, /*drop_nulls=*/true, op);
+  r.build_ids = std::move(g.ids);
+  // A fresh table over the build groups' first rows (the same ids: they are inserted in id
+  // order), which the probe side then reads (in parallel) or extends (outer joins).
+  Grouper table(build, true);
+  for (int64_t rep : g.first) table.add_row(rep);
+  r.probe_ids.resize(size_t(probe.num_rows()));
+  int32_t* pids = r.probe_ids.data();
+  if (add_probe_keys) {
+    table.probe_rows(probe, 0, probe.num_rows(), pids, true);
+  } else {
+    run_chunks(chunk_bounds(probe.num_rows()),
+               [&](int64_t, int64_t b, int64_t e) { table.probe_rows(probe, b, e, pids, false); });
+  }
+  r.num_groups = table.num_groups();
+  r.build_first = std::move(g.first);
+  r.probe_first = std::move(table.probe_reps());
+  return r;
+}
+
+}  // namespace ember::frame::relational

@@ -1,0 +1,78 @@
+// Internal helpers of ember/frame/relational: output buffers written in place without a
+// zero-fill pass, a bitmap writer, and the chunking used to split kernels across threads.
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ember/core/error.h"
+#include "ember/core/parallel.h"
+#include "ember/frame/buffer.h"
+#include "ember/frame/column.h"
+
+namespace ember::frame {
+class DataFrame;
+}
+
+namespace ember::frame::relational {
+
+// Below this many rows a kernel runs on one thread (thread start-up costs more).
+constexpr int64_t kParallelMinRows = 1 << 15;
+
+// A writable, 64-byte aligned block of `bytes` (rounded up to 64) that finish() turns into an
+// immutable Buffer. Not zeroed, except the padding after the bytes finish() keeps: the kernel
+// writes every byte it hands on.
+class OutBuffer {
+ public:
+  OutBuffer() = default;
+  explicit OutBuffer(int64_t bytes);
+  OutBuffer(const OutBuffer&) = delete;
+  OutBuffer& operator=(const OutBuffer&) = delete;
+  OutBuffer(OutBuffer&& o) noexcept : p_(o.p_), cap_(o.cap_) { o.p_ = nullptr, o.cap_ = 0; }
+  OutBuffer& operator=(OutBuffer&& o) noexcept;
+  ~OutBuffer() { std::free(p_); }
+
+  uint8_t* data() { return p_; }
+  template <class T> T* as() { return reinterpret_cast<T*>(p_); }
+  int64_t capacity() const { return cap_; }
+  // The first `bytes` as a Buffer; this OutBuffer is empty afterwards.
+  Buffer finish(int64_t bytes);
+  Buffer finish() { return finish(cap_); }
+
+ private:
+  uint8_t* p_ = nullptr;
+  int64_t cap_ = 0;
+};
+
+// A zeroed bitmap of n bits, as an OutBuffer.
+OutBuffer zeroed_bitmap(int64_t nbits);
+
+// [begin, end) ranges covering [0, n): one per thread when n is large, boundaries multiples
+// of 64 rows (so that chunks write whole bytes and words of bitmaps).
+std::vector<int64_t> chunk_bounds(int64_t n, int64_t min_rows = kParallelMinRows);
+
+// Runs f(chunk, begin, end) for each chunk of `bounds`, in parallel.
+template <class F>
+void run_chunks(const std::vector<int64_t>& bounds, const F& f) {
+  const int64_t k = int64_t(bounds.size()) - 1;
+  if (k <= 0) return;
+  if (k == 1) {
+    f(int64_t(0), bounds[0], bounds[1]);
+    return;
+  }
+  parallel_for(0, k, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) f(c, bounds[size_t(c)], bounds[size_t(c) + 1]);
+  });
+}
+
+// Column names as "'a', 'b'" for error messages.
+std::string quoted_names(const std::vector<std::string>& names);
+
+// The column `name` of `df` (the frame's error, with its closest-name suggestion, for an
+// unknown name), prefixed by `op`.
+const Column& column_for(const DataFrame& df, const std::string& name, const char* op);
+
+}  // namespace ember::frame::relational
