@@ -14,6 +14,25 @@
 
 namespace ember::frame {
 
+// ---- compute (ember/frame/compute) ----------------------------------------------------
+// Options of the compute members below; include ember/frame/compute/compute.h to call the
+// members that return accessors (str(), list(), struct_()) or take callables (map, transform).
+class StringMethods;
+class ListMethods;
+class StructMethods;
+struct SortOptions {
+  bool ascending = true;
+  bool nulls_first = false;  // TorchArrow's na_position="first"
+};
+struct CastOptions {
+  // Raise an error (naming the row) for integers that do not fit the target type and for
+  // floats with a fractional part cast to an integer; otherwise integers wrap and floats
+  // truncate toward zero. NaN, infinities and floats out of the target's range are always
+  // an error when cast to an integer.
+  bool safe = false;
+};
+// ---- end compute -------------------------------------------------------------------------
+
 class Column {
  public:
   Column() = default;  // undefined; every accessor raises an error
@@ -94,6 +113,52 @@ class Column {
   // "dtype: ..., length: ..., null_count: ...". Long columns elide their middle.
   std::string to_string(int64_t max_rows = 20) const;
 
+  // ---- compute (ember/frame/compute): members forwarding to compute.h's free functions ----
+  Column is_null() const;  // element-wise, non-nullable booleans (TorchArrow isnull)
+  Column is_valid() const;
+  Column isnull() const { return is_null(); }
+  Column notnull() const { return is_valid(); }
+  Column fill_null(const Value& value) const;
+  Column drop_null() const;
+  Column cast(const DType& dtype, const CastOptions& options = {}) const;
+  Column isin(const std::vector<Value>& values) const;
+  Column abs() const;
+  Column ceil() const;
+  Column floor() const;
+  Column round(int decimals = 0) const;
+  Column log() const;
+  Column exp() const;
+  Column sqrt() const;
+  Column pow(const Value& exponent) const;
+  Column where(const Column& mask) const;  // the rows where mask is true (TorchArrow)
+  Column filter(const Column& mask) const;
+  Column take(const Column& indices) const;
+  template <class F> Column map(F&& fn, const std::optional<DType>& dtype = std::nullopt) const;
+  template <class F> Column transform(F&& fn, int64_t batch_size = 0) const;
+  Value sum() const;
+  double mean() const;
+  Value min() const;
+  Value max() const;
+  double std(int64_t ddof = 1) const;
+  double var(int64_t ddof = 1) const;
+  double median() const;
+  double quantile(double q) const;
+  int64_t count() const;  // non-null elements
+  bool any() const;
+  bool all() const;
+  int64_t argmin() const;
+  int64_t argmax() const;
+  Column cumsum() const;
+  Column unique() const;
+  Column value_counts(bool dropna = true) const;
+  int64_t nunique(bool dropna = true) const;
+  Column sort(const SortOptions& options = {}) const;
+  Column argsort(const SortOptions& options = {}) const;
+  StringMethods str() const;
+  ListMethods list() const;
+  StructMethods struct_() const;
+  // ---- end compute ----------------------------------------------------------------------
+
  private:
   static Column wrap(ArrayDataPtr d) {
     Column c;
@@ -105,6 +170,36 @@ class Column {
 };
 
 std::ostream& operator<<(std::ostream& os, const Column& c);
+
+// ---- compute (ember/frame/compute): element-wise operators ----------------------------
+// Arithmetic and comparisons between columns or a column and a scalar (nulls propagate;
+// PyTorch-like promotion: see Note [Compute semantics] in compute/compute.h). == and !=
+// between two Columns stay whole-column equality (a bool); use eq()/ne() for element-wise.
+#define EMBER_FRAME_DECLARE_OPERATOR(op)                    \
+  Column operator op(const Column& a, const Column& b);    \
+  Column operator op(const Column& a, const Value& b);     \
+  Column operator op(const Value& a, const Column& b);
+EMBER_FRAME_DECLARE_OPERATOR(+)
+EMBER_FRAME_DECLARE_OPERATOR(-)
+EMBER_FRAME_DECLARE_OPERATOR(*)
+EMBER_FRAME_DECLARE_OPERATOR(/)
+EMBER_FRAME_DECLARE_OPERATOR(%)
+EMBER_FRAME_DECLARE_OPERATOR(<)
+EMBER_FRAME_DECLARE_OPERATOR(<=)
+EMBER_FRAME_DECLARE_OPERATOR(>)
+EMBER_FRAME_DECLARE_OPERATOR(>=)
+#undef EMBER_FRAME_DECLARE_OPERATOR
+Column operator==(const Column& a, const Value& b);
+Column operator==(const Value& a, const Column& b);
+Column operator!=(const Column& a, const Value& b);
+Column operator!=(const Value& a, const Column& b);
+Column operator-(const Column& a);
+// Logic on boolean columns (Kleene logic for nulls).
+Column operator&(const Column& a, const Column& b);
+Column operator|(const Column& a, const Column& b);
+Column operator^(const Column& a, const Column& b);
+Column operator~(const Column& a);
+// ---- end compute ----------------------------------------------------------------------
 
 // A non-nullable struct column over child columns of equal length, sharing their memory.
 Column struct_column(const std::vector<std::pair<std::string, Column>>& fields);
