@@ -108,6 +108,7 @@ class RawArchiveStream final : public InputStream {
   RawArchiveStream(StreamPtr src, Compression type) : source_(std::move(src)), type_(type) {
     a_ = archive_read_new();
     EMBER_CHECK(a_, "decompress: out of memory");
+    owner_.reset(a_);  // freed also when this constructor throws
     int code = 0, alt = -100;
     switch (type) {
       case Compression::kBz2:
@@ -146,7 +147,6 @@ class RawArchiveStream final : public InputStream {
     if (r == ARCHIVE_EOF) done_ = true;
     else if (r < ARCHIVE_WARN) fail();
   }
-  ~RawArchiveStream() override { archive_read_free(a_); }
   const std::string& name() const override { return counting_->name(); }
 
  protected:
@@ -174,10 +174,14 @@ class RawArchiveStream final : public InputStream {
     source_.fail(a_, "decompress", "'" + name() + "': corrupt or truncated " + compression_name(type_) + " data");
   }
 
+  struct ArchiveFree {
+    void operator()(struct archive* a) const { archive_read_free(a); }
+  };
   detail::ArchiveSource source_;
   std::shared_ptr<Counting> counting_;
   Compression type_;
   struct archive* a_ = nullptr;
+  std::unique_ptr<struct archive, ArchiveFree> owner_;  // declared after source_: freed before it
   bool done_ = false;
 };
 
