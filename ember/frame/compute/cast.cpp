@@ -513,8 +513,6 @@ bool is_number_or_bool(const DType& t) { return t.is_numeric() || t.id() == Type
 
 Column cast(const Column& col, const DType& dtype, const CastOptions& options) {
   const DType& from0 = col.dtype();
-  EMBER_CHECK(dtype.nullable() || col.null_count() == 0, "cast: the column has ", col.null_count(),
-              " nulls but the target type ", dtype.to_string(), " is not nullable");
   const DType out_type = dtype.with_nullable(dtype.nullable() || from0.nullable());
   if (dtype.id() == TypeId::Dictionary) {
     const Column values = cast(decoded(col), dtype.value_type().with_nullable(true), options);

@@ -89,8 +89,9 @@ Column fill_null(const Column& a, const Value& value);
 Column drop_null(const Column& a);
 // To `dtype`: numbers, bool, strings (parsed and formatted as pyarrow does: "1.5", "1e+20",
 // "true"), date32 and timestamps (ISO text; days and units since the epoch), large and
-// dictionary variants, lists of castable items. Nulls stay nulls; the result is nullable
-// when the input or `dtype` is. See CastOptions (column.h) for overflow checks.
+// dictionary variants, lists and structs of castable items. Nulls stay nulls: the result
+// is nullable when the input or `dtype` is (a non-nullable `dtype` does not drop the
+// input's nulls; fill_null does). See CastOptions (column.h) for overflow checks.
 Column cast(const Column& a, const DType& dtype, const CastOptions& options = {});
 
 // ---- selection ----------------------------------------------------------------------------
