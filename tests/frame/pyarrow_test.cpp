@@ -16,6 +16,12 @@
 #include "test_util.h"
 
 namespace ember::frame {
+#if defined(__SANITIZE_ADDRESS__)
+constexpr const char* kSanitizeFlags = " -fsanitize=address,undefined";
+#else
+constexpr const char* kSanitizeFlags = "";
+#endif
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -71,7 +77,7 @@ Report run_script() {
     const fs::path log = out_dir / "frame_pyarrow_bridge.log";
     const std::string cxx = std::getenv("EMBER_CXX") ? std::getenv("EMBER_CXX") : "c++";
     const std::string cmd = "flock " + quote(out_dir / "frame_pyarrow_bridge.lock") + " sh -c \"" + cxx +
-                            " -std=c++20 -O1 -fPIC -shared -I" + quote(repo) + " -I" + quote(tests) + " " + quote(src) +
+                            " -std=c++20 -O1 -fPIC -shared" + kSanitizeFlags + " -I" + quote(repo) + " -I" + quote(tests) + " " + quote(src) +
                             " " + quote(lib) + " -Wl,-rpath," + quote(lib.parent_path()) + " -o " +
                             quote(bridge.string() + ".tmp") + " && mv " + quote(bridge.string() + ".tmp") + " " +
                             quote(bridge) + "\" >" + quote(log) + " 2>&1";
@@ -88,8 +94,16 @@ Report run_script() {
     return r;
   }
   ::close(fd);
-  const std::string cmd = "python3 " + quote(tests / "frame" / "pyarrow_interop.py") + " " + quote(bridge) + " >" +
-                          std::string(tmpl) + " 2>&1";
+  // Under the sanitizer build, libember needs the ASan/UBSan runtimes loaded first: python
+  // gets them preloaded (leak checking off: python's own allocations are not ours).
+  std::string env;
+  if (*kSanitizeFlags) {
+    const std::string cxx = std::getenv("EMBER_CXX") ? std::getenv("EMBER_CXX") : "c++";
+    env = "LD_PRELOAD=\"$(" + cxx + " -print-file-name=libasan.so) $(" + cxx +
+          " -print-file-name=libubsan.so)\" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ";
+  }
+  const std::string cmd = env + "python3 " + quote(tests / "frame" / "pyarrow_interop.py") + " " + quote(bridge) +
+                          " >" + std::string(tmpl) + " 2>&1";
   const int rc = std::system(cmd.c_str());
   r.output = read_all(tmpl);
   fs::remove(tmpl);
