@@ -1,0 +1,252 @@
+// The CSV reader's tokenizer (Python's csv dialect) and the value sets it consults.
+// Internal to ember/frame/io (csv_reader.cpp, csv_column.cpp).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ember/frame/io/csv.h"
+
+namespace ember::frame::io::detail {
+
+// ---- dialect and value sets ---------------------------------------------------------------
+
+struct Dialect {
+  char delim, quote, esc;
+  bool quoting, doublequote, skipinitialspace, strict;
+  bool special[256] = {};         // ends an unquoted scan: delimiter, '\n', '\r', escape
+  bool special_quoted[256] = {};  // ends a quoted scan: quote, escape, '\n'
+  bool ends_field[256] = {};      // what may follow a closing quote: delimiter, '\n', '\r'
+
+  explicit Dialect(const CsvReadOptions& o)
+      : delim(o.delimiter), quote(o.quotechar), esc(o.escapechar), quoting(o.quotechar != '\0'),
+        doublequote(o.doublequote), skipinitialspace(o.skipinitialspace), strict(o.strict) {
+    for (unsigned char c : {(unsigned char)delim, (unsigned char)'\n', (unsigned char)'\r'}) special[c] = ends_field[c] = true;
+    if (esc) special[(unsigned char)esc] = special_quoted[(unsigned char)esc] = true;
+    if (quoting) special_quoted[(unsigned char)quote] = true;
+    special_quoted[(unsigned char)'\n'] = true;
+  }
+};
+
+// Short strings compared fast: a table of the lengths of the members starting with each byte.
+class StringSet {
+ public:
+  explicit StringSet(const std::vector<std::string>& items) : items_(items) {
+    for (const std::string& s : items_) {
+      if (s.empty()) has_empty_ = true;
+      else if (s.size() < 32) lengths_[(unsigned char)s[0]] |= 1u << s.size();
+      else long_ = true;
+    }
+  }
+  bool contains(const char* p, size_t n) const {
+    if (n == 0) return has_empty_;
+    if (n < 32 && !((lengths_[(unsigned char)p[0]] >> n) & 1) && !long_) return false;
+    for (const std::string& s : items_)
+      if (s.size() == n && std::memcmp(s.data(), p, n) == 0) return true;
+    return false;
+  }
+
+ private:
+  std::vector<std::string> items_;
+  uint32_t lengths_[256] = {};
+  bool has_empty_ = false, long_ = false;
+};
+
+struct ValueSets {
+  StringSet nulls, trues, falses;
+  bool quoted_nulls, infer_dates;
+  explicit ValueSets(const CsvReadOptions& o)
+      : nulls(o.null_values), trues(o.true_values), falses(o.false_values), quoted_nulls(o.quoted_nulls),
+        infer_dates(o.infer_dates) {}
+  // 1 true, 0 false, -1 neither.
+  int boolean(const char* p, size_t n) const {
+    if (trues.contains(p, n)) return 1;
+    if (falses.contains(p, n)) return 0;
+    return -1;
+  }
+};
+
+// A failure while parsing a chunk, raised as ember::Error only once the chunk is known to
+// have started at a record boundary.
+struct ParseFailure {
+  int64_t pos;      // byte offset of the record (or the character) at fault
+  int64_t column;   // -1 when the record as a whole is at fault
+  std::string message;
+};
+
+// ---- tokenizer ----------------------------------------------------------------------------
+
+struct Span {
+  const char* p;
+  uint32_t n;
+  bool quoted;
+  bool in_scratch;  // p is an offset into the scratch buffer until the record ends
+};
+
+class Tokenizer {
+ public:
+  Tokenizer(const Dialect& d, const char* begin, const char* end) : d_(d), begin_(begin), end_(end) {}
+
+  const std::vector<Span>& spans() const { return spans_; }
+
+  // Tokenizes the record starting at `p` (not a blank line) into spans(); returns the
+  // position after its line end. *nf: its number of fields.
+  const char* record(const char* p, size_t* nf) {
+    scratch_.clear();
+    size_t n = 0;
+    for (;;) {
+      if (n == spans_.size()) spans_.resize(std::max<size_t>(8, spans_.size() * 2));
+      p = field(p, spans_[n]);
+      ++n;
+      if (p < end_ && *p == d_.delim) {
+        ++p;
+        continue;
+      }
+      break;
+    }
+    if (p < end_) {
+      if (*p == '\r') {
+        ++p;
+        if (p < end_ && *p == '\n') ++p;
+      } else {
+        ++p;  // '\n'
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (spans_[i].in_scratch) spans_[i].p = scratch_.data() + reinterpret_cast<uintptr_t>(spans_[i].p);
+    *nf = n;
+    return p;
+  }
+
+  // One field from p into `s` (its bytes stay valid until the next call); returns the position
+  // of what ended it (the delimiter, a line end, or the end of the data).
+  const char* one_field(const char* p, Span& s) {
+    scratch_.clear();
+    p = field(p, s);
+    if (s.in_scratch) s.p = scratch_.data() + reinterpret_cast<uintptr_t>(s.p);
+    return p;
+  }
+
+  // Skips blank lines ("\n", "\r\n", "\r") at p.
+  const char* skip_blank(const char* p) const {
+    while (p < end_) {
+      if (*p == '\n') ++p;
+      else if (*p == '\r') {
+        ++p;
+        if (p < end_ && *p == '\n') ++p;
+      } else {
+        break;
+      }
+    }
+    return p;
+  }
+
+ private:
+  [[noreturn]] void fail(const char* at, std::string msg) const { throw ParseFailure{at - begin_, -1, std::move(msg)}; }
+
+  static std::string show(char c) {
+    if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
+    static const char* hex = "0123456789abcdef";
+    return std::string("byte 0x") + hex[(unsigned char)c >> 4] + hex[c & 15];
+  }
+
+  // One field from p; returns the position of what ended it (delimiter, line end or the end).
+  const char* field(const char* p, Span& s) {
+    if (d_.quoting && *p == d_.quote && p < end_) {
+      const char* q = p + 1;
+      for (;;) {
+        while (!d_.special_quoted[(unsigned char)*q]) ++q;
+        if (q >= end_) return slow(p, s);  // reports the unterminated quote
+        if (*q == '\n') {
+          ++q;
+          continue;
+        }
+        break;
+      }
+      if (*q == d_.quote && d_.ends_field[(unsigned char)q[1]]) {  // q[1] is at most the sentinel
+        s = {p + 1, uint32_t(q - p - 1), true, false};
+        return q + 1;
+      }
+      return slow(p, s);
+    }
+    if (d_.skipinitialspace && *p == ' ' && p < end_) return slow(p, s);
+    const char* q = p;
+    while (!d_.special[(unsigned char)*q]) ++q;  // the sentinel '\n' stops it
+    if (d_.esc && *q == d_.esc && q < end_) return slow(p, s);
+    s = {p, uint32_t(q - p), false, false};
+    return q;
+  }
+
+  // Python's csv state machine for one field, into the scratch buffer.
+  const char* slow(const char* p, Span& s) {
+    enum { kStart, kInField, kEscaped, kInQuoted, kEscapedInQuoted, kQuoteInQuoted } st = kStart;
+    const size_t start = scratch_.size();
+    bool quoted = false;
+    const char* open = p;
+    for (;; ++p) {
+      const bool eof = p >= end_;
+      const char c = eof ? '\0' : *p;
+      switch (st) {
+        case kStart:
+          if (eof || c == '\n' || c == '\r' || c == d_.delim) goto done;
+          if (d_.quoting && c == d_.quote) {
+            st = kInQuoted;
+            quoted = true;
+            open = p;
+          } else if (d_.esc && c == d_.esc) {
+            st = kEscaped;
+          } else if (!(c == ' ' && d_.skipinitialspace)) {
+            scratch_ += c;
+            st = kInField;
+          }
+          break;
+        case kInField:
+          if (eof || c == '\n' || c == '\r' || c == d_.delim) goto done;
+          if (d_.esc && c == d_.esc) st = kEscaped;
+          else scratch_ += c;
+          break;
+        case kEscaped:
+          if (eof) fail(p - 1, "the data ends right after an escape character");
+          scratch_ += c;
+          st = kInField;
+          break;
+        case kInQuoted:
+          if (eof) fail(open, "a quoted field is not closed before the end of the data (the quote opened on this line)");
+          if (d_.esc && c == d_.esc) st = kEscapedInQuoted;
+          else if (c == d_.quote) st = d_.doublequote ? kQuoteInQuoted : kInField;
+          else scratch_ += c;
+          break;
+        case kEscapedInQuoted:
+          if (eof) fail(open, "the data ends right after an escape character inside a quoted field");
+          scratch_ += c;
+          st = kInQuoted;
+          break;
+        case kQuoteInQuoted:
+          if (!eof && c == d_.quote) {
+            scratch_ += c;
+            st = kInQuoted;
+          } else if (eof || c == d_.delim || c == '\n' || c == '\r') {
+            goto done;
+          } else if (d_.strict) {
+            fail(p, show(c) + " after the closing quote of a quoted field (strict mode expects the delimiter or a line end)");
+          } else {
+            scratch_ += c;
+            st = kInField;
+          }
+          break;
+      }
+    }
+  done:
+    s = {reinterpret_cast<const char*>(uintptr_t(start)), uint32_t(scratch_.size() - start), quoted, true};
+    return p;
+  }
+
+  const Dialect& d_;
+  const char* begin_;
+  const char* end_;
+  std::vector<Span> spans_;
+  std::string scratch_;
+};
+
+}  // namespace ember::frame::io::detail
