@@ -115,8 +115,11 @@ struct IntMath {
 };
 
 template <class C, class F>
-void run_binary(const C* a, C as, const C* b, C bs, C* out, int64_t n, const F& f) {
-  parallel_for(0, n, kGrain, [&](int64_t s, int64_t e) {
+void run_binary(const C* a0, C as, const C* b0, C bs, C* out0, int64_t n, const F& f) {
+  parallel_for(0, n, kGrain, [=, &f](int64_t s, int64_t e) {
+    const C* __restrict a = a0;
+    const C* __restrict b = b0;
+    C* __restrict out = out0;
     if (a && b) {
       for (int64_t i = s; i < e; ++i) out[i] = f(a[i], b[i]);
     } else if (a) {
@@ -319,8 +322,11 @@ Column map_values(const Column& c, TypeId out_type, const F& f) {
   Converted<T> in = convert_values<T>(a);
   MutableBuffer out = allocate(n * int64_t(sizeof(O)));
   O* o = out.as<O>();
-  parallel_for(0, n, kGrain, [&](int64_t s, int64_t e) {
-    for (int64_t i = s; i < e; ++i) o[i] = f(in.data[i]);
+  const T* src = in.data;
+  parallel_for(0, n, kGrain, [src, o, &f](int64_t s, int64_t e) {
+    const T* __restrict x = src;
+    O* __restrict y = o;
+    for (int64_t i = s; i < e; ++i) y[i] = f(x[i]);
   });
   return make_fixed(DType(out_type, c.dtype().nullable()), n, out.buffer, validity_of(a));
 }

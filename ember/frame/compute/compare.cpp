@@ -63,12 +63,17 @@ inline bool compare(const A& x, const B& y) {
 template <CmpOp OP, class GA, class GB>
 void compare_words(uint64_t* out, int64_t n, const GA& get_a, const GB& get_b) {
   parallel_for(0, num_words(n), kGrain / 64, [&](int64_t kb, int64_t ke) {
+    alignas(64) uint8_t t[64];
     for (int64_t k = kb; k < ke; ++k) {
       const int64_t base = k * 64;
       const int m = int(std::min<int64_t>(64, n - base));
-      uint64_t w = 0;
-      for (int j = 0; j < m; ++j) w |= uint64_t(compare<OP>(get_a(base + j), get_b(base + j))) << j;
-      out[k] = w;
+      if (m == 64) {
+        for (int j = 0; j < 64; ++j) t[j] = compare<OP>(get_a(base + j), get_b(base + j));
+      } else {
+        for (int j = 0; j < m; ++j) t[j] = compare<OP>(get_a(base + j), get_b(base + j));
+        for (int j = m; j < 64; ++j) t[j] = 0;
+      }
+      out[k] = pack_bytes(t);
     }
   });
 }
@@ -90,12 +95,16 @@ std::string describe(const Operand& o) {
   return std::string("scalar ") + o.scalar->to_string();
 }
 
-// A getter for operand o in type C: a converted column or a broadcast scalar.
+// Getters of an operand in type C: a column's values or a broadcast scalar.
 template <class C>
-struct NumGetter {
+struct ColGetter {
   const C* p;
+  C operator()(int64_t i) const { return p[i]; }
+};
+template <class C>
+struct ScalarGetter {
   C s;
-  C operator()(int64_t i) const { return p ? p[i] : s; }
+  C operator()(int64_t) const { return s; }
 };
 
 Column constant_bool(int64_t n, bool value, const Validity& v, bool nullable) {
@@ -179,8 +188,8 @@ Column compare_op(CmpOp op, Operand a, Operand b) {
       const bool a_unsigned = ta == TypeId::UInt64;
       Converted<uint64_t> u = convert_values<uint64_t>(*(a_unsigned ? ca : *b.col).data());
       Converted<int64_t> s = convert_values<int64_t>(*(a_unsigned ? *b.col : ca).data());
-      NumGetter<uint64_t> gu{u.data, 0};
-      NumGetter<int64_t> gs{s.data, 0};
+      ColGetter<uint64_t> gu{u.data};
+      ColGetter<int64_t> gs{s.data};
       if (a_unsigned) dispatch_compare(op, words, n, gu, gs);
       else dispatch_compare(op, words, n, gs, gu);
       return make_bool(n, out.buffer, v, nullable);
@@ -225,13 +234,13 @@ Column compare_op(CmpOp op, Operand a, Operand b) {
     if constexpr (!std::is_same_v<C, bool>) {
       const ArrayData& a_data = *ca.data();
       Converted<C> xa = temporal_a ? Converted<C>{values_of<C>(a_data), Buffer()} : convert_values<C>(a_data);
-      NumGetter<C> ga{xa.data, C{}};
+      ColGetter<C> ga{xa.data};
       if (b.col) {
         const ArrayData& b_data = *b.col->data();
         Converted<C> xb = temporal_a ? Converted<C>{values_of<C>(b_data), Buffer()} : convert_values<C>(b_data);
-        dispatch_compare(op, words, n, ga, NumGetter<C>{xb.data, C{}});
+        dispatch_compare(op, words, n, ga, ColGetter<C>{xb.data});
       } else {
-        dispatch_compare(op, words, n, ga, NumGetter<C>{nullptr, scalar_as<C>(name, *b.scalar)});
+        dispatch_compare(op, words, n, ga, ScalarGetter<C>{scalar_as<C>(name, *b.scalar)});
       }
     }
   });

@@ -76,6 +76,17 @@ inline uint64_t bool_word(const ArrayData& a, int64_t k) {
   return load_bits(a.buffers[1].data(), a.offset + k * 64, a.offset + a.length);
 }
 inline int64_t num_words(int64_t n) { return (n + 63) >> 6; }
+// Packs 64 bytes of 0/1 into a word (byte j -> bit j), eight at a time with one multiply:
+// kernels compute predicates into bytes (which vectorizes) and pack them.
+inline uint64_t pack_bytes(const uint8_t* t) {
+  uint64_t w = 0;
+  for (int g = 0; g < 8; ++g) {
+    uint64_t x;
+    std::memcpy(&x, t + 8 * g, 8);
+    w |= ((x * 0x0102040810204080ULL) >> 56) << (8 * g);
+  }
+  return w;
+}
 
 // A validity bitmap at offset 0 and its null count; an undefined buffer when no nulls.
 struct Validity {

@@ -40,6 +40,22 @@ Validity gather_validity(const ArrayData& a, const int64_t* idx, const uint8_t* 
 
 ArrayDataPtr gather(const ArrayData& a, const int64_t* idx, const uint8_t* idx_valid, int64_t n);
 
+// Short strings are the common case: copy them inline instead of calling memcpy.
+inline void copy_bytes(uint8_t* d, std::string_view s) {
+  const size_t n = s.size();
+  if (n > 16) return void(std::memcpy(d, s.data(), n));
+  size_t k = 0;
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + n - 8, &b, 8);
+    return;
+  }
+  for (; k < n; ++k) d[k] = uint8_t(s[k]);
+}
+
 // Offsets of a gather over a binary- or list-like array, and the [begin, end) ranges taken.
 template <class O>
 MutableBuffer gather_offsets(const ArrayData& a, const int64_t* idx, const uint8_t* idx_valid, int64_t n,
@@ -97,7 +113,7 @@ ArrayDataPtr gather(const ArrayData& a, const int64_t* idx, const uint8_t* idx_v
           if (!index_ok(i)) continue;
           const int64_t dst = large ? offsets.as<int64_t>()[i] : offsets.as<int32_t>()[i];
           const std::string_view sv = s.get(idx[i]);
-          if (!sv.empty()) std::memcpy(data.data + dst, sv.data(), sv.size());
+          copy_bytes(data.data + dst, sv);
         }
       });
       return ArrayData::make(out_type, n, {vbuf, offsets.buffer, data.buffer}, {}, v.null_count);
@@ -171,17 +187,35 @@ ArrayDataPtr gather(const ArrayData& a, const int64_t* idx, const uint8_t* idx_v
   }
 }
 
-// Row indices where the mask is true (valid and set).
+// Row indices where the mask is true (valid and set): counted per chunk of words, then
+// written in parallel.
 std::vector<int64_t> mask_indices(const ArrayData& m) {
-  std::vector<int64_t> out;
   const int64_t nw = num_words(m.length);
-  for (int64_t k = 0; k < nw; ++k) {
-    uint64_t w = bool_word(m, k) & validity_word(m, k);
-    while (w) {
-      out.push_back(k * 64 + std::countr_zero(w));
-      w &= w - 1;
+  const int64_t chunk_words = std::max<int64_t>(1, kGrain / 64);
+  const int64_t nchunks = (nw + chunk_words - 1) / chunk_words;
+  std::vector<int64_t> start(size_t(nchunks) + 1, 0);
+  parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
+    for (int64_t ch = cb; ch < ce; ++ch) {
+      int64_t cnt = 0;
+      for (int64_t k = ch * chunk_words; k < std::min(nw, (ch + 1) * chunk_words); ++k)
+        cnt += std::popcount(bool_word(m, k) & validity_word(m, k));
+      start[size_t(ch) + 1] = cnt;
     }
-  }
+  });
+  for (int64_t ch = 0; ch < nchunks; ++ch) start[size_t(ch) + 1] += start[size_t(ch)];
+  std::vector<int64_t> out(static_cast<size_t>(start.back()));
+  parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
+    for (int64_t ch = cb; ch < ce; ++ch) {
+      int64_t* dst = out.data() + start[size_t(ch)];
+      for (int64_t k = ch * chunk_words; k < std::min(nw, (ch + 1) * chunk_words); ++k) {
+        uint64_t w = bool_word(m, k) & validity_word(m, k);
+        while (w) {
+          *dst++ = k * 64 + std::countr_zero(w);
+          w &= w - 1;
+        }
+      }
+    }
+  });
   return out;
 }
 
@@ -223,10 +257,18 @@ Column filter_fixed(const Column& c, const ArrayData& m) {
           dst += 64;
           continue;
         }
-        while (w) {
-          *dst++ = s[std::countr_zero(w)];
-          w &= w - 1;
+        if (w == 0) continue;
+        // Branchless compaction up to the highest selected bit (so no write passes the
+        // chunk's own output range).
+        const int top = 64 - std::countl_zero(w);
+        int64_t c = 0;
+        uint64_t x = w;
+        for (int j = 0; j < top; ++j) {
+          dst[c] = s[j];
+          c += int64_t(x & 1);
+          x >>= 1;
         }
+        dst += c;
       }
     }
   });

@@ -142,11 +142,15 @@ Column ascii_case(const ArrayData& a, bool upper) {
   MutableBuffer data = allocate(rebase ? e - b : e);
   const uint8_t* src = a.buffers[2].data() + b;
   uint8_t* dst = data.data + (rebase ? 0 : b);
-  parallel_for(0, e - b, int64_t(1) << 18, [&](int64_t lo, int64_t hi) {
+  parallel_for(0, e - b, int64_t(1) << 18, [src, dst, upper](int64_t lo, int64_t hi) {
+    // Local restrict pointers: byte stores could otherwise alias the captures, which
+    // keeps the compiler from vectorizing.
+    const uint8_t* __restrict in = src;
+    uint8_t* __restrict out = dst;
     if (upper) {
-      for (int64_t i = lo; i < hi; ++i) dst[i] = uint8_t(src[i] - (uint8_t(src[i] - 'a') < 26u ? 32 : 0));
+      for (int64_t i = lo; i < hi; ++i) out[i] = uint8_t(in[i] - (uint8_t(in[i] - 'a') < 26u ? 32 : 0));
     } else {
-      for (int64_t i = lo; i < hi; ++i) dst[i] = uint8_t(src[i] + (uint8_t(src[i] - 'A') < 26u ? 32 : 0));
+      for (int64_t i = lo; i < hi; ++i) out[i] = uint8_t(in[i] + (uint8_t(in[i] - 'A') < 26u ? 32 : 0));
     }
   });
   if (!rebase) {
@@ -165,21 +169,42 @@ Column ascii_case(const ArrayData& a, bool upper) {
       ArrayData::make(a.type, n, {v.null_count > 0 ? v.buffer : Buffer(), off.buffer, data.buffer}, {}, v.null_count));
 }
 
+// Whether bytes [b, e) are all ASCII, checked in parallel chunks.
+bool range_is_ascii(const uint8_t* bytes, int64_t b, int64_t e) {
+  const int64_t chunk = int64_t(1) << 20;
+  const int64_t nchunks = (e - b + chunk - 1) / chunk;
+  std::vector<uint8_t> ok(static_cast<size_t>(nchunks), 1);
+  parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) {
+      const int64_t lo = b + c * chunk, hi = std::min(e, lo + chunk);
+      ok[size_t(c)] = is_ascii(std::string_view(reinterpret_cast<const char*>(bytes) + lo, size_t(hi - lo)));
+    }
+  });
+  for (uint8_t x : ok)
+    if (!x) return false;
+  return true;
+}
+
 Column case_map(const ArrayData& a, bool upper) {
   const StringAccess s = string_access(a);
   const int64_t n = a.length;
-  if (n == 0 || is_ascii(std::string_view(reinterpret_cast<const char*>(a.buffers[2].data()) + s.begin(0),
-                                          size_t(s.end(n - 1) - s.begin(0)))))
-    return ascii_case(a, upper);
+  if (n == 0 || range_is_ascii(a.buffers[2].data(), s.begin(0), s.end(n - 1))) return ascii_case(a, upper);
   return build_strings(upper ? "str.upper" : "str.lower", a.type, n, [&](int64_t i, std::string& out) {
     if (!a.is_valid(i)) return false;
     const std::string_view v = s.get(i);
     for (size_t k = 0; k < v.size();) {
-      const uint8_t c = uint8_t(v[k]);
-      if (c < 0x80) {
-        out += char(upper ? (uint8_t(c - 'a') < 26u ? c - 32 : c) : (uint8_t(c - 'A') < 26u ? c + 32 : c));
-        ++k;
-        continue;
+      size_t r = k;
+      while (r < v.size() && uint8_t(v[r]) < 0x80) ++r;
+      if (r > k) {  // an ASCII run, mapped in place
+        const size_t o = out.size();
+        out.resize(o + (r - k));
+        char* d = out.data() + o;
+        for (size_t j = k; j < r; ++j) {
+          const uint8_t c = uint8_t(v[j]);
+          d[j - k] = char(upper ? (uint8_t(c - 'a') < 26u ? c - 32 : c) : (uint8_t(c - 'A') < 26u ? c + 32 : c));
+        }
+        k = r;
+        if (k == v.size()) break;
       }
       const uint32_t cp = unicode::decode(v, k);
       unicode::encode(upper ? unicode::to_upper(cp) : unicode::to_lower(cp), out);
