@@ -58,6 +58,13 @@ class CsvDictRow;
 namespace ember::data::s3 {
 struct S3Options;
 }
+// ---- frame pipes (frame_pipes.h) ----
+namespace ember::frame {
+class DataFrame;
+class DType;
+class Value;
+}  // namespace ember::frame
+// ---- end frame pipes ----
 
 namespace ember::data::datapipes {
 
@@ -359,6 +366,15 @@ class IterDataPipe {
   IterDataPipe<std::string> list_files_by_s3() const requires kPaths_;
   IterDataPipe<Stream_> load_files_by_s3(const s3::S3Options& options) const requires kPaths_;
   IterDataPipe<Stream_> load_files_by_s3() const requires kPaths_;
+  // ---- frame pipes (frame_pipes.h / frame_pipes.cpp): rows -> DataFrames ----
+  // TorchData's .dataframe(): frames of `rows_per_frame` rows (the last may be shorter) from
+  // rows of frame::Values, typed by a struct dtype or, given column names, inferred per frame.
+  static constexpr bool kFrameRows_ = std::is_same_v<T, std::vector<frame::Value>>;
+  IterDataPipe<frame::DataFrame> dataframe(int64_t rows_per_frame, const frame::DType& dtype) const
+    requires kFrameRows_;
+  IterDataPipe<frame::DataFrame> dataframe(int64_t rows_per_frame, std::vector<std::string> columns) const
+    requires kFrameRows_;
+  // ---- end frame pipes ----
 
  private:
   template <class U> friend class IterDataPipe;
