@@ -113,7 +113,8 @@ TEST(FrameRelationalTake, MaskPositionsAndFilter) {
     std::vector<int64_t> want;
     for (int64_t i = 0; i < mask.size(); ++i)
       if (mask.is_valid(i) && *mask.get<bool>(i)) want.push_back(i);
-    EXPECT_EQ(relational::mask_positions(mask), want) << "offset " << off;
+    const auto got = relational::mask_positions(mask);
+    EXPECT_EQ(std::vector<int64_t>(got.begin(), got.end()), want) << "offset " << off;
     const Column f = relational::filter(vals, mask);
     ASSERT_EQ(f.size(), int64_t(want.size()));
     for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(*f.get<int64_t>(int64_t(i)), off + want[i]);

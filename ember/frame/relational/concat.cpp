@@ -109,7 +109,7 @@ ArrayDataPtr concat_dictionary(const Parts& parts, const DType& type, const char
     const Column all_col = Column::from_data_unchecked(all);
     KeyColumns keys({all_col}, {"dictionary"}, op);
     Groups g = factorize(keys, /*drop_nulls=*/false, op);
-    dict = take(all_col, g.first.data(), g.num_groups(), op).data();
+    dict = take_trusted(all_col, g.first.data(), g.num_groups(), false).data();
     int64_t base = 0;
     for (size_t k = 0; k < parts.size(); ++k) {
       remap[k].assign(g.ids.begin() + base, g.ids.begin() + base + parts[k]->dictionary->length);

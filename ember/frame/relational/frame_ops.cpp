@@ -108,9 +108,14 @@ DataFrame DataFrame::where(const Column& mask) const {
                    mask.defined() ? mask.dtype().to_string() : std::string("an undefined column"));
   EMBER_CHECK(mask.size() == num_rows(), "where: the mask has length ", mask.size(), " but the frame has ", num_rows(),
               " rows");
+  if (num_rows() < INT32_MAX) {
+    const auto pos = relational::mask_positions32(mask, "where");
+    if (int64_t(pos.size()) == num_rows()) return *this;
+    return relational::take_trusted(*this, pos.data(), int64_t(pos.size()), false);
+  }
   const auto pos = relational::mask_positions(mask, "where");
   if (int64_t(pos.size()) == num_rows()) return *this;
-  return relational::take(*this, pos.data(), int64_t(pos.size()), "where");
+  return relational::take_trusted(*this, pos.data(), int64_t(pos.size()), false);
 }
 
 DataFrame DataFrame::append(const std::vector<std::vector<Value>>& rows) const {
@@ -136,10 +141,10 @@ DataFrame DataFrame::sort(const std::vector<std::string>& by, const std::vector<
   for (size_t k = 0; k < by.size(); ++k) keys.push_back({column_for(*this, by[k], "sort"), by[k], asc[k], nf[k]});
   if (num_rows() < INT32_MAX) {
     const auto order = relational::sort_indices32(keys, "sort");
-    return relational::take(*this, order.data(), int64_t(order.size()), "sort");
+    return relational::take_trusted(*this, order.data(), int64_t(order.size()), false);
   }
   const auto order = relational::sort_indices(keys, "sort");
-  return relational::take(*this, order.data(), int64_t(order.size()), "sort");
+  return relational::take_trusted(*this, order.data(), int64_t(order.size()), false);
 }
 
 DataFrame DataFrame::drop_duplicates(const std::vector<std::string>& subset, std::string_view keep) const {
@@ -152,7 +157,7 @@ DataFrame DataFrame::drop_duplicates(const std::vector<std::string>& subset, std
   relational::KeyColumns keys(cols, names, "drop_duplicates");
   const relational::Groups g = relational::factorize(keys, /*drop_nulls=*/false, "drop_duplicates");
   const int64_t n = num_rows();
-  std::vector<int64_t> kept;
+  relational::Vec<int64_t> kept;
   if (keep == "first") {
     for (int64_t i = 0; i < n; ++i)
       if (g.first[size_t(g.ids[size_t(i)])] == i) kept.push_back(i);
@@ -164,7 +169,7 @@ DataFrame DataFrame::drop_duplicates(const std::vector<std::string>& subset, std
       if (keep == "last" ? last[size_t(id)] == i : count[size_t(id)] == 1) kept.push_back(i);
     }
   }
-  return relational::take(*this, kept.data(), int64_t(kept.size()), "drop_duplicates");
+  return relational::take_trusted(*this, kept.data(), int64_t(kept.size()), false);
 }
 
 DataFrame DataFrame::describe(const std::vector<double>& percentiles) const {

@@ -1,11 +1,12 @@
 // GroupBy: hash grouping of rows by key columns and per-group aggregations (see
-// relational.h). Rows are factorized once (hash_keys.h); the group ids are then rewritten to
-// output positions (sorted by key, or in order of first appearance), so every aggregation
-// writes its output directly in order. Aggregations accumulate per thread over row chunks
-// and combine the partial results in chunk order.
+// relational.h). Rows are factorized once (hash_keys.h) into group ids in order of first
+// appearance; with sort=true the groups' output order is their keys' sorted order, applied
+// to each aggregation's per-group results (never to the rows). Aggregations accumulate per
+// thread over row chunks and combine the partial results in chunk order.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 
 #include "ember/frame/builder.h"
@@ -25,10 +26,24 @@ using relational::run_chunks;
 struct GroupBy::State {
   DataFrame df;
   std::vector<std::string> keys;
-  std::vector<int32_t> ids;    // row -> output position of its group, -1 for a dropped row
-  std::vector<int64_t> first;  // output position -> the group's first row
-  std::vector<int64_t> sizes;  // output position -> rows in the group
+  relational::Vec<int32_t> ids;  // row -> its group, -1 for a dropped row
+  std::vector<int64_t> first;    // group -> its first row
+  std::vector<int64_t> order;    // output position -> group; empty when groups are in order
   int64_t num_groups() const { return int64_t(first.size()); }
+  // Per-group values (indexed by group) in output order.
+  template <class T>
+  std::vector<T> out(std::vector<T> v) const {
+    if (order.empty()) return v;
+    std::vector<T> r(v.size());
+    for (size_t p = 0; p < order.size(); ++p) r[p] = v[size_t(order[p])];
+    return r;
+  }
+  // group -> rows in the group (computed on first use).
+  const std::vector<int64_t>& sizes() const;
+
+ private:
+  mutable std::once_flag sizes_once_;
+  mutable std::vector<int64_t> sizes_;
 };
 
 namespace {
@@ -98,6 +113,25 @@ void visit_values(const Column& c, const F& f) {
   });
 }
 
+// c at rows computed here (-1: a null).
+template <class V>
+Column take_rows(const Column& c, const V& rows) {
+  const bool nulls = std::any_of(rows.begin(), rows.end(), [](int64_t r) { return r < 0; });
+  return relational::take_trusted(c, rows.data(), int64_t(rows.size()), nulls);
+}
+
+}  // namespace
+
+const std::vector<int64_t>& GroupBy::State::sizes() const {
+  std::call_once(sizes_once_, [this] {
+    sizes_ = reduce_groups<int64_t>(
+        *this, 0, [](int64_t& acc, int64_t) { ++acc; }, [](int64_t& x, int64_t y) { x += y; });
+  });
+  return sizes_;
+}
+
+namespace {
+
 struct SumCount {
   double sum = 0;
   int64_t count = 0;
@@ -107,12 +141,12 @@ Column agg_count(const State& s, const Column& c) {
   const ArrayData& a = *c.data();
   std::vector<int64_t> out;
   if (a.validity() == nullptr || a.null_count() == 0) {
-    out = s.sizes;
+    out = s.sizes();
   } else {
     out = reduce_groups<int64_t>(
         s, 0, [&](int64_t& acc, int64_t i) { acc += a.is_valid(i); }, [](int64_t& x, int64_t y) { x += y; });
   }
-  return numeric_column(dtypes::int64, out, nullptr);
+  return numeric_column(dtypes::int64, s.out(std::move(out)), nullptr);
 }
 
 void check_numeric(const Column& c, const std::string& name, const char* agg) {
@@ -138,7 +172,7 @@ Column agg_sum(const State& s, const Column& c, const std::string& name) {
         [](A& x, const A& y) { x += y; });
     const DType t = std::is_floating_point_v<T> ? dtypes::float64
                     : std::is_same_v<A, uint64_t> ? dtypes::uint64 : dtypes::int64;
-    out = numeric_column(t, sums, nullptr);
+    out = numeric_column(t, s.out(std::move(sums)), nullptr);
   });
   return out;
 }
@@ -173,7 +207,8 @@ Column agg_mean(const State& s, const Column& c, const std::string& name) {
     valid[g] = sc[g].count > 0;
     mean[g] = valid[g] ? sc[g].sum / double(sc[g].count) : 0.0;
   }
-  return numeric_column(dtypes::float64, mean, &valid);
+  const auto v = s.out(std::move(valid));
+  return numeric_column(dtypes::float64, s.out(std::move(mean)), &v);
 }
 
 Column agg_std(const State& s, const Column& c, const std::string& name) {
@@ -203,7 +238,8 @@ Column agg_std(const State& s, const Column& c, const std::string& name) {
     valid[g] = sc[g].count > 1;
     out[g] = valid[g] ? std::sqrt(ss[g] / double(sc[g].count - 1)) : 0.0;
   }
-  return numeric_column(dtypes::float64, out, &valid);
+  const auto v = s.out(std::move(valid));
+  return numeric_column(dtypes::float64, s.out(std::move(out)), &v);
 }
 
 // Row of each group's first (or last) valid value, -1 where none.
@@ -240,7 +276,7 @@ Column agg_min_max(const State& s, const Column& col, const std::string& name, b
         [&](int64_t& x, int64_t y) {
           if (y >= 0 && (x < 0 || (is_max ? str(x) < str(y) : str(y) < str(x)))) x = y;
         });
-    return relational::take(c, rows.data(), int64_t(rows.size()), "groupby.agg");
+    return take_rows(c, s.out(std::move(rows)));
   }
   EMBER_CHECK_TYPE(t.is_fixed_width(), "groupby.agg: '", agg, "' needs a column of numbers, booleans, dates, "
                    "timestamps or strings; '", name, "' has dtype ", t.to_string());
@@ -268,6 +304,7 @@ Column agg_min_max(const State& s, const Column& col, const std::string& name, b
         [&](Best& x, const Best& y) {
           if (y.has && (!x.has || better(y.v, x.v))) x = y;
         });
+    best = s.out(std::move(best));
     const int64_t g = int64_t(best.size());
     std::vector<uint8_t> valid(static_cast<size_t>(g));
     bool all_valid = true;
@@ -290,20 +327,28 @@ Column agg_min_max(const State& s, const Column& col, const std::string& name, b
 }
 
 Column agg_list(const State& s, const Column& c) {
-  // Rows ordered by group (stable counting sort), then one take of the values.
+  // Rows ordered by output position (stable counting sort), then one take of the values.
   const int64_t g = s.num_groups();
+  const std::vector<int64_t> sizes = s.out(s.sizes());
   std::vector<int32_t> offsets(size_t(g) + 1, 0);
-  for (int64_t j = 0; j < g; ++j) offsets[size_t(j) + 1] = offsets[size_t(j)] + int32_t(s.sizes[size_t(j)]);
-  std::vector<int64_t> rows(size_t(offsets.back()));
-  std::vector<int32_t> pos(offsets.begin(), offsets.end() - 1);
+  for (int64_t j = 0; j < g; ++j) offsets[size_t(j) + 1] = offsets[size_t(j)] + int32_t(sizes[size_t(j)]);
+  relational::Vec<int64_t> rows(static_cast<size_t>(offsets.back()));
+  std::vector<int32_t> pos(size_t(g), 0);  // group -> its next slot
+  for (int64_t p = 0; p < g; ++p) pos[s.order.empty() ? size_t(p) : size_t(s.order[size_t(p)])] = offsets[size_t(p)];
   for (int64_t i = 0; i < int64_t(s.ids.size()); ++i) {
     const int32_t id = s.ids[size_t(i)];
     if (id >= 0) rows[size_t(pos[size_t(id)]++)] = i;
   }
-  Column values = relational::take(c, rows.data(), int64_t(rows.size()), "groupby.agg");
+  Column values = take_rows(c, rows);
   Buffer off = Buffer::copy_of(offsets.data(), int64_t(offsets.size() * sizeof(int32_t)));
   return Column::from_data_unchecked(
       ArrayData::make(dtypes::List(values.dtype()), g, {Buffer(), std::move(off)}, {values.data()}, 0));
+}
+
+// Key column `k`: one row per group, in output order.
+Column key_column(const State& s, const std::string& k) {
+  const std::vector<int64_t> rows = s.out(s.first);
+  return relational::take_trusted(s.df[k], rows.data(), int64_t(rows.size()), false);
 }
 
 Column aggregate(const State& s, const std::string& name, const std::string& agg) {
@@ -314,11 +359,8 @@ Column aggregate(const State& s, const std::string& name, const std::string& agg
   if (agg == "min") return agg_min_max(s, c, name, false);
   if (agg == "max") return agg_min_max(s, c, name, true);
   if (agg == "count") return agg_count(s, c);
-  if (agg == "size") return numeric_column(dtypes::int64, s.sizes, nullptr);
-  if (agg == "first" || agg == "last") {
-    const auto rows = first_last_rows(s, c, agg == "last");
-    return relational::take(c, rows.data(), int64_t(rows.size()), "groupby.agg");
-  }
+  if (agg == "size") return numeric_column(dtypes::int64, s.out(s.sizes()), nullptr);
+  if (agg == "first" || agg == "last") return take_rows(c, s.out(first_last_rows(s, c, agg == "last")));
   if (agg == "list") return agg_list(s, c);
   EMBER_ERROR("groupby.agg: unknown aggregation '", agg, "' for column '", name, "' (aggregations: ", kAggregations,
               ")");
@@ -342,26 +384,13 @@ GroupBy::GroupBy(const DataFrame& df, const std::vector<std::string>& keys, bool
   s->ids = std::move(g.ids);
   s->first = std::move(g.first);
   if (sort && ng > 1) {
-    // Order the groups by their keys (nulls last, as pandas), then renumber the rows' ids.
+    // The groups in the order of their keys (nulls last, as pandas).
     std::vector<relational::SortKey> sk;
     for (size_t k = 0; k < cols.size(); ++k)
-      sk.push_back({relational::take(cols[k], s->first.data(), ng, "groupby"), keys[k], true, false});
-    const auto order = relational::sort_indices(sk, "groupby");
-    std::vector<int32_t> rank(static_cast<size_t>(ng));
-    std::vector<int64_t> first(static_cast<size_t>(ng));
-    for (int64_t p = 0; p < ng; ++p) {
-      rank[size_t(order[size_t(p)])] = int32_t(p);
-      first[size_t(p)] = s->first[size_t(order[size_t(p)])];
-    }
-    s->first = std::move(first);
-    int32_t* ids = s->ids.data();
-    run_chunks(chunk_bounds(int64_t(s->ids.size())), [&](int64_t, int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        if (ids[i] >= 0) ids[i] = rank[size_t(ids[i])];
-    });
+      sk.push_back({relational::take_trusted(cols[k], s->first.data(), ng, false), keys[k], true, false});
+    s->order = relational::sort_indices(sk, "groupby");
+    if (relational::is_identity(s->order.data(), ng)) s->order.clear();
   }
-  s->sizes = reduce_groups<int64_t>(
-      *s, 0, [](int64_t& acc, int64_t) { ++acc; }, [](int64_t& x, int64_t y) { x += y; });
   state_ = std::move(s);
 }
 
@@ -372,7 +401,7 @@ DataFrame GroupBy::agg(const std::vector<std::pair<std::string, std::vector<std:
   const State& s = *state_;
   std::vector<std::pair<std::string, Column>> out;
   for (const std::string& k : s.keys)
-    out.emplace_back(k, relational::take(s.df[k], s.first.data(), s.num_groups(), "groupby"));
+    out.emplace_back(k, key_column(s, k));
   for (const auto& [name, aggs] : spec) {
     relational::column_for(s.df, name, "groupby.agg");
     for (const std::string& a : aggs) {
@@ -406,10 +435,10 @@ DataFrame GroupBy::size() const {
   const State& s = *state_;
   std::vector<std::pair<std::string, Column>> out;
   for (const std::string& k : s.keys)
-    out.emplace_back(k, relational::take(s.df[k], s.first.data(), s.num_groups(), "groupby"));
+    out.emplace_back(k, key_column(s, k));
   EMBER_CHECK(std::find(s.keys.begin(), s.keys.end(), "size") == s.keys.end(),
               "groupby.size: a key column is named 'size'");
-  out.emplace_back("size", numeric_column(dtypes::int64, s.sizes, nullptr));
+  out.emplace_back("size", numeric_column(dtypes::int64, s.out(s.sizes()), nullptr));
   return DataFrame(std::move(out));
 }
 

@@ -113,6 +113,10 @@ class Table {
 
 constexpr int64_t kBlock = 1024;  // rows hashed at a time
 
+// The widest value range that direct-mapped keys may span for `rows` rows (Note [Direct-mapped
+// keys]): a lookup array of at most 4 entries per row, and never more than 4M entries.
+int64_t direct_span(int64_t rows) { return std::min<int64_t>(std::max<int64_t>(int64_t(1) << 16, 4 * rows), int64_t(1) << 22); }
+
 // Groups rows of one KeyColumns (the build side) and looks up rows of another with the same
 // key types. Group ids count from 0 in insertion order; reps_[g] is group g's first row.
 // With extra groups from a probe side (outer joins), ids past reps_ index probe_reps_.
@@ -120,8 +124,23 @@ class Grouper {
  public:
   Grouper(const KeyColumns& k, bool drop_nulls) : k_(k), fixed_(k.single_fixed()), drop_(drop_nulls) {}
 
+  // Note [Direct-mapped keys]: a single integer key whose values span a small range
+  // [lo, hi] is looked up in an array indexed by value - lo instead of a hash table.
+  void use_direct(int64_t lo, int64_t hi) {
+    direct_ = true;
+    lo_ = lo, hi_ = hi;
+    lut_.assign(size_t(hi - lo + 1), -1);
+  }
+
   // Groups rows [b, e), writing ids[i] for each.
   void add_rows(int64_t b, int64_t e, int32_t* ids) {
+    if (direct_) {
+      detail::visit_numeric(k_.int_type(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T>) add_direct(static_cast<const T*>(k_.int_values()), b, e, ids);
+      });
+      return;
+    }
     if (fixed_) {
       for (int64_t i = b; i < e; ++i) ids[i] = add_fixed(i);
       return;
@@ -144,6 +163,13 @@ class Grouper {
   // The group of each row of `p` in [b, e) (same key types), -1 where none or a null key.
   // With `insert`, keys not found become new groups (their first rows kept in probe_reps_).
   void probe_rows(const KeyColumns& p, int64_t b, int64_t e, int32_t* ids, bool insert) {
+    if (direct_ && !insert) {
+      detail::visit_numeric(p.int_type(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T>) probe_direct(p, static_cast<const T*>(p.int_values()), b, e, ids);
+      });
+      return;
+    }
     uint64_t h[kBlock];
     for (int64_t s = b; s < e; s += kBlock) {
       const int64_t m = std::min(kBlock, e - s);
@@ -168,14 +194,54 @@ class Grouper {
     EMBER_CHECK(num_groups() < INT32_MAX, "groupby/join: more than 2^31 - 1 distinct keys are not supported");
     return int32_t(num_groups());
   }
-  int32_t add_fixed(int64_t i) {
-    if (k_.has_nulls() && k_.row_has_null(i)) {
-      if (drop_) return -1;
-      if (null_id_ < 0) {
-        null_id_ = next_id();
+  template <class T>
+  void add_direct(const T* v, int64_t b, int64_t e, int32_t* ids) {
+    int32_t* lut = lut_.data() - lo_;  // indexed by value
+    const uint8_t* valid = k_.validity();
+    const int64_t off = k_.offset();
+    for (int64_t i = b; i < e; ++i) {
+      if (valid != nullptr && !bits::get(valid, off + i)) {
+        ids[i] = null_group(i);
+        continue;
+      }
+      int32_t& slot = lut[int64_t(v[i])];
+      if (slot < 0) {
+        slot = next_id();
         reps_.push_back(i);
       }
-      return null_id_;
+      ids[i] = slot;
+    }
+  }
+  template <class T>
+  void probe_direct(const KeyColumns& p, const T* v, int64_t b, int64_t e, int32_t* ids) const {
+    const int32_t* lut = lut_.data();
+    const uint64_t span = uint64_t(hi_ - lo_);
+    const uint8_t* valid = p.validity();
+    const int64_t off = p.offset();
+    for (int64_t i = b; i < e; ++i) {
+      const uint64_t slot = uint64_t(int64_t(v[i]) - lo_);  // out of range wraps above span
+      int32_t id = slot <= span ? lut[slot] : -1;
+      if (valid != nullptr && !bits::get(valid, off + i)) id = -1;
+      ids[i] = id;
+    }
+  }
+  int32_t null_group(int64_t i) {
+    if (drop_) return -1;
+    if (null_id_ < 0) {
+      null_id_ = next_id();
+      reps_.push_back(i);
+    }
+    return null_id_;
+  }
+  int32_t add_fixed(int64_t i) {
+    if (k_.has_nulls() && k_.row_has_null(i)) return null_group(i);
+    if (direct_) {
+      int32_t& slot = lut_[size_t(k_.int_value(i) - lo_)];
+      if (slot < 0) {
+        slot = next_id();
+        reps_.push_back(i);
+      }
+      return slot;
     }
     const int32_t id = table_.find_or_insert(k_.bits(i), [](int32_t) { return true; }, next_id());
     if (id == int32_t(reps_.size())) reps_.push_back(i);
@@ -190,6 +256,10 @@ class Grouper {
     return id;
   }
   int32_t probe_fixed(const KeyColumns& p, int64_t i, bool insert) {
+    if (direct_) {  // never with insert
+      const int64_t v = p.int_value(i);
+      return v < lo_ || v > hi_ ? -1 : lut_[size_t(v - lo_)];
+    }
     const uint64_t key = p.bits(i);
     auto eq = [](int32_t) { return true; };
     if (!insert) return table_.find(key, eq);
@@ -210,6 +280,9 @@ class Grouper {
 
   const KeyColumns& k_;
   bool fixed_, drop_;
+  bool direct_ = false;
+  int64_t lo_ = 0, hi_ = -1;
+  std::vector<int32_t> lut_;  // direct mode: value - lo_ -> id, -1 when unseen
   Table table_;
   int32_t null_id_ = -1;
   std::vector<int64_t> reps_, probe_reps_;
@@ -254,6 +327,9 @@ KeyColumns::KeyColumns(const std::vector<Column>& columns, const std::vector<std
         col.kind = t.byte_width() == 1 ? Kind::U8 : t.byte_width() == 2 ? Kind::U16 : t.byte_width() == 4 ? Kind::U32 : Kind::U64;
     }
     col.values = a.buffers[1].data();
+    col.type = t.id();
+    col.width = t.byte_width();
+    col.is_int = t.is_integer() || t.id() == TypeId::Date32 || t.id() == TypeId::Timestamp;
     col.bytes = a.buffers.size() > 2 ? a.buffers[2].data() : nullptr;
     if (col.validity != nullptr && a.null_count() == 0) col.validity = nullptr;
     has_nulls_ |= col.validity != nullptr;
@@ -267,6 +343,57 @@ bool KeyColumns::same_types(const KeyColumns& o) const {
   for (size_t k = 0; k < columns_.size(); ++k)
     if (!columns_[k].dtype().equals(o.columns_[k].dtype(), false)) return false;
   return true;
+}
+
+int64_t KeyColumns::int_value(int64_t i) const {
+  const Col& c = cols_[0];
+  const int64_t s = c.offset + i;
+  switch (c.type) {
+    case TypeId::Int8: return reinterpret_cast<const int8_t*>(c.values)[s];
+    case TypeId::Int16: return reinterpret_cast<const int16_t*>(c.values)[s];
+    case TypeId::Int32:
+    case TypeId::Date32: return reinterpret_cast<const int32_t*>(c.values)[s];
+    case TypeId::UInt8: return c.values[s];
+    case TypeId::UInt16: return reinterpret_cast<const uint16_t*>(c.values)[s];
+    case TypeId::UInt32: return reinterpret_cast<const uint32_t*>(c.values)[s];
+    default: return reinterpret_cast<const int64_t*>(c.values)[s];  // int64, uint64 (in range), timestamp
+  }
+}
+
+bool KeyColumns::int_range(int64_t* lo, int64_t* hi) const {
+  if (cols_.size() != 1 || !cols_[0].is_int) return false;
+  const Col& c = cols_[0];
+  bool any = false;
+  bool fits = true;
+  detail::visit_numeric(c.type, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      const T* v = reinterpret_cast<const T*>(c.values) + c.offset;
+      const auto bounds = chunk_bounds(rows_, 1 << 16);
+      std::vector<T> mins(bounds.size(), std::numeric_limits<T>::max()), maxs(bounds.size(), std::numeric_limits<T>::min());
+      std::vector<uint8_t> seen(bounds.size(), 0);
+      run_chunks(bounds, [&](int64_t k, int64_t b, int64_t e) {
+        T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::min();
+        bool s = false;
+        if (c.validity == nullptr) {
+          for (int64_t i = b; i < e; ++i) mn = std::min(mn, v[i]), mx = std::max(mx, v[i]);
+          s = e > b;
+        } else {
+          for (int64_t i = b; i < e; ++i)
+            if (c.valid(i)) mn = std::min(mn, v[i]), mx = std::max(mx, v[i]), s = true;
+        }
+        mins[size_t(k)] = mn, maxs[size_t(k)] = mx, seen[size_t(k)] = s;
+      });
+      for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+        if (!seen[k]) continue;
+        if (!any || mins[k] < T(*lo)) *lo = int64_t(mins[k]);
+        if (!any || maxs[k] > T(*hi)) *hi = int64_t(maxs[k]);
+        if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) fits &= maxs[k] <= uint64_t(INT64_MAX);
+        any = true;
+      }
+    }
+  });
+  return any && fits;
 }
 
 bool KeyColumns::row_has_null(int64_t i) const {
@@ -354,7 +481,12 @@ Groups factorize(const KeyColumns& keys, bool drop_nulls, const char* op) {
   const auto bounds = chunk_bounds(n, 1 << 17);
   const size_t k = bounds.size() - 1;
   std::vector<std::unique_ptr<Grouper>> parts(k);
-  for (auto& p : parts) p = std::make_unique<Grouper>(keys, drop_nulls);
+  int64_t lo = 0, hi = 0;
+  const bool direct = keys.int_range(&lo, &hi) && uint64_t(hi - lo) < uint64_t(direct_span(n));
+  for (auto& p : parts) {
+    p = std::make_unique<Grouper>(keys, drop_nulls);
+    if (direct) p->use_direct(lo, hi);
+  }
   run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) { parts[size_t(c)]->add_rows(b, e, ids); });
   // Note [Factorizing in parallel]: fold the later chunks' groups into the first chunk's.
   Grouper& global = *parts[0];
@@ -383,6 +515,9 @@ JoinIds join_ids(const KeyColumns& build, const KeyColumns& probe, bool add_prob
   // A fresh table over the build groups' first rows (the same ids: they are inserted in id
   // order), which the probe side then reads (in parallel) or extends (outer joins).
   Grouper table(build, true);
+  int64_t lo = 0, hi = 0;
+  if (!add_probe_keys && build.int_range(&lo, &hi) && uint64_t(hi - lo) < uint64_t(direct_span(build.num_rows())))
+    table.use_direct(lo, hi);
   for (int64_t rep : g.first) table.add_row(rep);
   r.probe_ids.resize(size_t(probe.num_rows()));
   int32_t* pids = r.probe_ids.data();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ember/frame/column.h"
+#include "ember/frame/relational/util.h"
 
 namespace ember::frame::relational {
 
@@ -32,13 +33,26 @@ class KeyColumns {
   // patterns if and only if equal values), read with bits(i).
   bool single_fixed() const { return cols_.size() == 1 && cols_[0].kind != Kind::Bin32 && cols_[0].kind != Kind::Bin64; }
   uint64_t bits(int64_t i) const { return fixed_bits(cols_[0], i); }
+  // A single integer key's element i as an int64 (the caller checked int_range()).
+  int64_t int_value(int64_t i) const;
   // The columns' dtypes agree with `o`'s (nullable flags aside).
   bool same_types(const KeyColumns& o) const;
+  // For a single key of an integer type (dates and timestamps too): the least and greatest
+  // valid values, when there is one and both fit int64.
+  bool int_range(int64_t* lo, int64_t* hi) const;
+  // A single integer key's type id, its values (element 0 first), validity and offset.
+  TypeId int_type() const { return cols_[0].type; }
+  const void* int_values() const { return cols_[0].values + cols_[0].offset * cols_[0].width; }
+  const uint8_t* validity() const { return cols_[0].validity; }
+  int64_t offset() const { return cols_[0].offset; }
 
  private:
   enum class Kind : uint8_t { U8, U16, U32, U64, F32, F64, Bool, Bin32, Bin64 };
   struct Col {
     Kind kind;
+    TypeId type;  // the (decoded) column's type id
+    int width;    // bytes per value of a fixed-width type
+    bool is_int;  // an integer, date32 or timestamp
     const uint8_t* validity;  // null when there are no nulls
     int64_t offset;
     const uint8_t* values;    // fixed-width values / bool bits / binary offsets
@@ -56,7 +70,7 @@ class KeyColumns {
 // Rows grouped by key: ids[i] is row i's group, numbered in order of first appearance, or -1
 // for a row left out (a null key, when nulls are dropped). first[g] is group g's first row.
 struct Groups {
-  std::vector<int32_t> ids;
+  Vec<int32_t> ids;
   std::vector<int64_t> first;
   int64_t num_groups() const { return int64_t(first.size()); }
 };
@@ -71,7 +85,7 @@ Groups factorize(const KeyColumns& keys, bool drop_nulls, const char* op);
 // lacks gets a new id (after build's groups, in order of first appearance in probe), so that
 // every non-null key of either side has an id.
 struct JoinIds {
-  std::vector<int32_t> build_ids, probe_ids;
+  Vec<int32_t> build_ids, probe_ids;
   std::vector<int64_t> build_first;  // first build row of groups [0, build_first.size())
   std::vector<int64_t> probe_first;  // first probe row of the later groups
   int64_t num_groups = 0;

@@ -46,11 +46,12 @@ JoinHow parse_how(std::string_view how) {
 
 // Rows grouped by id: rows[offsets[g] .. offsets[g + 1]) are group g's rows in order.
 struct Csr {
-  std::vector<int64_t> offsets, rows;
+  std::vector<int64_t> offsets;
+  relational::Vec<int64_t> rows;
   int64_t count(int32_t g) const { return g < 0 ? 0 : offsets[size_t(g) + 1] - offsets[size_t(g)]; }
 };
 
-Csr group_rows(const std::vector<int32_t>& ids, int64_t groups) {
+Csr group_rows(const relational::Vec<int32_t>& ids, int64_t groups) {
   Csr c;
   c.offsets.assign(size_t(groups) + 1, 0);
   for (int32_t g : ids)
@@ -63,25 +64,39 @@ Csr group_rows(const std::vector<int32_t>& ids, int64_t groups) {
   return c;
 }
 
+// What drive() found besides the pairs.
+struct Drive {
+  bool mine_identity = false;  // every driving row gave exactly one pair: mine is 0..n-1 (left unwritten)
+  bool unmatched = false;      // some pair has -1 on the other side
+};
+
 // Pairs driven by one side's rows in order: each row followed by its matches on the other
 // side (in order); unmatched rows kept (with -1) when `keep_unmatched`. Parallel over rows.
-void drive(const std::vector<int32_t>& ids, const Csr& other, bool keep_unmatched, std::vector<int64_t>& mine,
-           std::vector<int64_t>& theirs) {
+Drive drive(const relational::Vec<int32_t>& ids, const Csr& other, bool keep_unmatched, relational::Vec<int64_t>& mine,
+            relational::Vec<int64_t>& theirs) {
   const int64_t n = int64_t(ids.size());
   const auto bounds = chunk_bounds(n);
   std::vector<int64_t> totals(bounds.size(), 0);
+  std::vector<uint8_t> ones(bounds.size(), 1), misses(bounds.size(), 0);
   run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) {
     int64_t t = 0;
+    bool one = true, miss = false;
     for (int64_t i = b; i < e; ++i) {
       const int64_t m = other.count(ids[size_t(i)]);
-      t += m > 0 ? m : int64_t(keep_unmatched);
+      const int64_t k = m > 0 ? m : int64_t(keep_unmatched);
+      t += k;
+      one &= k == 1;
+      miss |= m == 0;
     }
-    totals[size_t(c)] = t;
+    totals[size_t(c)] = t, ones[size_t(c)] = one, misses[size_t(c)] = miss && keep_unmatched;
   });
+  Drive d;
+  d.mine_identity = std::all_of(ones.begin(), ones.end(), [](uint8_t v) { return v != 0; });
+  d.unmatched = std::any_of(misses.begin(), misses.end(), [](uint8_t v) { return v != 0; });
   std::vector<int64_t> base(bounds.size(), 0);
   int64_t total = 0;
   for (size_t c = 0; c + 1 < bounds.size(); ++c) base[c] = total, total += totals[c];
-  mine.resize(static_cast<size_t>(total));
+  if (!d.mine_identity) mine.resize(static_cast<size_t>(total));
   theirs.resize(static_cast<size_t>(total));
   run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) {
     int64_t pos = base[size_t(c)];
@@ -90,12 +105,17 @@ void drive(const std::vector<int32_t>& ids, const Csr& other, bool keep_unmatche
       const int64_t m = other.count(g);
       if (m > 0) {
         const int64_t* r = other.rows.data() + other.offsets[size_t(g)];
-        for (int64_t k = 0; k < m; ++k) mine[size_t(pos)] = i, theirs[size_t(pos)] = r[k], ++pos;
+        for (int64_t k = 0; k < m; ++k) {
+          if (!d.mine_identity) mine[size_t(pos)] = i;
+          theirs[size_t(pos++)] = r[k];
+        }
       } else if (keep_unmatched) {
-        mine[size_t(pos)] = i, theirs[size_t(pos)] = -1, ++pos;
+        if (!d.mine_identity) mine[size_t(pos)] = i;
+        theirs[size_t(pos++)] = -1;
       }
     }
   });
+  return d;
 }
 
 DType key_type(const Column& c) {
@@ -133,16 +153,29 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
   const bool outer = how == JoinHow::Outer;
   const bool build_right = right.num_rows() <= left.num_rows();
   relational::JoinIds j = build_right ? relational::join_ids(kr, kl, outer, op) : relational::join_ids(kl, kr, outer, op);
-  const std::vector<int32_t>& lid = build_right ? j.probe_ids : j.build_ids;
-  const std::vector<int32_t>& rid = build_right ? j.build_ids : j.probe_ids;
+  const relational::Vec<int32_t>& lid = build_right ? j.probe_ids : j.build_ids;
+  const relational::Vec<int32_t>& rid = build_right ? j.build_ids : j.probe_ids;
   const int64_t groups = j.num_groups;
 
   // ---- row pairs (Note [Join plan]) ----
-  std::vector<int64_t> li, ri;
+  relational::Vec<int64_t> li, ri;
+  int64_t n = 0;
+  bool left_identity = false, right_identity = false;
+  bool left_nulls = true, right_nulls = true;  // whether li / ri may hold -1
   switch (how) {
     case JoinHow::Inner:
-    case JoinHow::Left: drive(lid, group_rows(rid, groups), how == JoinHow::Left, li, ri); break;
-    case JoinHow::Right: drive(rid, group_rows(lid, groups), true, ri, li); break;
+    case JoinHow::Left: {
+      const Drive d = drive(lid, group_rows(rid, groups), how == JoinHow::Left, li, ri);
+      left_identity = d.mine_identity, left_nulls = false, right_nulls = d.unmatched;
+      n = int64_t(ri.size());
+      break;
+    }
+    case JoinHow::Right: {
+      const Drive d = drive(rid, group_rows(lid, groups), true, ri, li);
+      right_identity = d.mine_identity, right_nulls = false, left_nulls = d.unmatched;
+      n = int64_t(li.size());
+      break;
+    }
     case JoinHow::Outer: {
       const Csr lg = group_rows(lid, groups), rg = group_rows(rid, groups);
       // The distinct keys, in ascending order.
@@ -151,8 +184,8 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
       std::vector<relational::SortKey> sk;
       for (size_t k = 0; k < lk.size(); ++k) {
         Column keys = relational::concat(
-            {relational::take(bk.columns()[k], j.build_first.data(), int64_t(j.build_first.size()), op),
-             relational::take(pk.columns()[k], j.probe_first.data(), int64_t(j.probe_first.size()), op)},
+            {relational::take_trusted(bk.columns()[k], j.build_first.data(), int64_t(j.build_first.size()), false),
+             relational::take_trusted(pk.columns()[k], j.probe_first.data(), int64_t(j.probe_first.size()), false)},
             op);
         sk.push_back({keys, lk[k], true, false});
       }
@@ -174,10 +207,12 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
         if (lid[r] < 0) li.push_back(int64_t(r)), ri.push_back(-1);
       for (size_t r = 0; r < rid.size(); ++r)
         if (rid[r] < 0) li.push_back(-1), ri.push_back(int64_t(r));
+      n = int64_t(li.size());
+      left_identity = n == left.num_rows() && relational::is_identity(li.data(), n);
+      right_identity = n == right.num_rows() && relational::is_identity(ri.data(), n);
       break;
     }
   }
-  const int64_t n = int64_t(li.size());
 
   // ---- output columns: left's (merged keys in place), then right's non-merged ones ----
   std::vector<bool> merged(lk.size());
@@ -192,10 +227,9 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
   const std::unordered_set<std::string> lset(lnames.begin(), lnames.end()), rset(rnames.begin(), rnames.end());
 
   const bool left_nullable = how == JoinHow::Right || outer, right_nullable = how == JoinHow::Left || outer;
-  const bool left_identity = n == left.num_rows() && relational::is_identity(li.data(), n);
-  const bool right_identity = n == right.num_rows() && relational::is_identity(ri.data(), n);
-  auto side_column = [&](const Column& c, const std::vector<int64_t>& rows, bool identity, bool nullable) {
-    Column out = identity ? c : relational::take(c, rows.data(), n, op);
+  auto side_column = [&](const Column& c, const relational::Vec<int64_t>& rows, bool identity, bool nulls,
+                         bool nullable) {
+    Column out = identity ? c : relational::take_trusted(c, rows.data(), n, nulls);
     return nullable ? relational::as_nullable(out) : out;
   };
 
@@ -210,23 +244,24 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
     if (merged_names.count(c)) {
       const size_t k = size_t(std::find(lk.begin(), lk.end(), c) - lk.begin());
       if (how == JoinHow::Inner || how == JoinHow::Left) {
-        add(c, side_column(left[c], li, left_identity, false));
+        add(c, side_column(left[c], li, left_identity, false, false));
       } else if (how == JoinHow::Right) {
-        add(c, side_column(right[c], ri, right_identity, false));
+        add(c, side_column(right[c], ri, right_identity, false, false));
       } else {
         // Outer: the left key where there is a left row, else the right one.
         const Column both = relational::concat({kl.columns()[k], kr.columns()[k]}, op);
-        std::vector<int64_t> idx(static_cast<size_t>(n));
+        relational::Vec<int64_t> idx(static_cast<size_t>(n));
         const int64_t nl = left.num_rows();
         for (int64_t r = 0; r < n; ++r) idx[size_t(r)] = li[size_t(r)] >= 0 ? li[size_t(r)] : nl + ri[size_t(r)];
-        add(c, relational::take(both, idx, op));
+        add(c, relational::take_trusted(both, idx.data(), n, false));
       }
       continue;
     }
-    add(rset.count(c) ? c + o.suffixes.first : c, side_column(left[c], li, left_identity, left_nullable));
+    add(rset.count(c) ? c + o.suffixes.first : c, side_column(left[c], li, left_identity, left_nulls, left_nullable));
   }
   for (const std::string& c : rnames)
-    add(lset.count(c) ? c + o.suffixes.second : c, side_column(right[c], ri, right_identity, right_nullable));
+    add(lset.count(c) ? c + o.suffixes.second : c,
+        side_column(right[c], ri, right_identity, right_nulls, right_nullable));
   if (out.empty()) return DataFrame();
   return DataFrame(std::move(out));
 }

@@ -10,6 +10,7 @@
 
 #include "ember/frame/column.h"
 #include "ember/frame/dataframe.h"
+#include "ember/frame/relational/util.h"
 
 namespace ember::frame::relational {
 
@@ -30,13 +31,22 @@ Column take(const Column& src, const Column& indices, const char* op = "take");
 DataFrame take(const DataFrame& df, const int64_t* idx, int64_t n, const char* op = "take");
 DataFrame take(const DataFrame& df, const int32_t* idx, int64_t n, const char* op = "take");
 
+// take() for positions computed by a kernel, known to be below the source's length (no
+// bounds pass); has_nulls says whether any is negative.
+Column take_trusted(const Column& src, const int64_t* idx, int64_t n, bool has_nulls);
+Column take_trusted(const Column& src, const int32_t* idx, int64_t n, bool has_nulls);
+DataFrame take_trusted(const DataFrame& df, const int64_t* idx, int64_t n, bool has_nulls);
+DataFrame take_trusted(const DataFrame& df, const int32_t* idx, int64_t n, bool has_nulls);
+
 // Whether idx is 0, 1, ..., n - 1.
 bool is_identity(const int64_t* idx, int64_t n);
 bool is_identity(const int32_t* idx, int64_t n);
 
 // The positions where a boolean column `mask` is true (nulls count as false). `op` names the
 // caller in errors (a non-boolean mask).
-std::vector<int64_t> mask_positions(const Column& mask, const char* op = "filter");
+Vec<int64_t> mask_positions(const Column& mask, const char* op = "filter");
+// The same as int32 positions, for masks shorter than 2^31 (half the memory traffic).
+Vec<int32_t> mask_positions32(const Column& mask, const char* op = "filter");
 // The elements of `src` where `mask` is true; lengths must agree.
 Column filter(const Column& src, const Column& mask);
 

@@ -112,11 +112,11 @@ void merge_part(const K* ak, const I* av, int64_t na, const K* bk, const I* bv, 
 
 // Stable sort of (k, v) pairs by k, on all threads.
 template <class K, class I>
-void sort_pairs(std::vector<K>& k, std::vector<I>& v) {
+void sort_pairs(Vec<K>& k, Vec<I>& v) {
   const int64_t n = int64_t(k.size());
   if (n < 2) return;
-  std::vector<K> tk(static_cast<size_t>(n));
-  std::vector<I> tv(static_cast<size_t>(n));
+  Vec<K> tk(static_cast<size_t>(n));
+  Vec<I> tv(static_cast<size_t>(n));
   std::vector<int64_t> runs = chunk_bounds(n, 1 << 16);
   run_chunks(runs, [&](int64_t, int64_t b, int64_t e) {
     radix_sort(k.data() + b, v.data() + b, tk.data() + b, tv.data() + b, e - b);
@@ -185,10 +185,10 @@ class RowSorter {
     const ArrayData& a = *c.data();
     const DType& t = a.type;
     // Rows with a null key leave the order here and come back at the end of the pass.
-    std::vector<I> null_rows;
-    std::vector<I>& rows = order_;
+    Vec<I> null_rows;
+    Vec<I>& rows = order_;
     if (a.validity() != nullptr && a.null_count() > 0) {
-      std::vector<I> valid;
+      Vec<I> valid;
       valid.reserve(size_t(n_ - a.null_count()));
       null_rows.reserve(size_t(a.null_count()));
       for (I r : rows) (a.is_valid(int64_t(r)) ? valid : null_rows).push_back(r);
@@ -217,13 +217,13 @@ class RowSorter {
     }
   }
 
-  std::vector<I> take() { return std::move(order_); }
+  Vec<I> take() { return std::move(order_); }
 
  private:
   template <class K, class F>
-  void by_keys(std::vector<I>& rows, bool ascending, const F& key_of) {
+  void by_keys(Vec<I>& rows, bool ascending, const F& key_of) {
     const int64_t m = int64_t(rows.size());
-    std::vector<K> k(static_cast<size_t>(m));
+    Vec<K> k(static_cast<size_t>(m));
     const K flip = ascending ? K(0) : K(~K(0));
     run_chunks(chunk_bounds(m), [&](int64_t, int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) k[size_t(i)] = K(key_of(rows[size_t(i)]) ^ flip);
@@ -232,12 +232,12 @@ class RowSorter {
   }
 
   template <class O>
-  void sort_strings(const ArrayData& a, std::vector<I>& rows, bool ascending) {
+  void sort_strings(const ArrayData& a, Vec<I>& rows, bool ascending) {
     const O* offs = a.buffers[1].data_as<O>() + a.offset;
     const char* bytes = reinterpret_cast<const char*>(a.buffers[2].data());
     auto str = [&](I r) { return std::string_view(bytes + offs[r], size_t(offs[r + 1] - offs[r])); };
     const int64_t m = int64_t(rows.size());
-    std::vector<uint64_t> k(static_cast<size_t>(m));
+    Vec<uint64_t> k(static_cast<size_t>(m));
     const uint64_t flip = ascending ? 0 : ~uint64_t(0);
     run_chunks(chunk_bounds(m), [&](int64_t, int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) k[size_t(i)] = string_prefix(str(rows[size_t(i)])) ^ flip;
@@ -267,11 +267,11 @@ class RowSorter {
 
   int64_t n_;
   const char* op_;
-  std::vector<I> order_;
+  Vec<I> order_;
 };
 
 template <class I>
-std::vector<I> order_by(const std::vector<SortKey>& keys, const char* op) {
+Vec<I> order_by(const std::vector<SortKey>& keys, const char* op) {
   EMBER_CHECK(!keys.empty(), op, ": no sort keys given");
   const int64_t n = keys[0].column.size();
   for (const SortKey& k : keys)
@@ -285,10 +285,11 @@ std::vector<I> order_by(const std::vector<SortKey>& keys, const char* op) {
 }  // namespace
 
 std::vector<int64_t> sort_indices(const std::vector<SortKey>& keys, const char* op) {
-  return order_by<int64_t>(keys, op);
+  const Vec<int64_t> order = order_by<int64_t>(keys, op);
+  return std::vector<int64_t>(order.begin(), order.end());
 }
 
-std::vector<int32_t> sort_indices32(const std::vector<SortKey>& keys, const char* op) {
+Vec<int32_t> sort_indices32(const std::vector<SortKey>& keys, const char* op) {
   EMBER_CHECK(keys.empty() || keys[0].column.size() < INT32_MAX, op, ": too many rows for int32 positions");
   return order_by<int32_t>(keys, op);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/frame/column.h"
+#include "ember/frame/relational/util.h"
 
 namespace ember::frame::relational {
 
@@ -22,6 +23,6 @@ struct SortKey {
 // descending puts it first). Keys must have equal lengths.
 std::vector<int64_t> sort_indices(const std::vector<SortKey>& keys, const char* op = "sort");
 // The same as int32 positions, for fewer than 2^31 rows (half the memory traffic).
-std::vector<int32_t> sort_indices32(const std::vector<SortKey>& keys, const char* op = "sort");
+Vec<int32_t> sort_indices32(const std::vector<SortKey>& keys, const char* op = "sort");
 
 }  // namespace ember::frame::relational

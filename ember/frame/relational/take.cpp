@@ -80,13 +80,22 @@ Buffer gather_validity(const ArrayData& a, const I* idx, int64_t n, bool has_neg
   return out.finish(bits::bytes_for(n));
 }
 
+// Rows ahead that the gathers prefetch: random positions make every read a cache miss, and
+// the loads of several rows in flight at once hide most of their latency.
+constexpr int64_t kAhead = 16;
+
 template <class T, class I>
 Buffer gather_fixed(const T* src, const I* idx, int64_t n, bool has_neg) {
   OutBuffer out(n * int64_t(sizeof(T)));
   T* o = out.as<T>();
   run_chunks(chunk_bounds(n), [&](int64_t, int64_t b, int64_t e) {
     if (!has_neg) {
-      for (int64_t i = b; i < e; ++i) o[i] = src[idx[i]];
+      int64_t i = b;
+      for (; i + kAhead < e; ++i) {
+        __builtin_prefetch(src + idx[i + kAhead]);
+        o[i] = src[idx[i]];
+      }
+      for (; i < e; ++i) o[i] = src[idx[i]];
     } else {
       for (int64_t i = b; i < e; ++i) {
         const I k = idx[i];
@@ -123,6 +132,7 @@ int64_t gather_offsets(const O* offs, const I* idx, int64_t n, O* out, const std
   run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) {
     int64_t run = 0;
     for (int64_t i = b; i < e; ++i) {
+      if (i + kAhead < e) __builtin_prefetch(offs + idx[i + kAhead]);
       const I k = idx[i];
       if (k >= 0) run += int64_t(offs[k + 1]) - int64_t(offs[k]);
       out[i + 1] = O(run);  // local; rebased below (checked for overflow first)
@@ -157,12 +167,28 @@ ArrayDataPtr take_binary(const ArrayData& a, const I* idx, int64_t n, bool has_n
   const int64_t total = gather_offsets(offs, idx, n, oo, bounds, op, type);
   OutBuffer out_bytes(total);
   uint8_t* ob = out_bytes.data();
+  // Short strings move as one 8-byte word where both sides have the room (no call per string);
+  // the word's spare bytes land where the chunk's next string goes, or in the final padding
+  // (zeroed by finish()), never in another chunk's bytes.
+  const int64_t src_end = a.buffers[2].size() - 8;
   run_chunks(bounds, [&](int64_t, int64_t b, int64_t e) {
+    const int64_t dst_end = (e == n ? out_bytes.capacity() : int64_t(oo[e])) - 8;
     for (int64_t i = b; i < e; ++i) {
+      // Two stages: the offsets 2 * kAhead rows ahead, then the bytes kAhead rows ahead (whose
+      // offsets the first stage fetched kAhead rows ago).
+      if (i + 2 * kAhead < e) __builtin_prefetch(offs + std::max<I>(idx[i + 2 * kAhead], 0));
+      if (i + kAhead < e) __builtin_prefetch(bytes + offs[std::max<I>(idx[i + kAhead], 0)]);
       const I k = idx[i];
       if (k < 0) continue;
       const int64_t len = int64_t(oo[i + 1]) - int64_t(oo[i]);
-      if (len > 0) std::memcpy(ob + oo[i], bytes + offs[k], size_t(len));
+      const int64_t from = int64_t(offs[k]), to = int64_t(oo[i]);
+      if (len <= 8 && from <= src_end && to <= dst_end) {
+        uint64_t w;
+        std::memcpy(&w, bytes + from, 8);
+        std::memcpy(ob + to, &w, 8);  // the bytes past len are overwritten by the next string
+      } else if (len > 0) {
+        std::memcpy(ob + to, bytes + from, size_t(len));
+      }
     }
   });
   return ArrayData::make(std::move(type), n, {std::move(validity), out_offs.finish((n + 1) * int64_t(sizeof(O))),
@@ -178,7 +204,7 @@ ArrayDataPtr take_list(const ArrayData& a, const I* idx, int64_t n, bool has_neg
   O* oo = out_offs.as<O>();
   const auto bounds = chunk_bounds(n);
   const int64_t total = gather_offsets(offs, idx, n, oo, bounds, op, type);
-  std::vector<int64_t> child_idx(static_cast<size_t>(total));
+  Vec<int64_t> child_idx(static_cast<size_t>(total));
   run_chunks(bounds, [&](int64_t, int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const I k = idx[i];
@@ -261,13 +287,10 @@ Column take_checked(const Column& src, const I* idx, int64_t n, const char* op) 
 }
 
 template <class I>
-DataFrame take_frame(const DataFrame& df, const I* idx, int64_t n, const char* op) {
-  if (n == df.num_rows() && is_identity(idx, n)) return df;
-  if (df.num_columns() == 0) {
-    check_positions(idx, n, df.num_rows(), op);
-    return DataFrame();
-  }
-  const bool has_neg = check_positions(idx, n, df.num_rows(), op);
+DataFrame take_frame(const DataFrame& df, const I* idx, int64_t n, const char* op, int trusted_has_neg = -1) {
+  if (trusted_has_neg < 1 && n == df.num_rows() && is_identity(idx, n)) return df;
+  const bool has_neg = trusted_has_neg >= 0 ? trusted_has_neg == 1 : check_positions(idx, n, df.num_rows(), op);
+  if (df.num_columns() == 0) return DataFrame();
   std::vector<std::pair<std::string, Column>> cols;
   for (int64_t c = 0; c < df.num_columns(); ++c)
     cols.emplace_back(df.columns()[size_t(c)],
@@ -295,7 +318,7 @@ Column take(const Column& src, const int32_t* idx, int64_t n, const char* op) { 
 Column take(const Column& src, const Column& indices, const char* op) {
   const DType& t = indices.dtype();
   EMBER_CHECK_TYPE(t.is_integer(), op, ": positions must be an integer column, got ", t.to_string());
-  std::vector<int64_t> idx(size_t(indices.size()));
+  Vec<int64_t> idx(static_cast<size_t>(indices.size()));
   detail::visit_numeric(t.id(), [&](auto tag) {
     using T = decltype(tag);
     const T* v = indices.values<T>();
@@ -315,12 +338,28 @@ Column take(const Column& src, const Column& indices, const char* op) {
 }
 
 DataFrame take(const DataFrame& df, const int64_t* idx, int64_t n, const char* op) { return take_frame(df, idx, n, op); }
+
+Column take_trusted(const Column& src, const int64_t* idx, int64_t n, bool has_nulls) {
+  return Column::from_data_unchecked(take_data(*src.data(), idx, n, has_nulls, "take"));
+}
+Column take_trusted(const Column& src, const int32_t* idx, int64_t n, bool has_nulls) {
+  return Column::from_data_unchecked(take_data(*src.data(), idx, n, has_nulls, "take"));
+}
+DataFrame take_trusted(const DataFrame& df, const int64_t* idx, int64_t n, bool has_nulls) {
+  return take_frame(df, idx, n, "take", has_nulls ? 1 : 0);
+}
+DataFrame take_trusted(const DataFrame& df, const int32_t* idx, int64_t n, bool has_nulls) {
+  return take_frame(df, idx, n, "take", has_nulls ? 1 : 0);
+}
 DataFrame take(const DataFrame& df, const int32_t* idx, int64_t n, const char* op) { return take_frame(df, idx, n, op); }
 
 bool is_identity(const int64_t* idx, int64_t n) { return identity(idx, n); }
 bool is_identity(const int32_t* idx, int64_t n) { return identity(idx, n); }
 
-std::vector<int64_t> mask_positions(const Column& mask, const char* op) {
+namespace {
+
+template <class I>
+Vec<I> positions_of(const Column& mask, const char* op) {
   EMBER_CHECK_TYPE(mask.dtype().id() == TypeId::Bool, op, ": the mask must be a boolean column, got ",
                    mask.dtype().to_string());
   const ArrayData& a = *mask.data();
@@ -349,18 +388,27 @@ std::vector<int64_t> mask_positions(const Column& mask, const char* op) {
   int64_t total = 0;
   std::vector<int64_t> base(bounds.size(), 0);
   for (size_t c = 0; c + 1 < bounds.size(); ++c) base[c] = total, total += counts[c];
-  std::vector<int64_t> pos(static_cast<size_t>(total));
+  Vec<I> pos(static_cast<size_t>(total));
   run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) {
-    int64_t* out = pos.data() + base[size_t(c)];
+    I* out = pos.data() + base[size_t(c)];
     for (int64_t w = b; w < e; w += 64) {
       uint64_t x = word_at(w, std::min<int64_t>(64, e - w));
       while (x) {
-        *out++ = w + std::countr_zero(x);
+        *out++ = I(w + std::countr_zero(x));
         x &= x - 1;
       }
     }
   });
   return pos;
+}
+
+}  // namespace
+
+Vec<int64_t> mask_positions(const Column& mask, const char* op) { return positions_of<int64_t>(mask, op); }
+
+Vec<int32_t> mask_positions32(const Column& mask, const char* op) {
+  EMBER_CHECK(mask.size() < INT32_MAX, op, ": the mask is too long for int32 positions");
+  return positions_of<int32_t>(mask, op);
 }
 
 Column filter(const Column& src, const Column& mask) {

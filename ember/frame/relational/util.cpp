@@ -1,5 +1,7 @@
 #include "ember/frame/relational/util.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <memory>
 
@@ -7,11 +9,21 @@
 
 namespace ember::frame::relational {
 
+void* scratch_alloc(size_t bytes) {
+  // Note [Scratch memory]
+  constexpr size_t kHuge = size_t(1) << 21, kHugeFrom = size_t(4) << 20;
+  const size_t align = bytes >= kHugeFrom ? kHuge : size_t(kBufferAlignment);
+  const size_t size = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, size);
+  EMBER_CHECK(p != nullptr, "frame: out of memory allocating ", size, " bytes");
+  if (align == kHuge) ::madvise(p, size, MADV_HUGEPAGE);  // advisory: failure is harmless
+  return p;
+}
+
 OutBuffer::OutBuffer(int64_t bytes) {
   EMBER_CHECK(bytes >= 0 && bytes <= kMaxBufferBytes, "frame: cannot allocate a buffer of ", bytes, " bytes");
   cap_ = (std::max<int64_t>(bytes, 1) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  p_ = static_cast<uint8_t*>(std::aligned_alloc(size_t(kBufferAlignment), size_t(cap_)));
-  EMBER_CHECK(p_ != nullptr, "frame: out of memory allocating ", cap_, " bytes");
+  p_ = static_cast<uint8_t*>(scratch_alloc(size_t(cap_)));
 }
 
 OutBuffer& OutBuffer::operator=(OutBuffer&& o) noexcept {
