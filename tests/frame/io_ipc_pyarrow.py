@@ -331,8 +331,29 @@ def write_files(d):
     manifest.append(describe("py_polars.arrows", "stream", ipc.open_stream(os.path.join(d, "py_polars.arrows")).read_all(),
                              [3]))
     pldf.write_ipc(os.path.join(d, "py_polars_views.feather"))  # newest: string views
+    # Types ember::frame does not have: each file must fail to read, naming the type.
+    import decimal
+    import numpy as np
+    unsupported = {
+        "Decimal": pa.array([decimal.Decimal("1.25")], pa.decimal128(5, 2)),
+        "float16": pa.array(np.array([1.5], dtype=np.float16), pa.float16()),
+        "Time": pa.array([1], pa.time32("s")),
+        "Duration": pa.array([1], pa.duration("s")),
+        "Null": pa.nulls(2),
+        "FixedSizeBinary": pa.array([b"ab"], pa.binary(2)),
+        "date64": pa.array([0], pa.date64()),
+        "Utf8View": pa.array(["x"], pa.string_view()),
+        "FixedSizeList": pa.array([[1, 2]], pa.list_(pa.int64(), 2)),
+    }
+    bad = []
+    for what, arr in unsupported.items():
+        name = "py_unsupported_%s.feather" % what
+        feather.write_feather(pa.table({"col": arr}), os.path.join(d, name), compression="uncompressed")
+        bad.append({"name": name, "expect": what})
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(manifest, f)
+    with open(os.path.join(d, "unsupported.json"), "w") as f:
+        json.dump(bad, f)
     print("DONE %d %d" % (ok_count, fail_count), flush=True)
 
 

@@ -134,7 +134,7 @@ void Builder::reserve(int64_t n) {
   const int64_t used = size();
   const int64_t cap = std::max<int64_t>({int64_t(buf_.size()) * 2, used + n + 64, 256});
   std::vector<uint8_t> grown(size_t(cap), 0);
-  std::memcpy(grown.data() + cap - used, buf_.data() + head_, size_t(used));
+  if (used > 0) std::memcpy(grown.data() + cap - used, buf_.data() + head_, size_t(used));
   buf_.swap(grown);
   head_ = cap - used;
 }
@@ -147,6 +147,7 @@ void Builder::push(const void* p, int64_t n) {
 
 void Builder::pad(int64_t n) {
   reserve(n);
+  if (n == 0) return;
   head_ -= n;
   std::memset(buf_.data() + head_, 0, size_t(n));
 }
