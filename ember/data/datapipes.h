@@ -4,6 +4,7 @@
 #include "ember/data/datapipes/collate.h"
 #include "ember/data/datapipes/datapipe.h"
 #include "ember/data/datapipes/files.h"
+#include "ember/data/datapipes/frame_pipes.h"
 #include "ember/data/datapipes/loader.h"
 #include "ember/data/datapipes/map.h"
 #include "ember/data/datapipes/ops.h"

@@ -67,3 +67,9 @@
 #include "ember/frame/to_tensor.h"
 #include "ember/frame/utf8.h"
 #include "ember/frame/value.h"
+// Compute, relational operations, I/O and tensors for training.
+#include "ember/frame/compute/compute.h"
+#include "ember/frame/io/csv.h"
+#include "ember/frame/io/ipc.h"
+#include "ember/frame/relational/relational.h"
+#include "ember/frame/tensor_ops.h"
