@@ -128,7 +128,8 @@ TEST(ComputeParallel, AggregationsMatchLoops) {
   long double ss = 0;
   for (const auto& x : d.x)
     if (x) ss += (*x - (long double)mean) * (*x - (long double)mean);
-  EXPECT_NEAR(d.cx.var(), double(ss / (fn - 1)), 1e-9);
+  const double var = double(ss / (fn - 1));
+  EXPECT_NEAR(d.cx.var(), var, 1e-12 * var);
   const Column cs = d.ca.cumsum();
   int64_t run = 0;
   for (int64_t i = 0; i < kRows; ++i) {

@@ -7,9 +7,10 @@
 // Note [Compute semantics]
 //  * Nulls propagate (Arrow/TorchArrow): null op x is null, in arithmetic and comparisons.
 //    Logical and/or use Kleene logic (false & null = false, true | null = true). NaN is a
-//    value, not a null (as in Arrow and polars): it propagates through sums and means, min
-//    and max skip it (pyarrow's min_max), and sorting puts it after every number, next to
-//    the nulls (pyarrow's sort_indices).
+//    value, not a null (as in Arrow and polars): it propagates through sums, means and
+//    variances; min, max, argmin, argmax, median and quantile skip it (pyarrow's min_max
+//    and quantile); unique counts it once; and sorting puts it after every number, next
+//    to the nulls (pyarrow's sort_indices).
 //  * Type promotion is PyTorch's: bool < integers < floats by category, the wider type
 //    within one; int32 + int64 -> int64; int64 + float32 -> float32; uint8 + int8 -> int16;
 //    unsigned mixed with a signed type at least as wide -> the next wider signed type, and

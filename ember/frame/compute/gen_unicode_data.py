@@ -55,8 +55,8 @@ def main():
             flags |= NOT_UPPER
         key = (flags, ord(up[i]) - c, ord(lo[i]) - c)
         per_cp[c] = props.setdefault(key, len(props))
-    # Surrogates (never in valid UTF-8) get record 0's neighbour: a plain record.
-    plain = props.setdefault((NOT_LOWER * 0, 0, 0), len(props))
+    # Surrogates (never in valid UTF-8) get a record without properties.
+    plain = props.setdefault((0, 0, 0), len(props))
     for c in range(0xD800, 0xE000):
         per_cp[c] = plain
 
