@@ -126,6 +126,16 @@ TEST(ComputeStrings, AsciiFastPathOnSlices) {
   const Column lo = s.str().lower();
   EXPECT_NO_THROW(lo.data()->validate(ValidateOptions{true}));
   EXPECT_EQ(vals(lo), (std::vector<Value>{"mixed", Value(), "abc"}));
+  // Non-ASCII rows map in place when every code point keeps its UTF-8 length, and row by
+  // row when one does not (the Kelvin sign lowercases to a one-byte k).
+  const Column accented = column({"skip", "ÀÉ", std::nullopt, "Ωx"}).slice(1, 3);
+  const Column al = accented.str().lower();
+  EXPECT_NO_THROW(al.data()->validate(ValidateOptions{true}));
+  EXPECT_EQ(vals(al), (std::vector<Value>{"àé", Value(), "ωx"}));
+  const Column kelvin = column({"skip", "\u212A\u212A", "ÀK"}).slice(1, 2);
+  const Column kl = kelvin.str().lower();
+  EXPECT_NO_THROW(kl.data()->validate(ValidateOptions{true}));
+  EXPECT_EQ(vals(kl), (std::vector<Value>{"kk", "àk"}));
   // At offset 0 the offsets and validity buffers are shared.
   const Column up = base.str().upper();
   EXPECT_EQ(up.data()->buffers[1].data(), base.data()->buffers[1].data());

@@ -132,9 +132,32 @@ std::string_view strip_view(std::string_view s, const CharSet& set, bool left, b
   return s.substr(b, e - b);
 }
 
-// Lowercase (or uppercase) of a column whose referenced bytes are all ASCII: the offsets and
-// validity are shared, only the bytes are new.
-Column ascii_case(const ArrayData& a, bool upper) {
+inline int encoded_length(uint32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
+
+inline void encode_at(uint32_t cp, uint8_t* d) {
+  if (cp < 0x80) {
+    d[0] = uint8_t(cp);
+  } else if (cp < 0x800) {
+    d[0] = uint8_t(0xC0 | (cp >> 6));
+    d[1] = uint8_t(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    d[0] = uint8_t(0xE0 | (cp >> 12));
+    d[1] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
+    d[2] = uint8_t(0x80 | (cp & 0x3F));
+  } else {
+    d[0] = uint8_t(0xF0 | (cp >> 18));
+    d[1] = uint8_t(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = uint8_t(0x80 | (cp & 0x3F));
+  }
+}
+
+// Lowercase (or uppercase) mapped byte for byte: the offsets and validity are shared (or
+// re-based for rows that do not start at byte 0), only the bytes are new. Nearly every
+// code point maps to one of the same UTF-8 length; when one does not (Kelvin sign K ->
+// k, say), this gives up and returns nullopt. `ascii` says the bytes are all ASCII (a
+// vectorized loop then).
+std::optional<Column> same_length_case(const ArrayData& a, bool upper, bool ascii) {
   const StringAccess s = string_access(a);
   const int64_t n = a.length;
   const int64_t b = n ? s.begin(0) : 0, e = n ? s.end(n - 1) : 0;
@@ -142,17 +165,55 @@ Column ascii_case(const ArrayData& a, bool upper) {
   MutableBuffer data = allocate(rebase ? e - b : e);
   const uint8_t* src = a.buffers[2].data() + b;
   uint8_t* dst = data.data + (rebase ? 0 : b);
-  parallel_for(0, e - b, int64_t(1) << 18, [src, dst, upper](int64_t lo, int64_t hi) {
-    // Local restrict pointers: byte stores could otherwise alias the captures, which
-    // keeps the compiler from vectorizing.
-    const uint8_t* __restrict in = src;
-    uint8_t* __restrict out = dst;
-    if (upper) {
-      for (int64_t i = lo; i < hi; ++i) out[i] = uint8_t(in[i] - (uint8_t(in[i] - 'a') < 26u ? 32 : 0));
-    } else {
-      for (int64_t i = lo; i < hi; ++i) out[i] = uint8_t(in[i] + (uint8_t(in[i] - 'A') < 26u ? 32 : 0));
-    }
-  });
+  const int64_t len = e - b;
+  if (ascii) {
+    parallel_for(0, len, int64_t(1) << 18, [src, dst, upper](int64_t lo, int64_t hi) {
+      // Local restrict pointers: byte stores could otherwise alias the captures, which
+      // keeps the compiler from vectorizing.
+      const uint8_t* __restrict in = src;
+      uint8_t* __restrict out = dst;
+      if (upper) {
+        for (int64_t i = lo; i < hi; ++i) out[i] = uint8_t(in[i] - (uint8_t(in[i] - 'a') < 26u ? 32 : 0));
+      } else {
+        for (int64_t i = lo; i < hi; ++i) out[i] = uint8_t(in[i] + (uint8_t(in[i] - 'A') < 26u ? 32 : 0));
+      }
+    });
+  } else {
+    const int64_t chunk = int64_t(1) << 18;
+    const int64_t nchunks = (len + chunk - 1) / chunk;
+    // Chunks start at code point boundaries (never inside a UTF-8 sequence).
+    auto boundary = [&](int64_t x) {
+      x = std::min(x, len);
+      while (x < len && (src[x] & 0xC0) == 0x80) ++x;
+      return x;
+    };
+    std::vector<uint8_t> ok(static_cast<size_t>(nchunks), 1);
+    parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
+      const std::string_view text(reinterpret_cast<const char*>(src), size_t(len));
+      for (int64_t c = cb; c < ce; ++c) {
+        const int64_t hi = boundary((c + 1) * chunk);
+        for (int64_t i = boundary(c * chunk); i < hi;) {
+          const uint8_t ch = src[i];
+          if (ch < 0x80) {
+            dst[i] = uint8_t(upper ? (uint8_t(ch - 'a') < 26u ? ch - 32 : ch) : (uint8_t(ch - 'A') < 26u ? ch + 32 : ch));
+            ++i;
+            continue;
+          }
+          size_t k = size_t(i);
+          const uint32_t cp = unicode::decode(text, k);
+          const uint32_t m = upper ? unicode::to_upper(cp) : unicode::to_lower(cp);
+          if (encoded_length(m) != int64_t(k) - i) {
+            ok[size_t(c)] = 0;
+            break;
+          }
+          encode_at(m, dst + i);
+          i = int64_t(k);
+        }
+      }
+    });
+    for (uint8_t x : ok)
+      if (!x) return std::nullopt;
+  }
   if (!rebase) {
     return Column::from_data_unchecked(
         ArrayData::make(a.type, n, {a.buffers[0], a.buffers[1], data.buffer}, {}, a.known_null_count(), a.offset));
@@ -188,7 +249,9 @@ bool range_is_ascii(const uint8_t* bytes, int64_t b, int64_t e) {
 Column case_map(const ArrayData& a, bool upper) {
   const StringAccess s = string_access(a);
   const int64_t n = a.length;
-  if (n == 0 || range_is_ascii(a.buffers[2].data(), s.begin(0), s.end(n - 1))) return ascii_case(a, upper);
+  const bool ascii = n == 0 || range_is_ascii(a.buffers[2].data(), s.begin(0), s.end(n - 1));
+  if (auto r = same_length_case(a, upper, ascii)) return *r;
+  // Some code point changes its UTF-8 length: build row by row.
   return build_strings(upper ? "str.upper" : "str.lower", a.type, n, [&](int64_t i, std::string& out) {
     if (!a.is_valid(i)) return false;
     const std::string_view v = s.get(i);
