@@ -4,6 +4,8 @@
 // PyTorch in three documented places (Note [Compute semantics]): bool + bool is int64 (as
 // Python's True + True), a float scalar with an integer column gives float64 (pandas, not
 // PyTorch's default float32), and int / int gives float64.
+#include <unistd.h>
+
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -33,7 +35,7 @@ std::map<std::string, std::string> torch_promotions(std::string* skip) {
     *skip = "/usr/bin/python3 has no torch (Debian's python3-torch)";
     return out;
   }
-  const std::string path = ::testing::TempDir() + "/ember_promotion.py";
+  const std::string path = ::testing::TempDir() + "/ember_promotion." + std::to_string(getpid()) + ".py";
   FILE* f = std::fopen(path.c_str(), "w");
   std::fputs(kTorchScript, f);
   std::fclose(f);
@@ -46,6 +48,7 @@ std::map<std::string, std::string> torch_promotions(std::string* skip) {
     out[kind + " " + a + " " + b] = r;
   }
   EXPECT_EQ(pclose(p), 0);
+  std::remove(path.c_str());
   return out;
 }
 
