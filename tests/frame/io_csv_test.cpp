@@ -328,6 +328,28 @@ TEST(FrameIoCsv, ChunkedParsingMatchesOneChunk) {
   EXPECT_EQ(e1, e2);
 }
 
+// Long quoted values with line breaks, nearly all of the text: records cross the chunks' cuts
+// and a chunk's strings outgrow its share of the text.
+TEST(FrameIoCsv, LongQuotedValuesAcrossChunks) {
+  std::string text = "s\n";
+  std::vector<Value> want;
+  for (int i = 0; i < 60; ++i) {
+    std::string v;
+    const int n = i % 3 == 0 ? 20000 + 997 * i : 5;
+    for (int k = 0; k < n; ++k) v += k % 61 == 60 ? '\n' : char('a' + (k + i) % 26);
+    text += "\"" + v + "\"\n";
+    want.push_back(v);
+  }
+  CsvReadOptions many;
+  many.chunk_bytes = 64 << 10;
+  many.num_threads = 2;
+  const DataFrame df = csv(text, many);
+  EXPECT_EQ(values(df, "s"), want);
+  CsvReadOptions one;
+  one.chunk_bytes = int64_t(1) << 40;
+  EXPECT_EQ(csv(text, one), df);
+}
+
 // Random damage (quotes, delimiters, line ends, escapes, NULs, invalid UTF-8, cuts) to a
 // file of a few chunks: every read either raises ember::Error or gives a frame whose every
 // element reads; and a chunked read agrees with a one-chunk read (the same frame, or the same

@@ -73,53 +73,13 @@ void ColumnChunk::clear() {
   has_validity_ = false;
   validity_ = BitmapBuilder();
   bits_ = BitmapBuilder();
-  data_.resize(0);
+  data_size_ = 0;
+  spilled_ = false;
+  spill_.resize(0);
 }
 
 void ColumnChunk::overflow() const {
   EMBER_ERROR("read_csv: internal: a chunk holds more rows (", length_, ") than its line ends allow");
-}
-
-// ---- fast paths ---------------------------------------------------------------------------
-
-const char* ColumnChunk::fast_int(const char* p) {
-  const char* q = p;
-  const bool neg = *q == '-';
-  q += neg;
-  const char* digits = q;
-  uint64_t v = 0;
-  for (unsigned d; (d = unsigned(*q - '0')) <= 9; ++q) v = v * 10 + d;  // the sentinel '\n' stops it
-  const int64_t nd = q - digits;
-  if (nd == 0 || nd > 18 || !dialect_.ends_field[(unsigned char)*q]) return nullptr;
-  room();
-  const int64_t x = neg ? -int64_t(v) : int64_t(v);
-  info_.negative |= x < 0;
-  put(x);
-  valid();
-  return q;
-}
-
-const char* ColumnChunk::fast_float(const char* p) {
-  if (dialect_.ends_field[(unsigned char)*p]) return nullptr;  // empty: a null, perhaps
-  double v;
-  const auto r = std::from_chars(p, end_, v);
-  // NaN spellings are null values by default; a field past the number needs the full parser.
-  if (r.ec != std::errc() || !dialect_.ends_field[(unsigned char)*r.ptr] || std::isnan(v)) return nullptr;
-  room();
-  put(v);
-  valid();
-  return r.ptr;
-}
-
-const char* ColumnChunk::fast_string(const char* p) {
-  if ((dialect_.quoting && *p == dialect_.quote) || (dialect_.skipinitialspace && *p == ' ')) return nullptr;
-  const char* q = p;
-  while (!dialect_.special[(unsigned char)*q]) ++q;
-  if (dialect_.esc && *q == dialect_.esc && q < end_) return nullptr;
-  const size_t n = size_t(q - p);
-  if (!spec_.nulls_are_text && sets_.nulls.contains(p, n)) return nullptr;
-  append_string(p, n);
-  return q;
 }
 
 // ---- the general path ---------------------------------------------------------------------
@@ -153,28 +113,6 @@ void ColumnChunk::append_null() {
     default: put(int64_t(0)); break;
   }
   ++length_;
-}
-
-void ColumnChunk::put_end() {
-  const int64_t n = data_.size();
-  if (spec_.large_offsets) {
-    std::memcpy(slots_.ends + 8 * length_, &n, 8);
-  } else {
-    if (n > INT32_MAX) throw ParseFailure{-1, -1, "a chunk holds more than 2 GiB of strings"};
-    const int32_t e = int32_t(n);
-    std::memcpy(slots_.ends + 4 * length_, &e, 4);
-  }
-}
-
-void ColumnChunk::append_string(const char* p, size_t n) {
-  room();
-  if (!data_reserved_) {
-    data_.reserve(slots_.string_bytes);
-    data_reserved_ = true;
-  }
-  data_.append(p, int64_t(n));
-  put_end();
-  valid();
 }
 
 bool ColumnChunk::add(const Span& s) {
@@ -393,8 +331,8 @@ Buffer ColumnChunk::take_validity() {
 }
 
 int64_t ColumnChunk::invalid_utf8_row() const {
-  const uint8_t* d = data_.data();
-  const int64_t n = data_.size();
+  const uint8_t* d = data();
+  const int64_t n = data_size_;
   uint64_t high = 0;
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {

@@ -3,6 +3,8 @@
 // values need more). Values go straight into the chunk's slots of the column's final
 // buffers; string bytes into a buffer of the chunk's own. Internal to ember/frame/io.
 #pragma once
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -38,13 +40,15 @@ struct ColumnSpec {
 };
 
 // Where a chunk puts a column's values: its slice of the column's fixed-width buffer
-// (value_width bytes per row, Date32 at 4) and of its string end offsets (row i's end, local
-// to the chunk, at ends[i]).
+// (value_width bytes per row, Date32 at 4), of its string end offsets (row i's end, local
+// to the chunk, at ends[i]) and of its string bytes (as many as the chunk's text has, which
+// its strings fit unless its last record runs past the chunk: then they spill elsewhere).
 struct ChunkSlots {
   uint8_t* values = nullptr;
   uint8_t* ends = nullptr;
-  int64_t capacity = 0;      // rows
-  int64_t string_bytes = 0;  // what the chunk's strings can take (reserved on first use)
+  uint8_t* bytes = nullptr;
+  int64_t capacity = 0;        // rows
+  int64_t bytes_capacity = 0;  // string bytes
 };
 
 class ColumnChunk {
@@ -87,8 +91,10 @@ class ColumnChunk {
   // the string bytes.
   Buffer take_validity();
   Buffer take_bits() { return bits_.finish(); }
-  Buffer take_data() { return data_.finish(); }
-  int64_t data_bytes() const { return data_.size(); }
+  // The string bytes: in the slots, or where they spilled.
+  const uint8_t* data() const { return spilled_ ? spill_.data() : slots_.bytes; }
+  int64_t data_bytes() const { return data_size_; }
+  bool spilled() const { return spilled_; }
 
  private:
   const char* fast_int(const char* p);
@@ -126,9 +132,79 @@ class ColumnChunk {
   bool strict_ = false;  // the given type: a value that does not fit is an error
   int64_t length_ = 0, nulls_ = 0;
   bool has_validity_ = false;
-  bool data_reserved_ = false;
+  bool spilled_ = false;
+  int64_t data_size_ = 0;
   BitmapBuilder validity_, bits_;
-  BufferBuilder data_;
+  BufferBuilder spill_;
 };
+
+// ---- fast paths, inline into the reader's loop ---------------------------------------------
+
+inline const char* ColumnChunk::fast_int(const char* p) {
+  const char* q = p;
+  const bool neg = *q == '-';
+  q += neg;
+  const char* digits = q;
+  uint64_t v = 0;
+  for (unsigned d; (d = unsigned(*q - '0')) <= 9; ++q) v = v * 10 + d;  // the sentinel '\n' stops it
+  const int64_t nd = q - digits;
+  if (nd == 0 || nd > 18 || !dialect_.ends_field[(unsigned char)*q]) return nullptr;
+  room();
+  const int64_t x = neg ? -int64_t(v) : int64_t(v);
+  info_.negative |= x < 0;
+  put(x);
+  valid();
+  return q;
+}
+
+inline const char* ColumnChunk::fast_float(const char* p) {
+  if (dialect_.ends_field[(unsigned char)*p]) return nullptr;  // empty: a null, perhaps
+  double v;
+  const auto r = std::from_chars(p, end_, v);
+  // NaN spellings are null values by default; a field past the number needs the full parser.
+  if (r.ec != std::errc() || !dialect_.ends_field[(unsigned char)*r.ptr] || std::isnan(v)) return nullptr;
+  room();
+  put(v);
+  valid();
+  return r.ptr;
+}
+
+inline const char* ColumnChunk::fast_string(const char* p) {
+  if ((dialect_.quoting && *p == dialect_.quote) || (dialect_.skipinitialspace && *p == ' ')) return nullptr;
+  const char* q = p;
+  while (!dialect_.special[(unsigned char)*q]) ++q;
+  if (dialect_.esc && *q == dialect_.esc && q < end_) return nullptr;
+  const size_t n = size_t(q - p);
+  if (!spec_.nulls_are_text && sets_.nulls.contains(p, n)) return nullptr;
+  append_string(p, n);
+  return q;
+}
+
+inline void ColumnChunk::append_string(const char* p, size_t n) {
+  room();
+  if (!spilled_ && data_size_ + int64_t(n) <= slots_.bytes_capacity) {
+    if (n > 0) std::memcpy(slots_.bytes + data_size_, p, n);
+  } else {
+    if (!spilled_) {
+      spill_.append(slots_.bytes, data_size_);
+      spilled_ = true;
+    }
+    spill_.append(p, int64_t(n));
+  }
+  data_size_ += int64_t(n);
+  put_end();
+  valid();
+}
+
+inline void ColumnChunk::put_end() {
+  const int64_t n = data_size_;
+  if (spec_.large_offsets) {
+    std::memcpy(slots_.ends + 8 * length_, &n, 8);
+  } else {
+    if (n > INT32_MAX) throw ParseFailure{-1, -1, "a chunk holds more than 2 GiB of strings"};
+    const int32_t e = int32_t(n);
+    std::memcpy(slots_.ends + 4 * length_, &e, 4);
+  }
+}
 
 }  // namespace ember::frame::io::detail

@@ -188,6 +188,8 @@ struct Chunk {
   const char* end = nullptr;    // where its last record ended
   int64_t first_row = 0;        // its first row's place in the column buffers (a bound)
   int64_t capacity = 0;         // rows it may hold
+  int64_t byte_offset = 0;      // its place in the string bytes (its cut's offset in the text)
+  int64_t byte_capacity = 0;    // the bytes from its cut to the next
   int64_t rows = 0;
   std::vector<ColumnChunk> columns;
   bool failed = false;
@@ -197,7 +199,7 @@ struct Chunk {
 
 // The buffers a column's chunks write into.
 struct ColumnRegions {
-  std::shared_ptr<Region> values, ends;
+  std::shared_ptr<Region> values, ends, bytes;
 };
 
 class Reader {
@@ -221,11 +223,12 @@ class Reader {
     DType type{TypeId::Bool};
     int64_t nulls = 0;
     std::vector<int64_t> row, base;
-    BufferBuilder data, wide;  // the string bytes; int64 ends when int32 chunks become large_string
-    bool gathered = false;     // the strings are gathered (in parallel, before assemble)
+    BufferBuilder wide;     // int64 ends, when int32 chunks become large_string
+    bool gathered = false;  // the ends are gathered (in parallel, before assemble)
   };
   DType column_type(size_t i, const KindInfo& k, int64_t nulls, int64_t bytes, int64_t total_rows) const;
-  void gather_strings(size_t i, size_t k, Assembly& a);
+  void gather_ends(size_t i, size_t k, Assembly& a);
+  Buffer gather_bytes(size_t i, const Assembly& a);
   Column assemble(size_t i, Assembly& a, int64_t total_rows);
 
   Input in_;
@@ -400,8 +403,9 @@ void Reader::parse_chunk(Chunk& c, const std::vector<KindInfo>& kinds) {
     const ColumnSpec& spec = specs_[i];
     if (regions_[i].values) slots.values = regions_[i].values->data() + int64_t(spec.value_width) * c.first_row;
     if (regions_[i].ends) slots.ends = regions_[i].ends->data() + (spec.large_offsets ? 8 : 4) * (c.first_row + 1);
+    if (regions_[i].bytes) slots.bytes = regions_[i].bytes->data() + c.byte_offset;
     slots.capacity = c.capacity;
-    slots.string_bytes = (c.stop - c.start) + kPad;
+    slots.bytes_capacity = c.byte_capacity;
     c.columns.emplace_back(spec, sets_, dialect_, end(), kinds[i], slots);
   }
   c.failed = false;
@@ -447,13 +451,11 @@ DType Reader::column_type(size_t i, const KindInfo& k, int64_t nulls, int64_t by
   }
 }
 
-// Chunk k's part of string column i: its bytes copied to their place, its ends rebased and
-// moved to their rows (in place when the rows' bounds were exact).
-void Reader::gather_strings(size_t i, size_t k, Assembly& a) {
+// Chunk k's string ends in column i, rebased to where its bytes go and moved to its rows (in
+// place when the rows' bounds were exact).
+void Reader::gather_ends(size_t i, size_t k, Assembly& a) {
   Chunk& c = chunks_[k];
   ColumnChunk& col = c.columns[i];
-  const Buffer d = col.take_data();
-  if (d.size() > 0) std::memcpy(a.data.data() + a.base[k], d.data(), size_t(d.size()));
   const bool chunk_large = specs_[i].large_offsets;
   const uint8_t* src = col.slots().ends;
   uint8_t* ends = regions_[i].ends->data();
@@ -475,6 +477,33 @@ void Reader::gather_strings(size_t i, size_t k, Assembly& a) {
       }
     }
   }
+}
+
+// The string bytes of column i's chunks, one after another: moved down within the column's
+// byte region (each chunk's bytes start at its cut's offset, at or past where they go), or,
+// when a chunk's strings spilled out of it, copied into a new buffer.
+Buffer Reader::gather_bytes(size_t i, const Assembly& a) {
+  bool spilled = false;
+  int64_t total = 0;
+  for (const Chunk& c : chunks_) {
+    spilled |= c.columns[i].spilled();
+    total += c.columns[i].data_bytes();
+  }
+  if (spilled) {
+    BufferBuilder out;
+    out.resize(total);
+    for (size_t k = 0; k < chunks_.size(); ++k)
+      if (chunks_[k].columns[i].data_bytes() > 0)
+        std::memcpy(out.data() + a.base[k], chunks_[k].columns[i].data(), size_t(chunks_[k].columns[i].data_bytes()));
+    return out.finish();
+  }
+  uint8_t* base = regions_[i].bytes->data();
+  for (size_t k = 0; k < chunks_.size(); ++k) {
+    const ColumnChunk& col = chunks_[k].columns[i];
+    if (col.data_bytes() > 0 && col.data() != base + a.base[k])
+      std::memmove(base + a.base[k], col.data(), size_t(col.data_bytes()));
+  }
+  return Region::buffer(regions_[i].bytes, total);
 }
 
 // The column's chunks as one array: rows moved together, bitmaps joined, and the strings
@@ -517,7 +546,7 @@ Column Reader::assemble(size_t i, Assembly& a, int64_t total_rows) {
     buffers.push_back(Region::buffer(regions_[i].values, total_rows * w));
   } else {
     if (!a.gathered)
-      for (size_t k = 0; k < chunks_.size(); ++k) gather_strings(i, k, a);
+      for (size_t k = 0; k < chunks_.size(); ++k) gather_ends(i, k, a);
     if (a.wide.size() > 0) {
       buffers.push_back(a.wide.finish());
     } else {
@@ -525,7 +554,7 @@ Column Reader::assemble(size_t i, Assembly& a, int64_t total_rows) {
       std::memset(regions_[i].ends->data(), 0, size_t(w));
       buffers.push_back(Region::buffer(regions_[i].ends, (total_rows + 1) * w));
     }
-    buffers.push_back(a.data.finish());
+    buffers.push_back(gather_bytes(i, a));
   }
   Column column = Column::from_data_unchecked(ArrayData::make(type, total_rows, std::move(buffers), {}, a.nulls, 0));
   if (spec.dictionary) {
@@ -566,6 +595,8 @@ DataFrame Reader::read() {
   for (size_t k = 0; k < chunks_.size(); ++k) {
     chunks_[k].start = cuts[k];
     chunks_[k].stop = k + 1 < cuts.size() ? cuts[k + 1] : end();
+    chunks_[k].byte_offset = cuts[k] - data;
+    chunks_[k].byte_capacity = chunks_[k].stop - chunks_[k].start;
   }
   auto run = [&](size_t n, const auto& task) {  // task(k) for k < n, over the threads
     std::atomic<size_t> next{0};
@@ -589,7 +620,10 @@ DataFrame Reader::read() {
     const bool fixed = !s.forced || (s.forced->is_fixed_width() && s.forced->id() != TypeId::Bool);
     const bool strings = !s.forced || s.dictionary || s.forced->is_binary_like();
     if (fixed) regions_[i].values = Region::reserve(s.value_width * (bound + 1));
-    if (strings) regions_[i].ends = Region::reserve((s.large_offsets ? 8 : 4) * (bound + 2));
+    if (strings) {
+      regions_[i].ends = Region::reserve((s.large_offsets ? 8 : 4) * (bound + 2));
+      regions_[i].bytes = Region::reserve(bytes);
+    }
   }
 
   std::vector<KindInfo> start_kinds(ncols);
@@ -655,7 +689,6 @@ DataFrame Reader::read() {
     if (a.type.is_binary_like()) {
       EMBER_CHECK(a.type.has_large_offsets() || bytes <= INT32_MAX, "read_csv: '", name_, "': column '", specs_[i].name,
                   "' holds ", bytes, " bytes of strings, more than 32-bit offsets address; read it as large_string");
-      a.data.resize(bytes);
       if (a.type.has_large_offsets() && !specs_[i].large_offsets) a.wide.resize((total_rows + 1) * 8);
       a.gathered = exact;  // in place: chunks may go in parallel (below)
     }
@@ -671,7 +704,7 @@ DataFrame Reader::read() {
   run(tasks.size(), [&](size_t t) {
     const auto [i, k] = tasks[t];
     if (asm_[i].type.is_string()) bad[t] = chunks_[k].columns[i].invalid_utf8_row();
-    if (bad[t] < 0 && asm_[i].gathered) gather_strings(i, k, asm_[i]);
+    if (bad[t] < 0 && asm_[i].gathered) gather_ends(i, k, asm_[i]);
   });
   for (size_t t = 0; t < tasks.size(); ++t)
     if (bad[t] >= 0) {
