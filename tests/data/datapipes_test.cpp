@@ -232,12 +232,12 @@ TEST(DataPipes, IndexesBucketsGroups) {
   EXPECT_EQ(indexed[2].at("x"), 4.0);
 
   // max_token_bucketize: shortest first from the buffer, sums within the budget.
-  auto lens = IterableWrapper(V{5, 1, 4, 2, 3, 9}).max_token_bucketize(6, [](const int& x) { return x; }, 0, 8);
-  EXPECT_EQ(collect(lens), (std::vector<V>{{1, 2, 3}, {4}, {5}}));  // 9 > max_len is dropped
+  auto lens = IterableWrapper(V{5, 1, 4, 2, 3, 9}).max_token_bucketize(6, [](const int& x) { return x; });
+  EXPECT_EQ(collect(lens), (std::vector<V>{{1, 2, 3}, {4}, {5}}));  // 9 > max_len (= 6) is dropped
   auto small = IterableWrapper(V{5, 1, 4, 2, 3}).max_token_bucketize(6, [](const int& x) { return x; }, 0, std::nullopt, 2);
   EXPECT_EQ(collect(small), (std::vector<V>{{1, 4}, {2, 3}, {5}}));
-  std::string err = error_of([&] { collect(IterableWrapper(V{7}).max_token_bucketize(6, [](const int& x) { return x; })); });
-  EXPECT_NE(err.find("length 7 > max_token_count 6"), std::string::npos) << err;
+  std::string err = error_of([&] { IterableWrapper(V{7}).max_token_bucketize(6, [](const int& x) { return x; }, 0, 8); });
+  EXPECT_NE(err.find("max_len <= max_token_count, got min_len 0, max_len 8, max_token_count 6"), std::string::npos) << err;
 
   // groupby: full groups as they complete, the largest when the buffer fills, then the rest.
   auto g = IterableWrapper(V{1, 2, 3, 4, 5, 6, 7}).groupby([](const int& x) { return x % 3; }, 100, 2);
@@ -249,8 +249,13 @@ TEST(DataPipes, IndexesBucketsGroups) {
   EXPECT_NE(err.find("guaranteed_group_size"), std::string::npos) << err;
   auto g4 = IterableWrapper(V{0, 1, 3, 2}).groupby([](const int& x) { return x % 3; }, 2, 2, 2, true);
   // Each time the buffer fills, its first largest group is below the guarantee and is
-  // dropped ({0}, then {1}, then {3}); the last group {2} is too small as well.
-  EXPECT_EQ(collect(g4), (std::vector<V>{}));
+  // dropped ({0}, then {1}, then {3}); at the end every remaining group comes out (TorchData).
+  EXPECT_EQ(collect(g4), (std::vector<V>{{2}}));
+  // group_size implies the guarantee (TorchData): a full buffer with only small groups
+  // is an error unless drop_remaining.
+  auto g5 = IterableWrapper(V{0, 1, 2}).groupby([](const int& x) { return x % 3; }, 2, 2);
+  err = error_of([&] { collect(g5); });
+  EXPECT_NE(err.find("guaranteed_group_size"), std::string::npos) << err;
 }
 
 TEST(DataPipes, BucketbatchSortsWithinBuckets) {
@@ -709,7 +714,7 @@ TEST(DataLoaderPipes, DistributedOverTCPStore) {
   EXPECT_EQ(got[1].size(), 50u);
   std::set<int> epoch0(got[0].begin(), got[0].begin() + 25);
   for (size_t i = 0; i < 25; ++i) EXPECT_TRUE(epoch0.insert(got[1][i]).second) << got[1][i] << " on both ranks";
-  EXPECT_EQ(master->num_keys(), 0);  // the per-step keys were cleaned up
+  EXPECT_EQ(master->num_keys(), 2);  // per-step keys cleaned up; each rank's loader counter stays
   // make_data_loader shards across ranks too when given the rank group.
   std::vector<V> loaded(2);
   std::vector<std::thread> loaders;
@@ -727,4 +732,72 @@ TEST(DataLoaderPipes, DistributedOverTCPStore) {
   EXPECT_EQ(loaded[1], (V{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33, 35, 37, 39}));
   std::string err = error_of([&] { DistributedReadingService(master, 2, 2); });
   EXPECT_NE(err.find("expected 0 <= rank < world_size, got rank 2 of 2"), std::string::npos) << err;
+}
+
+// Review fixes: each of these hung, raced, leaked data or lost elements before.
+TEST(DataPipesReview, ShutdownMidEpochInvalidatesInsteadOfHanging) {
+  DataLoader2 loader(IterableWrapper(range(1000)).sharding_filter(), std::make_shared<MultiProcessingReadingService>(2));
+  auto it = loader.begin();
+  ++it;
+  loader.shutdown();
+  std::string err = error_of([&] { ++it; });
+  EXPECT_NE(err.find("invalidated"), std::string::npos) << err;
+  EXPECT_EQ(V(loader.begin(), loader.end()).size(), 1000u);  // and it starts again
+}
+
+TEST(DataPipesReview, RandomSplitRefusesARandomInput) {
+  auto parts = IterableWrapper(range(10)).shuffle().random_split({1, 1}, 3);
+  std::string err = error_of([&] { collect(parts[0]); });
+  EXPECT_NE(err.find("has a random pipe (Shuffler) upstream"), std::string::npos) << err;
+  err = error_of([&] { IterableWrapper(range(10)).random_split({0, 0}, 3); });
+  EXPECT_NE(err.find("weights sum to 0"), std::string::npos) << err;
+}
+
+TEST(DataPipesReview, WorkersKeepTheirGraphAcrossEpochs) {
+  std::atomic<int> reads{0};
+  auto pipe = IterableWrapper(range(100)).sharding_filter().map([&](int x) {
+    ++reads;
+    return x;
+  }).in_memory_cache();
+  DataLoader2 loader(pipe, std::make_shared<MultiProcessingReadingService>(2));
+  for (int e = 0; e < 3; ++e) EXPECT_EQ(V(loader.begin(), loader.end()).size(), 100u);
+  EXPECT_EQ(reads.load(), 100);  // epochs 2 and 3 came from each worker's cache
+}
+
+TEST(DataPipesReview, ForkOutputsReadFromTwoThreads) {
+  for (int round = 0; round < 20; ++round) {
+    auto f = IterableWrapper(range(2000)).fork(2, -1);
+    auto pairs = collect(f[0].prefetch(3).zip(f[1].prefetch(5)));
+    ASSERT_EQ(pairs.size(), 2000u);
+    for (size_t i = 0; i < pairs.size(); ++i) ASSERT_EQ(std::get<0>(pairs[i]), std::get<1>(pairs[i]));
+    auto d = IterableWrapper(range(2000)).demux(2, [](const int& x) { return x % 2; }, false, -1);
+    V m = collect(d[0].prefetch(2).mux(d[1].prefetch(2)));
+    ASSERT_EQ(m, range(2000));
+  }
+}
+
+TEST(DataPipesReview, ShufflerKeepsItsBufferWhenTheInputThrows) {
+  int calls = 0;
+  auto pipe = IterableWrapper(range(20)).map([&](int x) {
+    if (x == 12 && calls++ == 0) throw std::runtime_error("transient");
+    return x;
+  }).shuffle(5);
+  manual_seed(1);
+  V got;
+  auto it = pipe.begin();
+  while (it != pipe.end()) {
+    got.push_back(*it);
+    for (;;) {  // a failed step is retried: the failed element is skipped, nothing buffered is lost
+      try {
+        ++it;
+        break;
+      } catch (const std::runtime_error&) {
+      }
+    }
+  }
+  V sorted = got;
+  std::sort(sorted.begin(), sorted.end());
+  V want = range(20);
+  want.erase(want.begin() + 12);
+  EXPECT_EQ(sorted, want);
 }

@@ -7,6 +7,11 @@ namespace ember::data::datapipes {
 StoreRankSync::StoreRankSync(std::shared_ptr<distributed::Store> store, int64_t rank, int64_t world_size,
                              std::string prefix)
     : store_(std::move(store)), rank_(rank), world_(world_size), prefix_(std::move(prefix)) {
+  // Loaders sharing a store must not share keys: the n-th rank group each rank makes on a
+  // store gets the n-th namespace (ranks make their loaders in the same order). One
+  // counter key per rank stays in the store.
+  const int64_t n = store_->add(prefix_ + "groups/" + std::to_string(rank_), 1);
+  prefix_ += std::to_string(n) + "/";
   EMBER_CHECK(store_, "DistributedReadingService: null store");
   EMBER_CHECK(world_size >= 1 && rank >= 0 && rank < world_size,
               "DistributedReadingService: expected 0 <= rank < world_size, got rank ", rank, " of ", world_size);

@@ -142,7 +142,8 @@ class DataLoader2 {
     void check() const {
       EMBER_CHECK(cur_, "DataLoader2: dereferencing an iterator at the end");
       EMBER_CHECK(loader_->generation_ == generation_,
-                  "DataLoader2: this iterator was invalidated by a newer begin() (which starts a new epoch)");
+                  "DataLoader2: this iterator was invalidated by a newer begin() (which starts a new epoch) or by "
+                  "shutdown()");
     }
     DataLoader2* loader_ = nullptr;
     uint64_t generation_ = 0;
@@ -170,8 +171,12 @@ class DataLoader2 {
   // Fixes the seeds of every later epoch (epoch e uses a mix of `seed` and e); without it,
   // each epoch draws its seed from ember's default generator.
   void seed(uint64_t seed) { seed_ = seed; }
-  // Stops the workers; the next begin() starts them again.
-  void shutdown() { runner_->shutdown(); }
+  // Stops the workers; the next begin() starts them again. Iterators of the stopped epoch
+  // become invalid (a clear error, never a wait for workers that are gone).
+  void shutdown() {
+    runner_->shutdown();
+    ++generation_;
+  }
   // The position in the current epoch: loading it makes the next begin() continue after the
   // last element taken, with the same remaining elements in the same order.
   json::Value state_dict() const {

@@ -226,15 +226,20 @@ class IterToMapNode final : public NodeImpl<IterToMapNode<T, K, V, F>, MapNode<V
   void load() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (loaded_) return;
+    // Built aside and kept only when complete: a failure part-way leaves nothing behind.
+    std::unordered_map<K, size_t> table;
+    std::vector<K> keys;
+    std::vector<V> values;
     start_epoch(*src_);
     while (auto x = src_->next()) {
       auto kv = fn_(std::move(*x));
-      auto [it, fresh] = table_.emplace(std::move(kv.first), values_.size());
+      auto [it, fresh] = table.emplace(std::move(kv.first), values.size());
       EMBER_CHECK(fresh, "to_map_datapipe: key_value_fn returned the same key for elements ", it->second, " and ",
-                  values_.size(), " (keys must be unique)");
-      keys_.push_back(it->first);
-      values_.push_back(std::move(kv.second));
+                  values.size(), " (keys must be unique)");
+      keys.push_back(it->first);
+      values.push_back(std::move(kv.second));
     }
+    table_ = std::move(table), keys_ = std::move(keys), values_ = std::move(values);
     loaded_ = true;
   }
   std::shared_ptr<IterNode<T>> src_;

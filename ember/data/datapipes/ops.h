@@ -1,6 +1,8 @@
 // The iterable DataPipes (TorchData's names) and IterDataPipe's functional forms.
 #pragma once
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -36,6 +38,13 @@ template <class T> T deep_copy(const T& x) {
   }
 }
 void check_positive(const char* op, const char* what, int64_t v);
+// A mutex member that copies as a fresh mutex (nodes are copied to clone graphs).
+struct NodeMutex {
+  std::mutex m;
+  NodeMutex() = default;
+  NodeMutex(const NodeMutex&) {}
+  NodeMutex& operator=(const NodeMutex&) { return *this; }
+};
 Tensor index_scalar(int64_t i);
 
 // A small pool of threads running tasks (threadpool_map).
@@ -226,15 +235,20 @@ class ShufflerNode final : public UnaryNode<ShufflerNode<T>, T, T> {
       buf_.push_back(std::move(*x));
     }
     if (buf_.empty()) return std::nullopt;
-    size_t idx = std::uniform_int_distribution<size_t>(0, buf_.size() - 1)(rng_);
-    T out = std::move(buf_[idx]);
+    // rng % n rather than a distribution: the same order with every standard library, so
+    // ranks built differently still agree on an upstream shuffle.
+    size_t idx = size_t(rng_() % buf_.size());
+    // The replacement is pulled before the element leaves the buffer: an input that throws
+    // leaves the buffer intact.
     if (!done_) {
       if (auto x = this->pull_src()) {
+        T out = std::move(buf_[idx]);
         buf_[idx] = std::move(*x);
         return out;
       }
       done_ = true;
     }
+    T out = std::move(buf_[idx]);
     buf_[idx] = std::move(buf_.back());
     buf_.pop_back();
     return out;
@@ -408,13 +422,15 @@ class MaxTokenBucketizerNode final : public UnaryNode<MaxTokenBucketizerNode<T, 
   MaxTokenBucketizerNode(std::shared_ptr<IterNode<T>> src, int64_t max_tokens, LenFn len_fn, int64_t min_len,
                          std::optional<int64_t> max_len, int64_t buffer_size)
       : UnaryNode<MaxTokenBucketizerNode, T, std::vector<T>>(std::move(src)),
-        max_tokens_(max_tokens), len_fn_(std::move(len_fn)), min_len_(min_len), max_len_(max_len),
-        buffer_size_(buffer_size) {
+        max_tokens_(max_tokens), len_fn_(std::move(len_fn)), min_len_(min_len),
+        max_len_(max_len.value_or(max_tokens)), buffer_size_(buffer_size) {
     detail::check_positive("max_token_bucketize", "max_token_count", max_tokens);
     detail::check_positive("max_token_bucketize", "buffer_size", buffer_size);
-    EMBER_CHECK(min_len >= 0 && (!max_len || *max_len >= min_len),
-                "max_token_bucketize: expected 0 <= min_len <= max_len, got min_len ", min_len, " max_len ",
-                max_len ? *max_len : -1);
+    // TorchData: max_len defaults to max_token_count and may not exceed it; elements
+    // outside [min_len, max_len] are dropped.
+    EMBER_CHECK(min_len >= 0 && max_len_ >= min_len && max_len_ <= max_tokens,
+                "max_token_bucketize: expected 0 <= min_len <= max_len <= max_token_count, got min_len ", min_len,
+                ", max_len ", max_len_, ", max_token_count ", max_tokens);
   }
   const char* name() const override { return "MaxTokenBucketizer"; }
   void reset() override {
@@ -458,9 +474,7 @@ class MaxTokenBucketizerNode final : public UnaryNode<MaxTokenBucketizerNode<T, 
         break;
       }
       int64_t len = int64_t(len_fn_(static_cast<const T&>(*x)));
-      if (len < min_len_ || (max_len_ && len > *max_len_)) continue;
-      EMBER_CHECK(len <= max_tokens_, "max_token_bucketize: an element has length ", len,
-                  " > max_token_count ", max_tokens_, " (filter it out with max_len)");
+      if (len < min_len_ || len > max_len_) continue;
       heap_.push(std::make_shared<Entry>(Entry{len, seq_++, std::move(*x)}));
     }
     if (heap_.empty()) return std::nullopt;
@@ -470,8 +484,7 @@ class MaxTokenBucketizerNode final : public UnaryNode<MaxTokenBucketizerNode<T, 
   }
   int64_t max_tokens_;
   LenFn len_fn_;
-  int64_t min_len_;
-  std::optional<int64_t> max_len_;
+  int64_t min_len_, max_len_;
   int64_t buffer_size_;
   std::priority_queue<std::shared_ptr<Entry>, std::vector<std::shared_ptr<Entry>>, Later> heap_;
   uint64_t seq_ = 0;
@@ -489,7 +502,8 @@ class GrouperNode final : public UnaryNode<GrouperNode<T, KeyFn>, T, std::vector
   GrouperNode(std::shared_ptr<IterNode<T>> src, KeyFn key_fn, int64_t buffer_size, std::optional<int64_t> group_size,
               std::optional<int64_t> guaranteed, bool drop_remaining)
       : UnaryNode<GrouperNode, T, std::vector<T>>(std::move(src)), key_fn_(std::move(key_fn)),
-        buffer_size_(buffer_size), group_size_(group_size), guaranteed_(guaranteed), drop_remaining_(drop_remaining) {
+        buffer_size_(buffer_size), group_size_(group_size), guaranteed_(guaranteed ? guaranteed : group_size),
+        drop_remaining_(drop_remaining) {
     detail::check_positive("groupby", "buffer_size", buffer_size);
     if (group_size) {
       detail::check_positive("groupby", "group_size", *group_size);
@@ -537,15 +551,8 @@ class GrouperNode final : public UnaryNode<GrouperNode<T, KeyFn>, T, std::vector
         return take(k);
       }
     }
-    while (!order_.empty()) {
-      Key k = order_.front();
-      if (guaranteed_ && int64_t(groups_[k].size()) < *guaranteed_ && drop_remaining_) {
-        size_ -= groups_[k].size();
-        erase(k);
-        continue;
-      }
-      return take(k);
-    }
+    // The input ended: every remaining group, whatever its size (as TorchData).
+    if (!order_.empty()) return take(order_.front());
     return std::nullopt;
   }
 
@@ -597,6 +604,9 @@ class PrefetcherNode final : public UnaryNode<PrefetcherNode<T>, T, T> {
     rt_->stop = false;
   }
   std::optional<T> next() override {
+    // Stopped (a new epoch is being set up while a reader downstream still runs): end,
+    // and never start a thread until reset().
+    if (rt_->stop) return std::nullopt;
     if (!rt_->thread.joinable() && !rt_->ended) rt_->thread = std::thread([this] { run(); });
     std::unique_lock<std::mutex> lock(rt_->m);
     rt_->cv.wait(lock, [&] { return !rt_->queue.empty() || rt_->ended; });
@@ -638,7 +648,8 @@ class PrefetcherNode final : public UnaryNode<PrefetcherNode<T>, T, T> {
     std::mutex m;
     std::condition_variable cv;
     std::deque<T> queue;
-    bool ended = false, stop = false;
+    bool ended = false;
+    std::atomic<bool> stop{false};  // also read by downstream readers without the lock
     std::exception_ptr error;
     std::thread thread;
   };
@@ -769,6 +780,11 @@ class RandomSplitNode final : public UnaryNode<RandomSplitNode<T>, T, T> {
 
  private:
   void init() {
+    // Each output makes its own pass over the input: a random pipe upstream would order
+    // the passes differently and the splits would overlap.
+    for (NodeBase* n : traverse(*this->src_))
+      EMBER_CHECK(!n->is_random(), "random_split: the input has a random pipe (", n->name(),
+                  ") upstream, so the outputs would not partition it; split first, then shuffle each output");
     if (!total_) {  // count the input once, then start it again
       int64_t n = 0;
       while (this->pull_src()) ++n;
@@ -954,7 +970,9 @@ class ForkBufferNode final : public NodeImpl<ForkBufferNode<T>, NodeBase> {
     pos_.assign(size_t(n_), 0);
     done_ = false;
   }
+  // Outputs may be read from different threads (a prefetch() on one of them).
   std::optional<T> get(int64_t child) {
+    std::lock_guard<std::mutex> lock(mutex_.m);
     int64_t& p = pos_[size_t(child)];
     if (p - base_ >= int64_t(buf_.size())) {
       if (done_) return std::nullopt;
@@ -984,6 +1002,7 @@ class ForkBufferNode final : public NodeImpl<ForkBufferNode<T>, NodeBase> {
   std::shared_ptr<IterNode<T>> src_;
   int64_t n_, buffer_size_;
   bool deep_;
+  detail::NodeMutex mutex_;
   std::deque<T> buf_;
   int64_t base_ = 0;
   std::vector<int64_t> pos_;
@@ -1005,6 +1024,7 @@ class DemuxBufferNode final : public NodeImpl<DemuxBufferNode<T, F>, NodeBase> {
     done_ = false;
   }
   std::optional<T> get(int64_t child) {
+    std::lock_guard<std::mutex> lock(mutex_.m);
     auto& mine = bufs_[size_t(child)];
     while (mine.empty()) {
       if (done_) return std::nullopt;
@@ -1045,6 +1065,7 @@ class DemuxBufferNode final : public NodeImpl<DemuxBufferNode<T, F>, NodeBase> {
   F fn_;
   bool drop_none_;
   int64_t buffer_size_;
+  detail::NodeMutex mutex_;
   std::vector<std::deque<T>> bufs_;
   bool done_ = false;
 };
@@ -1280,7 +1301,12 @@ template <class T>
 std::vector<IterDataPipe<T>> IterDataPipe<T>::random_split(std::vector<double> weights, uint64_t seed,
                                                            std::optional<int64_t> total_length) const {
   EMBER_CHECK(!weights.empty(), "random_split: expected at least one weight");
-  for (double w : weights) EMBER_CHECK(w >= 0, "random_split: weights must be >= 0, got ", w);
+  double sum = 0;
+  for (double w : weights) {
+    EMBER_CHECK(w >= 0 && std::isfinite(w), "random_split: weights must be finite and >= 0, got ", w);
+    sum += w;
+  }
+  EMBER_CHECK(sum > 0, "random_split: the weights sum to 0");
   EMBER_CHECK(!total_length || *total_length >= 0, "random_split: total_length must be >= 0");
   std::vector<IterDataPipe<T>> out;
   for (size_t k = 0; k < weights.size(); ++k)

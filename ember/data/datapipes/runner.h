@@ -97,14 +97,18 @@ class PipeRunner {
     seed_ = seed;
     int64_t w = std::max<int64_t>(1, opts_.num_workers);
     int64_t rank = opts_.sync ? opts_.sync->rank() : 0, world = opts_.sync ? opts_.sync->world_size() : 1;
-    graphs_.clear();
-    for (int64_t i = 0; i < w; ++i) {
-      auto g = clone_graph(pipe_.node());
-      int64_t instances = world * w, instance = rank * w + i;
-      if (instances > 1) detail::check_sharded(apply_sharding(*g, instances, instance), instances, g->name());
-      seed_graph(*g, seed, instance);
-      graphs_.push_back(std::move(g));
+    // Each worker's copy of the graph is made once and kept across epochs (so that, e.g.,
+    // in_memory_cache fills once per worker); every epoch reseeds it.
+    if (int64_t(graphs_.size()) != w) {
+      graphs_.clear();
+      for (int64_t i = 0; i < w; ++i) {
+        auto g = clone_graph(pipe_.node());
+        int64_t instances = world * w, instance = rank * w + i;
+        if (instances > 1) detail::check_sharded(apply_sharding(*g, instances, instance), instances, g->name());
+        graphs_.push_back(std::move(g));
+      }
     }
+    for (int64_t i = 0; i < w; ++i) seed_graph(*graphs_[size_t(i)], seed, rank * w + i);
     skip.resize(size_t(w), 0);
     taken_ = skip;
     turn_ = turn % w;
@@ -150,7 +154,12 @@ class PipeRunner {
     EMBER_CHECK(s.is_object() && s.find("taken") && s.find("seed") && s.find("turn") && s.find("epoch"),
                 "DataLoader::load_state_dict: not a loader state: ", json::dump(s));
     std::vector<int64_t> skip;
-    for (const auto& t : s.find("taken")->as_array("taken")) skip.push_back(t.as_int("taken"));
+    for (const auto& t : s.find("taken")->as_array("taken")) {
+      skip.push_back(t.as_int("taken"));
+      EMBER_CHECK(skip.back() >= 0, "DataLoader::load_state_dict: negative 'taken' in ", json::dump(s));
+    }
+    EMBER_CHECK(s.find("turn")->as_int("turn") >= 0, "DataLoader::load_state_dict: negative 'turn' in ",
+                json::dump(s));
     int64_t w = std::max<int64_t>(1, opts_.num_workers);
     EMBER_CHECK(int64_t(skip.size()) == w, "DataLoader::load_state_dict: the state has ", skip.size(),
                 " workers, this loader ", w, " (resume with the same number of workers)");
@@ -196,7 +205,16 @@ class PipeRunner {
 
   void work(int64_t i, int64_t skip) {
     if constexpr (wire_supported<T>) {
-      if (opts_.processes) return process_work(i, skip);
+      if (opts_.processes) {
+        try {
+          process_work(i, skip);
+        } catch (...) {  // fork/pipe failed: the caller gets the error, not std::terminate
+          std::lock_guard<std::mutex> lock(m_);
+          queues_[size_t(i)].push_back(Slot{std::nullopt, std::current_exception()});
+        }
+        cv_.notify_all();
+        return;
+      }
     }
     auto& g = *graphs_[size_t(i)];
     try {
