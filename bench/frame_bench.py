@@ -58,12 +58,16 @@ def load_arrow(d):
 
 
 def best(f, repeats):
-    out, t = None, float("inf")
-    for _ in range(repeats):
+    # At least `repeats` runs and, for fast cases, until MIN_SECONDS have passed (at most
+    # 100 runs), as frame_bench.cpp does.
+    min_seconds = float(os.environ.get("MIN_SECONDS", "1.0"))
+    out, t, total, r = None, float("inf"), 0.0, 0
+    while r < repeats or (total < min_seconds and r < 100):
         out = None  # the previous result is freed outside the timing
         t0 = time.perf_counter()
         out = f()
-        t = min(t, time.perf_counter() - t0)
+        dt = time.perf_counter() - t0
+        t, total, r = min(t, dt), total + dt, r + 1
     return t, out
 
 

@@ -5,11 +5,12 @@
 # the key, str lower() on 1M rows, CSV read of the same data. ember and polars run with 2
 # threads (OMP_NUM_THREADS=2, POLARS_MAX_THREADS=2), pandas single-threaded as it is.
 # The data is generated once (deterministic) by bench/frame_bench.py gen; the three programs
-# run alternately, ROUNDS times, each taking the best of REPEATS per case; the table shows
+# run alternately, ROUNDS times, each taking the best of REPEATS runs per case (more runs for
+# fast cases, until MIN_SECONDS of runs); the table shows
 # the best time per case over the rounds and pandas / ember, polars / ember (> 1: ember is
 # faster), then each program's result rows and checksum, which must agree.
 # Usage: bench/frame_bench.sh [filter-substring]
-#        (env: DATA=/tmp/frame_bench ROWS=10000000 ROUNDS=3 REPEATS=3 BUILD=build)
+#        (env: DATA=/tmp/frame_bench ROWS=10000000 ROUNDS=3 REPEATS=3 MIN_SECONDS=1 BUILD=build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -32,13 +33,14 @@ if [[ ! -x $OUT/frame_bench || bench/frame_bench.cpp -nt $OUT/frame_bench || $BU
 fi
 
 for p in ember pandas polars; do : >"$OUT/frame_bench.$p"; done
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 0; r < ROUNDS; r++)); do
   OMP_NUM_THREADS=2 "$OUT/frame_bench" "$DATA" "$REPEATS" "$FILTER" >>"$OUT/frame_bench.ember"
   python3 bench/frame_bench.py pandas "$DATA" "$REPEATS" "$FILTER" >>"$OUT/frame_bench.pandas"
   POLARS_MAX_THREADS=2 python3 bench/frame_bench.py polars "$DATA" "$REPEATS" "$FILTER" >>"$OUT/frame_bench.polars"
 done
 
-echo "$ROWS rows, 2 threads (pandas 1), best of $ROUNDS rounds x $REPEATS; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$ROWS rows, 2 threads (pandas 1), best of $ROUNDS rounds x (>= $REPEATS runs, >= ${MIN_SECONDS:-1} s); load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk -F'\t' '
   { p = FILENAME; sub(/.*\./, "", p); key = p SUBSEP $1
     if (!(key in best) || $2 < best[key]) best[key] = $2
