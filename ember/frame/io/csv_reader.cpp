@@ -57,8 +57,9 @@ constexpr int64_t kPad = 64;  // zero bytes after the sentinel
 
 // ---- memory ---------------------------------------------------------------------------------
 
-// Anonymous memory reserved up front and backed only where written (huge pages advised, so
-// a large column costs few page faults); zero until written.
+// Anonymous memory reserved up front and backed only where written; zero until written.
+// (Huge pages were tried: with the kernel's defrag=madvise they cost synchronous compaction,
+// which made the time of a read vary threefold.)
 class Region {
  public:
   static std::shared_ptr<Region> reserve(int64_t bytes) {
@@ -66,7 +67,6 @@ class Region {
     r->bytes_ = size_t(std::max<int64_t>(bytes, 1) + kPad);
     void* p = ::mmap(nullptr, r->bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     EMBER_CHECK(p != MAP_FAILED, "read_csv: cannot reserve ", bytes, " bytes of memory");
-    if (r->bytes_ >= (size_t(4) << 20)) ::madvise(p, r->bytes_, MADV_HUGEPAGE);
     r->data_ = static_cast<uint8_t*>(p);
     return r;
   }
