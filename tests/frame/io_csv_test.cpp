@@ -457,6 +457,19 @@ TEST(FrameIoCsv, WritesLikePython) {
   // A single column's null is quoted, so that it is not a blank line.
   EXPECT_EQ(to_csv(DataFrame{{"x", column({1, std::nullopt})}}), "x\n1\n\"\"\n");
   EXPECT_ERROR_WITH(to_csv(DataFrame{{"l", column(std::vector<std::vector<int64_t>>{{1}})}}), "column 'l' has type List(int64)");
+  // Dictionaries as their values; dates; timestamps with every digit of their unit (and "Z"
+  // when they have a timezone); binaries as their bytes; float32 as Python prints it.
+  const DataFrame more{{"c", column({"lo", "hi", "lo"}).dictionary_encode()},
+                       {"d", column({0, -1, 19782}, dt::date32)},
+                       {"t", column({0, 1500, -1}, dt::Timestamp(TimeUnit::Milli))},
+                       {"z", column({0, 1, 2}, dt::Timestamp(TimeUnit::Second, "Asia/Tokyo"))},
+                       {"bin", column_from_values({"a", std::string("\0b", 2), "c"}, dt::binary)},
+                       {"f", column(std::vector<float>{0.1f, 1.5f, -2.0f})}};
+  EXPECT_EQ(to_csv(more),
+            "c,d,t,z,bin,f\n"
+            "lo,1970-01-01,1970-01-01 00:00:00.000,1970-01-01 00:00:00Z,a,0.1\n"
+            "hi,1969-12-31,1970-01-01 00:00:01.500,1970-01-01 00:00:01Z," + std::string("\0b", 2) + ",1.5\n"
+            "lo,2024-02-29,1969-12-31 23:59:59.999,1970-01-01 00:00:02Z,c,-2.0\n");
 }
 
 TEST(FrameIoCsv, RoundTripsThroughWriteAndRead) {

@@ -261,6 +261,26 @@ TEST(FrameIoIpc, DictionaryDeltasAndReplacements) {
   }
 }
 
+// Dictionaries of nested values, and dictionary columns nested in lists and structs.
+TEST(FrameIoIpc, DictionariesOfAnyValueType) {
+  const Column points = struct_column({{"x", column({1, 2})}, {"tags", column(std::vector<std::vector<std::string>>{{"a"}, {}})}});
+  const Column lists = column(std::vector<std::vector<int64_t>>{{1, 2}, {}, {3}});
+  const DataFrame df{
+      {"dict_of_struct", dictionary_column(column({1, 0, 1, std::nullopt}, dt::Int8(true)), points)},
+      {"dict_of_list", dictionary_column(column({2, 2, 0, 1}, dt::int16), lists, true)},
+      {"dict_of_double", dictionary_column(column({0, 0, 1, 1}, dt::uint32), column({0.5, -1.0}))},
+      {"list_of_dict", column_from_values({Value::List{"a", "b"}, Value::List{}, Value(), Value::List{"b"}},
+                                          dt::List(dt::Dictionary(dt::int32, dt::string), true))},
+      {"struct_of_dict", struct_column({{"d", column({"p", "q", "p", "p"}).dictionary_encode()}})}};
+  for (IpcCompression c : kCodecs) {
+    const IpcWriteOptions o = IpcWriteOptions().with_compression(c).with_max_rows_per_batch(3);
+    const DataFrame a = IpcFileReader(bytes_of(file_bytes(df, o))).read_table();
+    EXPECT_EQ(a.dtypes(), df.dtypes());
+    EXPECT_EQ(a, df);
+    EXPECT_EQ(IpcStreamReader(bytes_of(stream_bytes(df, o))).read_table(), df);
+  }
+}
+
 TEST(FrameIoIpc, NullabilityOfBatchesAgainstTheSchema) {
   const DataFrame nn{{"x", column(std::vector<int64_t>{1, 2})}};
   const DataFrame with_nulls{{"x", column({1, std::nullopt})}};
