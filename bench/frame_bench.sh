@@ -31,10 +31,15 @@ if [[ ! -f $DATA/data.csv || $(cat "$DATA/rows" 2>/dev/null) != "$ROWS" ]]; then
   python3 bench/frame_bench.py gen "$DATA" "$ROWS"
   echo "$ROWS" >"$DATA/rows"
 fi
-if [[ ! -x $OUT/frame_bench || bench/frame_bench.cpp -nt $OUT/frame_bench || $BUILD/libember.so -nt $OUT/frame_bench ]]; then
-  g++ -O3 -march=native -std=c++20 -fopenmp -o "$OUT/frame_bench" bench/frame_bench.cpp -Icompat -I. \
-    -L"$BUILD" -lember -Wl,-rpath,"$PWD/$BUILD"
-fi
+# ember runs against a private copy of the library, so a rebuild of $BUILD during the run (a
+# shared machine) neither breaks a round nor mixes two versions in one table.
+mkdir -p "$OUT/frame_bench_lib"
+cp -L "$BUILD/libember.so" "$OUT/frame_bench_lib/libember.so.tmp"
+mv "$OUT/frame_bench_lib/libember.so.tmp" "$OUT/frame_bench_lib/libember.so.0"
+ln -sf libember.so.0 "$OUT/frame_bench_lib/libember.so"
+g++ -O3 -march=native -std=c++20 -fopenmp -o "$OUT/frame_bench" bench/frame_bench.cpp -Icompat -I. \
+  -L"$OUT/frame_bench_lib" -lember -Wl,-rpath,"$PWD/$OUT/frame_bench_lib"
+echo "ember: $(git log -1 --format='%h %s' | cut -c1-70) (+ uncommitted edits in the tree, if any)" >&2
 
 for p in ember ember_passive pandas polars; do : >"$OUT/frame_bench.$p"; done
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
