@@ -75,7 +75,7 @@ TEST(FrameRelationalRows, AppendAndConcat) {
   EXPECT_ERROR_WITH(concat({df, missing}), "concat: frame 1 has no column 'year'");
   const DataFrame extra = df.assign("z", column({1, 2, 3, 4, 5, 6}));
   EXPECT_ERROR_WITH(concat({df, extra}), "frame 1 has a column 'z' that frame 0 lacks");
-  EXPECT_ERROR_WITH(concat({}), "concat: no frames to concatenate");
+  EXPECT_ERROR_WITH(concat(std::vector<DataFrame>{}), "concat: no frames to concatenate");
 }
 
 TEST(FrameRelationalSort, KeysDirectionsNulls) {

@@ -13,8 +13,8 @@
 namespace ember::frame {
 namespace {
 
-using relational::concat;
-using relational::take;
+
+
 
 // `got` is src taken at idx: values from the source rows, nulls at negative positions.
 void expect_taken(const Column& got, const Column& src, const std::vector<int64_t>& idx, const std::string& ctx) {
@@ -43,11 +43,11 @@ TEST(FrameRelationalTake, EveryTypeWithNullPositions) {
         const int64_t r = int64_t(rng() % uint32_t(n + 1)) - 1;  // -1 .. n-1
         idx.push_back(round == 0 && n > 0 ? std::max<int64_t>(r, 0) : r);
       }
-      expect_taken(take(col, idx), col, idx, name + " round " + std::to_string(round));
+      expect_taken(relational::take(col, idx), col, idx, name + " round " + std::to_string(round));
       std::vector<int32_t> idx32(idx.begin(), idx.end());
-      expect_taken(take(col, idx32.data(), int64_t(idx32.size())), col, idx, name + " (int32 positions)");
+      expect_taken(relational::take(col, idx32.data(), int64_t(idx32.size())), col, idx, name + " (int32 positions)");
     }
-    expect_taken(take(col, std::vector<int64_t>{}), col, {}, name + " (no positions)");
+    expect_taken(relational::take(col, std::vector<int64_t>{}), col, {}, name + " (no positions)");
   }
 }
 
@@ -67,33 +67,33 @@ TEST(FrameRelationalTake, LargeInputsSplitAcrossThreads) {
   for (const Column& c : cols) {
     std::vector<int64_t> idx(static_cast<size_t>(n));
     for (auto& k : idx) k = int64_t(rng() % uint32_t(c.size() + 50)) - 50;  // some nulls
-    expect_taken(take(c, idx), c, idx, c.dtype().to_string());
+    expect_taken(relational::take(c, idx), c, idx, c.dtype().to_string());
   }
 }
 
 TEST(FrameRelationalTake, PositionsAsAColumnAndFrames) {
   const Column src = column({"a", "b", std::nullopt, "d"});
-  const Column got = take(src, column({3, std::nullopt, 0, 2}));
+  const Column got = relational::take(src, column({3, std::nullopt, 0, 2}));
   EXPECT_EQ(got.to_values(), (std::vector<Value>{"d", Value(), "a", Value()}));
   EXPECT_TRUE(got.dtype() == dtypes::String(true));
   const DataFrame df{{"s", src}, {"i", column({1, 2, 3, 4})}};
   const std::vector<int64_t> rev{3, 2, 1, 0};
-  const DataFrame r = take(df, rev.data(), 4);
+  const DataFrame r = relational::take(df, rev.data(), 4);
   EXPECT_EQ(r.row(0), (std::vector<Value>{"d", 4}));
   EXPECT_EQ(r.row(3), (std::vector<Value>{"a", 1}));
   // 0..n-1 shares the columns.
   const std::vector<int64_t> same{0, 1, 2, 3};
-  EXPECT_EQ(take(df, same.data(), 4)["i"].data(), df["i"].data());
+  EXPECT_EQ(relational::take(df, same.data(), 4)["i"].data(), df["i"].data());
 }
 
 TEST(FrameRelationalTake, Errors) {
   const Column src = column({1, 2, 3});
-  EXPECT_ERROR_WITH(take(src, std::vector<int64_t>{0, 3}), "row position 3 (at 1) is out of range for 3 rows");
-  EXPECT_ERROR_WITH(take(src, std::vector<int64_t>{0, 7}, "sort"), "sort: row position 7");
-  EXPECT_ERROR_WITH(take(src, column({1, -2})), "row position -2 (at 1) is negative");
-  EXPECT_ERROR_WITH(take(src, column({1.5})), "positions must be an integer column, got float64");
+  EXPECT_ERROR_WITH(relational::take(src, std::vector<int64_t>{0, 3}), "row position 3 (at 1) is out of range for 3 rows");
+  EXPECT_ERROR_WITH(relational::take(src, std::vector<int64_t>{0, 7}, "sort"), "sort: row position 7");
+  EXPECT_ERROR_WITH(relational::take(src, column({1, -2})), "row position -2 (at 1) is negative");
+  EXPECT_ERROR_WITH(relational::take(src, column({1.5})), "positions must be an integer column, got float64");
   try {
-    take(src, std::vector<int64_t>{5});
+    relational::take(src, std::vector<int64_t>{5});
     ADD_FAILURE() << "expected an IndexError";
   } catch (const IndexError&) {
   }
@@ -127,35 +127,35 @@ TEST(FrameRelationalConcat, EveryTypeFromPieces) {
   for (const auto& [name, col] : test::fixtures()) {
     const int64_t n = col.size();
     const int64_t a = n / 3, b = (2 * n) / 3;
-    const Column got = concat({col.slice(0, a), col.slice(a, b - a), col.slice(b, n - b)});
+    const Column got = relational::concat({col.slice(0, a), col.slice(a, b - a), col.slice(b, n - b)});
     ASSERT_NO_THROW(got.data()->validate({true})) << name;
     EXPECT_TRUE(got.equals(col)) << name << ":\n" << got.to_string() << "\nexpected\n" << col.to_string();
   }
 }
 
 TEST(FrameRelationalConcat, NullableFlagsAndDictionaries) {
-  const Column got = concat({column({1, 2}), column({3, std::nullopt})});
+  const Column got = relational::concat({column({1, 2}), column({3, std::nullopt})});
   EXPECT_TRUE(got.dtype() == dtypes::Int64(true));
   EXPECT_EQ(got.to_values(), (std::vector<Value>{1, 2, 3, Value()}));
   // Different dictionaries are unified: distinct values in order of first appearance.
   const Column d1 = column({"red", "green", "red"}).dictionary_encode();
   const Column d2 = column({"blue", std::nullopt, "green"}).dictionary_encode();
-  const Column d = concat({d1, d2});
+  const Column d = relational::concat({d1, d2});
   ASSERT_NO_THROW(d.data()->validate());
   EXPECT_EQ(d.to_values(), (std::vector<Value>{"red", "green", "red", "blue", Value(), "green"}));
   EXPECT_EQ(d.dictionary().to_values(), (std::vector<Value>{"red", "green", "blue"}));
   // Nested nullable flags merge too.
   const Column l1 = column(std::vector<std::vector<int64_t>>{{1}, {2, 3}});
   const Column l2 = column_from_values(std::vector<Value>{Value(Value::List{Value(), 4})}, dtypes::List(dtypes::Int64(true)));
-  const Column l = concat({l1, l2});
+  const Column l = relational::concat({l1, l2});
   ASSERT_NO_THROW(l.data()->validate());
   EXPECT_TRUE(l.dtype() == dtypes::List(dtypes::Int64(true)));
   EXPECT_EQ(l.get_value(2), (Value(Value::List{Value(), 4})));
 }
 
 TEST(FrameRelationalConcat, Errors) {
-  EXPECT_ERROR_WITH(concat({column({1, 2}), column({1.5})}), "concat: column 1 has dtype float64 but column 0 has int64");
-  EXPECT_ERROR_WITH(concat({}), "no columns to concatenate");
+  EXPECT_ERROR_WITH(relational::concat({column({1, 2}), column({1.5})}), "concat: column 1 has dtype float64 but column 0 has int64");
+  EXPECT_ERROR_WITH(relational::concat({}), "no columns to concatenate");
 }
 
 TEST(FrameRelationalNulls, NullableAndNot) {

@@ -68,6 +68,9 @@ class Table {
       pos = (pos + 1) & mask_;
     }
   }
+  // Starts loading the slot where a probe for `key` begins (probes of a block of rows are
+  // independent: prefetching a few rows ahead overlaps their cache misses).
+  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[size_t((key * kMul) >> shift_)]); }
   // The id stored for `key`, or `next_id` after storing it.
   template <class Eq>
   int32_t find_or_insert(uint64_t key, const Eq& eq, int32_t next_id) {
@@ -111,7 +114,8 @@ class Table {
   int64_t count_ = 0;
 };
 
-constexpr int64_t kBlock = 1024;  // rows hashed at a time
+constexpr int64_t kBlock = 256;  // rows hashed at a time
+constexpr int64_t kAhead = 8;    // table slots prefetched this many rows ahead
 
 // The widest value range that direct-mapped keys may span for `rows` rows (Note [Direct-mapped
 // keys]): a lookup array of at most 4 entries per row, and never more than 4M entries.
@@ -122,7 +126,8 @@ int64_t direct_span(int64_t rows) { return std::min<int64_t>(std::max<int64_t>(i
 // With extra groups from a probe side (outer joins), ids past reps_ index probe_reps_.
 class Grouper {
  public:
-  Grouper(const KeyColumns& k, bool drop_nulls) : k_(k), fixed_(k.single_fixed()), drop_(drop_nulls) {}
+  Grouper(const KeyColumns& k, bool drop_nulls)
+      : k_(k), fixed_(k.single_fixed()), str_(k.single_binary()), drop_(drop_nulls) {}
 
   // Note [Direct-mapped keys]: a single integer key whose values span a small range
   // [lo, hi] is looked up in an array indexed by value - lo instead of a hash table.
@@ -142,19 +147,38 @@ class Grouper {
       return;
     }
     if (fixed_) {
-      for (int64_t i = b; i < e; ++i) ids[i] = add_fixed(i);
+      for (int64_t i = b; i < e; ++i) {
+        if (i + kAhead < e) table_.prefetch(k_.bits(i + kAhead));
+        ids[i] = add_fixed(i);
+      }
+      return;
+    }
+    if (str_) {
+      StrKey keys[kBlock];
+      for (int64_t s = b; s < e; s += kBlock) {
+        const int64_t m = std::min(kBlock, e - s);
+        for (int64_t j = 0; j < m; ++j) keys[j] = k_.has_nulls() && k_.row_has_null(s + j) ? StrKey{{}, 0, 0, true} : str_key(k_.str(s + j));
+        for (int64_t j = 0; j < m; ++j) {
+          if (j + kAhead < m) table_.prefetch(keys[j + kAhead].hash);
+          ids[s + j] = keys[j].null ? null_group(s + j) : add_str(s + j, keys[j]);
+        }
+      }
       return;
     }
     uint64_t h[kBlock];
     for (int64_t s = b; s < e; s += kBlock) {
       const int64_t m = std::min(kBlock, e - s);
       k_.hash(s, s + m, h);
-      for (int64_t j = 0; j < m; ++j) ids[s + j] = add_hashed(s + j, h[j]);
+      for (int64_t j = 0; j < m; ++j) {
+        if (j + kAhead < m) table_.prefetch(h[j + kAhead]);
+        ids[s + j] = add_hashed(s + j, h[j]);
+      }
     }
   }
   // Groups one row (its hash computed here).
   int32_t add_row(int64_t i) {
     if (fixed_) return add_fixed(i);
+    if (str_) return k_.has_nulls() && k_.row_has_null(i) ? null_group(i) : add_str(i, str_key(k_.str(i)));
     uint64_t h;
     k_.hash(i, i + 1, &h);
     return add_hashed(i, h);
@@ -170,12 +194,25 @@ class Grouper {
       });
       return;
     }
+    if (str_) {
+      StrKey keys[kBlock];
+      for (int64_t s = b; s < e; s += kBlock) {
+        const int64_t m = std::min(kBlock, e - s);
+        for (int64_t j = 0; j < m; ++j) keys[j] = p.has_nulls() && p.row_has_null(s + j) ? StrKey{{}, 0, 0, true} : str_key(p.str(s + j));
+        for (int64_t j = 0; j < m; ++j) {
+          if (j + kAhead < m) table_.prefetch(keys[j + kAhead].hash);
+          ids[s + j] = keys[j].null ? -1 : probe_str(p, s + j, keys[j], insert);
+        }
+      }
+      return;
+    }
     uint64_t h[kBlock];
     for (int64_t s = b; s < e; s += kBlock) {
       const int64_t m = std::min(kBlock, e - s);
       if (!fixed_) p.hash(s, s + m, h);
       for (int64_t j = 0; j < m; ++j) {
         const int64_t i = s + j;
+        if (j + kAhead < m) table_.prefetch(fixed_ ? p.bits(i + kAhead) : h[j + kAhead]);
         if (p.has_nulls() && p.row_has_null(i)) {
           ids[i] = -1;
           continue;
@@ -230,8 +267,49 @@ class Grouper {
     if (null_id_ < 0) {
       null_id_ = next_id();
       reps_.push_back(i);
+      if (str_) glen_.push_back(-1), gprefix_.push_back(0);  // never compared: nulls skip the table
     }
     return null_id_;
+  }
+
+  // Note [String keys]: a single string key keeps each group's length and first 8 bytes in
+  // arrays by id, so that a probe compares against the group's first row's string only when
+  // those agree and the string is longer than 8 bytes; short strings never leave the arrays.
+  struct StrKey {
+    std::string_view v;
+    uint64_t prefix, hash;
+    bool null;
+  };
+  static StrKey str_key(std::string_view v) {
+    uint64_t p = 0;
+    std::memcpy(&p, v.data(), std::min<size_t>(8, v.size()));
+    return {v, p, hash_bytes(reinterpret_cast<const uint8_t*>(v.data()), int64_t(v.size())), false};
+  }
+  bool str_group_is(int32_t g, const StrKey& key) const {
+    const size_t u = size_t(g);
+    if (glen_[u] != int64_t(key.v.size()) || gprefix_[u] != key.prefix) return false;
+    if (key.v.size() <= 8) return true;
+    const std::string_view rep = u < reps_.size() ? k_.str(reps_[u]) : probe_->str(probe_reps_[u - reps_.size()]);
+    return rep == key.v;
+  }
+  int32_t add_str(int64_t i, const StrKey& key) {
+    const int32_t id = table_.find_or_insert(key.hash, [&](int32_t g) { return str_group_is(g, key); }, next_id());
+    if (id == int32_t(reps_.size())) {
+      reps_.push_back(i);
+      glen_.push_back(int64_t(key.v.size())), gprefix_.push_back(key.prefix);
+    }
+    return id;
+  }
+  int32_t probe_str(const KeyColumns& p, int64_t i, const StrKey& key, bool insert) {
+    auto eq = [&](int32_t g) { return str_group_is(g, key); };
+    if (!insert) return table_.find(key.hash, eq);
+    probe_ = &p;
+    const int32_t id = table_.find_or_insert(key.hash, eq, next_id());
+    if (id == int32_t(num_groups())) {
+      probe_reps_.push_back(i);
+      glen_.push_back(int64_t(key.v.size())), gprefix_.push_back(key.prefix);
+    }
+    return id;
   }
   int32_t add_fixed(int64_t i) {
     if (k_.has_nulls() && k_.row_has_null(i)) return null_group(i);
@@ -279,7 +357,10 @@ class Grouper {
   }
 
   const KeyColumns& k_;
-  bool fixed_, drop_;
+  const KeyColumns* probe_ = nullptr;  // the side whose rows probe_reps_ holds
+  bool fixed_, str_, drop_;
+  std::vector<int64_t> glen_;      // string mode: group -> its key's length
+  std::vector<uint64_t> gprefix_;  // string mode: group -> its key's first 8 bytes
   bool direct_ = false;
   int64_t lo_ = 0, hi_ = -1;
   std::vector<int32_t> lut_;  // direct mode: value - lo_ -> id, -1 when unseen
