@@ -24,6 +24,12 @@ class GroupBy;
 struct JoinOptions;
 // ---- end relational -------------------------------------------------------------------
 
+// ---- io (ember/frame/io) --------------------------------------------------------------
+// Options of the io members below, defined in ember/frame/io/csv.h and ipc.h.
+struct CsvWriteOptions;
+struct IpcWriteOptions;
+// ---- end io ---------------------------------------------------------------------------
+
 struct PrintOptions {
   // Frames longer than this show their first and last max_rows / 2 rows around a "..." row.
   int64_t max_rows = 20;
@@ -101,6 +107,13 @@ class DataFrame {
   // count, mean, std, min, the percentiles, max of each numeric column (pandas' describe).
   DataFrame describe(const std::vector<double>& percentiles = {0.25, 0.5, 0.75}) const;
   // ---- end relational -----------------------------------------------------------------
+
+  // ---- io (ember/frame/io): pandas' df.to_csv and df.to_feather (write_csv, write_feather) -
+  void to_csv(const std::string& path) const;
+  void to_csv(const std::string& path, const CsvWriteOptions& options) const;
+  void to_feather(const std::string& path) const;
+  void to_feather(const std::string& path, const IpcWriteOptions& options) const;
+  // ---- end io ---------------------------------------------------------------------------
 
  private:
   std::vector<std::string> names_;

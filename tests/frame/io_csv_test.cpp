@@ -413,6 +413,10 @@ TEST(FrameIoCsv, FilesAndStreams) {
   EXPECT_EQ(values(df, "b"), (std::vector<Value>{"x", "y"}));
   std::ifstream in(path);
   EXPECT_EQ(read_csv(in), df);
+  df.to_csv(path);  // pandas' spelling
+  EXPECT_EQ(read_csv(path), df);
+  df.to_csv(path, CsvWriteOptions().with_delimiter(';'));
+  EXPECT_EQ(read_csv(path, CsvReadOptions().with_delimiter(';')), df);
   // A file whose size is a multiple of the page size (the sentinel goes past the mapping).
   {
     std::ofstream f(path, std::ios::binary);

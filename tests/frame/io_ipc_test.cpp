@@ -206,6 +206,10 @@ TEST(FrameIoIpc, FilesAndStreamsOnDisk) {
   IpcFileReader r(f);
   ASSERT_EQ(r.metadata().size(), 1u);
   EXPECT_EQ(r.metadata()[0], (std::pair<std::string, std::string>{"k", "v"}));
+  df.to_feather(f);  // pandas' spelling
+  EXPECT_EQ(read_feather(f), df);
+  df.to_feather(f, IpcWriteOptions().with_compression(IpcCompression::Lz4Frame));
+  EXPECT_EQ(read_feather(f), df);
   write_ipc_stream(df, s);
   EXPECT_EQ(read_ipc_stream(s), df);
   {

@@ -236,4 +236,7 @@ std::string to_csv(const DataFrame& df, const CsvWriteOptions& options) {
   return out.str();
 }
 
+void DataFrame::to_csv(const std::string& path) const { write_csv(*this, path); }
+void DataFrame::to_csv(const std::string& path, const CsvWriteOptions& options) const { write_csv(*this, path, options); }
+
 }  // namespace ember::frame

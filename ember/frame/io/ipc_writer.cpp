@@ -427,4 +427,9 @@ void write_ipc_stream(const DataFrame& df, std::ostream& out, const IpcWriteOpti
   write_frame(w, df);
 }
 
+void DataFrame::to_feather(const std::string& path) const { write_feather(*this, path); }
+void DataFrame::to_feather(const std::string& path, const IpcWriteOptions& options) const {
+  write_feather(*this, path, options);
+}
+
 }  // namespace ember::frame
