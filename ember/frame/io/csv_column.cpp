@@ -1,5 +1,7 @@
 #include "ember/frame/io/csv_column.h"
 
+#include <sys/mman.h>
+
 #include <charconv>
 #include <cmath>
 
@@ -65,6 +67,26 @@ ColumnChunk::ColumnChunk(const ColumnSpec& spec, const ValueSets& sets, const Di
       case TypeId::LargeBinary: info_ = {Kind::String}; break;
       default: info_ = {Kind::Forced}; break;
     }
+  }
+  prepare(info_.kind);
+}
+
+// Page faults one at a time cost more than their zeroing: a kind's slots are mapped in one
+// call (the string bytes are not: a chunk's strings rarely fill its share of the text).
+void ColumnChunk::prepare(Kind k) {
+  auto populate = [](uint8_t* p, int64_t bytes) {
+    const uintptr_t page = 4096;
+    const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
+    const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + uintptr_t(bytes)) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+    if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);  // a hint: failure is harmless
+#endif
+  };
+  if (k == Kind::Null || k == Kind::Bool) return;
+  if (k == Kind::String) {
+    if (slots_.ends) populate(slots_.ends, slots_.capacity * (spec_.large_offsets ? 8 : 4));
+  } else if (slots_.values) {
+    populate(slots_.values, slots_.capacity * spec_.value_width);
   }
 }
 
@@ -236,6 +258,7 @@ bool ColumnChunk::widen(const KindInfo& to) {
     return true;
   }
   if (from == Kind::Null) {
+    prepare(to.kind);
     fill_placeholders(to);
   } else if (to.kind == Kind::Float64 && is_int(from)) {
     for (int64_t i = 0; i < length_; ++i) {

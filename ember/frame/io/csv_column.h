@@ -116,6 +116,7 @@ class ColumnChunk {
   void append_null();
   void append_string(const char* p, size_t n);
   void put_end();
+  void prepare(Kind k);
   void fill_placeholders(const KindInfo& to);
   bool retime(int unit);
   KindInfo classify(const Span& s) const;
