@@ -2,11 +2,14 @@
 // come from a MessageSource (bytes in memory, or a std::istream read message by message);
 // ArrayLoader turns a RecordBatch's field nodes and buffers into validated arrays.
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <fstream>
 #include <istream>
 #include <map>
 
 #include "ember/core/error.h"
+#include "ember/core/parallel.h"
 #include "ember/frame/io/compression.h"
 #include "ember/frame/io/concat.h"
 #include "ember/frame/io/ipc.h"
@@ -274,10 +277,41 @@ class ArrayLoader {
   IpcCompression codec_ = IpcCompression::None;
 };
 
+// Whether any string in `a` (a validated array, children and dictionaries included) has a
+// byte outside ASCII: a scan of whole data buffers at memory speed, where a UTF-8 check
+// goes string by string.
+bool has_non_ascii_strings(const ArrayData& a) {
+  if (a.type.is_string() && a.length > 0) {
+    const auto [b, e] = a.type.has_large_offsets()
+                            ? std::pair<int64_t, int64_t>(a.buffers[1].data_as<int64_t>()[a.offset],
+                                                          a.buffers[1].data_as<int64_t>()[a.offset + a.length])
+                            : std::pair<int64_t, int64_t>(a.buffers[1].data_as<int32_t>()[a.offset],
+                                                          a.buffers[1].data_as<int32_t>()[a.offset + a.length]);
+    const uint8_t* d = a.buffers[2].data();
+    uint64_t high = 0;
+    int64_t i = b;
+    for (; i + 8 <= e; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, d + i, 8);
+      high |= w;
+    }
+    for (; i < e; ++i) high |= d[i];
+    if (high & 0x8080808080808080ULL) return true;
+  }
+  for (const auto& c : a.children)
+    if (has_non_ascii_strings(*c)) return true;
+  return a.dictionary && has_non_ascii_strings(*a.dictionary);
+}
+
+// Every check, the UTF-8 of strings included (string by string only when some byte is not
+// ASCII).
 void validate(const ArrayData& a) {
-  ValidateOptions opts;
-  opts.check_utf8 = true;
-  a.validate(opts);
+  a.validate();
+  if (has_non_ascii_strings(a)) {
+    ValidateOptions opts;
+    opts.check_utf8 = true;
+    a.validate(opts);
+  }
 }
 
 }  // namespace
@@ -351,13 +385,23 @@ struct IpcReaderCore {
   DataFrame concat(const std::vector<DataFrame>& frames) const {
     if (frames.empty()) return empty_frame();
     if (frames.size() == 1) return frames[0];
-    std::vector<std::pair<std::string, Column>> cols;
     const auto& fields = schema->type.fields();
-    for (size_t i = 0; i < fields.size(); ++i) {
-      std::vector<ArrayDataPtr> parts;
-      for (const DataFrame& f : frames) parts.push_back(f.column(int64_t(i)).data());
-      cols.emplace_back(fields[i].name, Column::from_data_unchecked(io::detail::concat_arrays(parts, fields[i].dtype)));
-    }
+    std::vector<std::pair<std::string, Column>> cols(fields.size());
+    std::vector<std::exception_ptr> errors(fields.size());
+    parallel_for(0, int64_t(fields.size()), 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        try {
+          std::vector<ArrayDataPtr> parts;
+          for (const DataFrame& f : frames) parts.push_back(f.column(i).data());
+          cols[size_t(i)] = {fields[size_t(i)].name,
+                             Column::from_data_unchecked(io::detail::concat_arrays(parts, fields[size_t(i)].dtype))};
+        } catch (...) {
+          errors[size_t(i)] = std::current_exception();
+        }
+      }
+    });
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
     return DataFrame(std::move(cols));
   }
 };
@@ -462,8 +506,24 @@ int64_t IpcFileReader::num_record_batches() const { return int64_t(impl_->batche
 DataFrame IpcFileReader::read_record_batch(int64_t i) { return impl_->batch(i); }
 
 std::vector<DataFrame> IpcFileReader::read_all() {
-  std::vector<DataFrame> out;
-  for (int64_t i = 0; i < num_record_batches(); ++i) out.push_back(impl_->batch(i));
+  // Batches are independent once the dictionaries are read: decoded (and validated) in
+  // parallel when there is enough data to pay for the threads.
+  const int64_t n = num_record_batches();
+  std::vector<DataFrame> out(static_cast<size_t>(n));
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+  auto decode = [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      try {
+        out[size_t(i)] = impl_->batch(i);
+      } catch (...) {
+        errors[size_t(i)] = std::current_exception();
+      }
+    }
+  };
+  if (n > 1 && impl_->bytes.size() > (int64_t(1) << 20)) parallel_for(0, n, 1, decode);
+  else decode(0, n);
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 
