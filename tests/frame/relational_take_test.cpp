@@ -123,6 +123,52 @@ TEST(FrameRelationalTake, MaskPositionsAndFilter) {
   EXPECT_ERROR_WITH(relational::filter(column({1, 2}), column({true})), "filter: the mask has length 1 but the column has 2");
 }
 
+// filter(frame, mask): the straight-from-bits paths (fixed width, strings without nulls) and
+// the positions path agree with take at the mask's positions, on chunked (large) inputs.
+TEST(FrameRelationalTake, FilterFrameEveryPath) {
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(100), int64_t(300001)}) {
+    std::vector<int64_t> ints;
+    std::vector<float> floats;
+    std::vector<std::string> strs;
+    std::vector<std::optional<double>> nullable;
+    std::vector<bool> flags;
+    std::vector<std::optional<bool>> mask;
+    for (int64_t i = 0; i < n; ++i) {
+      ints.push_back(i * 3 - 7);
+      floats.push_back(float(i) / 4);
+      strs.push_back(std::string(size_t(i % 13), char('a' + i % 26)));
+      nullable.push_back(i % 5 == 0 ? std::nullopt : std::optional<double>(double(i)));
+      flags.push_back(i % 3 == 0);
+      // Long true runs (whole words copied at once), false runs and nulls.
+      mask.push_back(i % 11 == 0 ? std::nullopt : std::optional<bool>((i / 200) % 3 != 1 && i % 7 != 3));
+    }
+    const DataFrame df{{"i", column(ints)},
+                       {"f", column(floats)},
+                       {"d", column(ints, dtypes::Timestamp(TimeUnit::Micro))},
+                       {"s", column(strs)},
+                       {"ls", column(strs, dtypes::large_string)},
+                       {"n", column(nullable)},
+                       {"b", column(flags)},
+                       {"c", column(strs).dictionary_encode()}};
+    for (int64_t off : {int64_t(0), int64_t(3)}) {
+      if (off > n) continue;
+      const DataFrame part = df.slice(off, n - off);
+      const Column m = column(mask).slice(0, n - off);
+      const DataFrame got = relational::filter(part, m);
+      const auto pos = relational::mask_positions(m);
+      const std::vector<int64_t> want(pos.begin(), pos.end());
+      ASSERT_EQ(got.num_rows(), int64_t(want.size()));
+      for (int64_t c = 0; c < df.num_columns(); ++c) {
+        const std::string ctx = "n " + std::to_string(n) + ", column " + df.columns()[size_t(c)];
+        ASSERT_NO_THROW(got.column(c).data()->validate({true})) << ctx;
+        ASSERT_TRUE(got.column(c).dtype() == part.column(c).dtype()) << ctx;
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_EQ(got.column(c).get_value(int64_t(i)), part.column(c).get_value(want[i])) << ctx << ", row " << i;
+      }
+    }
+  }
+}
+
 TEST(FrameRelationalConcat, EveryTypeFromPieces) {
   for (const auto& [name, col] : test::fixtures()) {
     const int64_t n = col.size();

@@ -51,15 +51,20 @@ std::string percentile_name(double p) {
 }
 
 // Linear interpolation between the order statistics around q * (n - 1) (numpy's "linear").
-double quantile_sorted_positions(std::vector<double>& v, double q) {
+// Quantiles are asked in ascending order: `done` elements at the front are already at or
+// below every element after them (from the previous call), so each selection only
+// partitions the rest.
+double quantile_of(std::vector<double>& v, double q, int64_t& done) {
   const int64_t n = int64_t(v.size());
   const double pos = q * double(n - 1);
-  const int64_t lo = int64_t(std::floor(pos)), hi = std::min<int64_t>(lo + 1, n - 1);
-  std::nth_element(v.begin(), v.begin() + lo, v.end());
+  const int64_t lo = std::max(int64_t(std::floor(pos)), done);
+  std::nth_element(v.begin() + done, v.begin() + lo, v.end());
+  done = lo;
   const double a = v[size_t(lo)];
-  const double b = hi == lo ? a : *std::min_element(v.begin() + lo + 1, v.end());
   const double t = pos - double(lo);
-  return t == 0 ? a : a + (b - a) * t;
+  if (t <= 0 || lo + 1 >= n) return a;
+  const double b = *std::min_element(v.begin() + lo + 1, v.end());
+  return a + (b - a) * t;
 }
 
 }  // namespace
@@ -103,20 +108,7 @@ DataFrame DataFrame::reorder(const std::vector<std::string>& names) const {
   return select(names);
 }
 
-DataFrame DataFrame::where(const Column& mask) const {
-  EMBER_CHECK_TYPE(mask.defined() && mask.dtype().id() == TypeId::Bool, "where: the mask must be a boolean column, got ",
-                   mask.defined() ? mask.dtype().to_string() : std::string("an undefined column"));
-  EMBER_CHECK(mask.size() == num_rows(), "where: the mask has length ", mask.size(), " but the frame has ", num_rows(),
-              " rows");
-  if (num_rows() < INT32_MAX) {
-    const auto pos = relational::mask_positions32(mask, "where");
-    if (int64_t(pos.size()) == num_rows()) return *this;
-    return relational::take_trusted(*this, pos.data(), int64_t(pos.size()), false);
-  }
-  const auto pos = relational::mask_positions(mask, "where");
-  if (int64_t(pos.size()) == num_rows()) return *this;
-  return relational::take_trusted(*this, pos.data(), int64_t(pos.size()), false);
-}
+DataFrame DataFrame::where(const Column& mask) const { return relational::filter(*this, mask); }
 
 DataFrame DataFrame::append(const std::vector<std::vector<Value>>& rows) const {
   EMBER_CHECK(num_columns() > 0 || rows.empty(), "append: the frame has no columns to append rows to");
@@ -218,7 +210,8 @@ DataFrame DataFrame::describe(const std::vector<double>& percentiles) const {
       else b.append_null();
       b.append(*std::min_element(v.begin(), v.end()));
       const double mx = *std::max_element(v.begin(), v.end());
-      for (double p : ps) b.append(quantile_sorted_positions(v, p));
+      int64_t done = 0;
+      for (double p : ps) b.append(quantile_of(v, p, done));
       b.append(mx);
     }
     out.emplace_back(columns()[size_t(c)], b.finish());

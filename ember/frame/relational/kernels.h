@@ -49,6 +49,10 @@ Vec<int64_t> mask_positions(const Column& mask, const char* op = "filter");
 Vec<int32_t> mask_positions32(const Column& mask, const char* op = "filter");
 // The elements of `src` where `mask` is true; lengths must agree.
 Column filter(const Column& src, const Column& mask);
+// The rows of `df` where `mask` (of df's length) is true: columns of fixed-width types and
+// binaries without nulls are copied straight from the mask's bits, the others taken at
+// the mask's positions.
+DataFrame filter(const DataFrame& df, const Column& mask);
 
 // The columns one after another. Their dtypes must be equal apart from nullable flags (the
 // result is nullable where any input is); dictionaries with different dictionaries are

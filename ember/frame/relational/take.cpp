@@ -15,16 +15,6 @@ ArrayDataPtr nulls_data_for(const DType& type, int64_t n);
 
 namespace {
 
-// Bits [pos, pos + 64) of a bitmap as a word; reads only the bytes that hold them.
-inline uint64_t load_bits(const uint8_t* bitmap, int64_t pos) {
-  const uint8_t* p = bitmap + (pos >> 3);
-  const int shift = int(pos & 7);
-  uint64_t w;
-  std::memcpy(&w, p, 8);
-  if (shift == 0) return w;
-  return (w >> shift) | (uint64_t(p[8]) << (64 - shift));
-}
-
 // Bounds check of the positions; returns whether any is negative (a null).
 template <class I>
 bool check_positions(const I* idx, int64_t n, int64_t len, const char* op) {
@@ -363,21 +353,9 @@ Vec<I> positions_of(const Column& mask, const char* op) {
   EMBER_CHECK_TYPE(mask.dtype().id() == TypeId::Bool, op, ": the mask must be a boolean column, got ",
                    mask.dtype().to_string());
   const ArrayData& a = *mask.data();
-  const int64_t n = a.length, off = a.offset;
-  const uint8_t* values = a.buffers[1].data();
-  const uint8_t* valid = a.validity();
-  auto word_at = [&](int64_t w, int64_t m) -> uint64_t {
-    uint64_t x;
-    if (m == 64) {
-      x = load_bits(values, off + w);
-      if (valid) x &= load_bits(valid, off + w);
-    } else {
-      x = 0;
-      for (int64_t j = 0; j < m; ++j)
-        x |= uint64_t(bits::get(values, off + w + j) && (!valid || bits::get(valid, off + w + j))) << j;
-    }
-    return x;
-  };
+  const int64_t n = a.length;
+  const MaskWords words(a);
+  auto word_at = [&](int64_t w, int64_t m) { return words.word(w, m); };
   const auto bounds = chunk_bounds(n);
   std::vector<int64_t> counts(bounds.size(), 0);
   run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) {

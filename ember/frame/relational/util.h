@@ -93,6 +93,39 @@ void run_chunks(const std::vector<int64_t>& bounds, const F& f) {
   });
 }
 
+// Bits [pos, pos + 64) of a bitmap as a word; reads only the bytes that hold them.
+inline uint64_t load_bits(const uint8_t* bitmap, int64_t pos) {
+  const uint8_t* p = bitmap + (pos >> 3);
+  const int shift = int(pos & 7);
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  if (shift == 0) return w;
+  return (w >> shift) | (uint64_t(p[8]) << (64 - shift));
+}
+
+// A boolean mask read 64 rows at a time: bit j of word(w, m) says whether row w + j is true
+// and valid (m <= 64 rows from w; a null counts as false).
+class MaskWords {
+ public:
+  explicit MaskWords(const ArrayData& a) : values_(a.buffers[1].data()), valid_(a.validity()), off_(a.offset) {}
+  uint64_t word(int64_t w, int64_t m) const {
+    if (m == 64) {
+      uint64_t x = load_bits(values_, off_ + w);
+      if (valid_ != nullptr) x &= load_bits(valid_, off_ + w);
+      return x;
+    }
+    uint64_t x = 0;
+    for (int64_t j = 0; j < m; ++j)
+      x |= uint64_t(bits::get(values_, off_ + w + j) && (valid_ == nullptr || bits::get(valid_, off_ + w + j))) << j;
+    return x;
+  }
+
+ private:
+  const uint8_t* values_;
+  const uint8_t* valid_;
+  int64_t off_;
+};
+
 // Column names as "'a', 'b'" for error messages.
 std::string quoted_names(const std::vector<std::string>& names);
 
