@@ -264,6 +264,7 @@ TEST(FrameIoCsv, MalformedInputErrors) {
   bad.delimiter = '"';
   EXPECT_ERROR_WITH(csv("a\n", bad), "must differ");
   EXPECT_ERROR_WITH(read_csv("/nonexistent/ember.csv"), "cannot open '/nonexistent/ember.csv'");
+  EXPECT_ERROR_WITH(read_csv(fs::temp_directory_path().string()), "is a directory");
   // Line numbers count line breaks inside quotes and "\r" line ends.
   EXPECT_ERROR_WITH(csv("a,b\r1,\"x\ny\"\r2\r", named), "row 1 (line 4)");
 }

@@ -308,6 +308,8 @@ TEST(FrameIoIpc, ReadErrorsNameTheProblem) {
   EXPECT_ERROR_WITH(IpcFileReader(bytes_of("hello world, not arrow at all"), "x.feather"), "not an Arrow IPC file");
   EXPECT_ERROR_WITH(IpcFileReader(bytes_of(f.substr(0, f.size() - 1))), "magic");
   EXPECT_ERROR_WITH(IpcFileReader(temp_path("missing.feather")), "cannot open");
+  EXPECT_ERROR_WITH(IpcFileReader(fs::temp_directory_path().string()), "is a directory");
+  EXPECT_ERROR_WITH(IpcStreamReader(fs::temp_directory_path().string()), "is a directory");
   const std::string s = stream_bytes(df);
   EXPECT_ERROR_WITH(IpcStreamReader(bytes_of("")), "no schema message");
   EXPECT_ERROR_WITH(IpcStreamReader(bytes_of(s.substr(0, 6))), "truncated");

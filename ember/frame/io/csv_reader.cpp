@@ -732,13 +732,22 @@ Input read_path(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   EMBER_CHECK(fd >= 0, "read_csv: cannot open '", path, "': ", std::strerror(errno));
   struct stat st{};
-  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const bool regular = stat_ok && S_ISREG(st.st_mode);
   const bool mapped = regular && in.map(fd, int64_t(st.st_size));
   ::close(fd);
+  EMBER_CHECK(!(stat_ok && S_ISDIR(st.st_mode)), "read_csv: '", path, "' is a directory");
   if (mapped) return in;
-  std::ifstream f(path, std::ios::binary);
-  EMBER_CHECK(f.is_open(), "read_csv: cannot open '", path, "'");
-  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  std::string text;
+  try {  // a pipe or a device, read to its end
+    std::ifstream f(path, std::ios::binary);
+    EMBER_CHECK(f.is_open(), "read_csv: cannot open '", path, "'");
+    text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    EMBER_ERROR("read_csv: reading '", path, "' failed: ", e.what());
+  }
   std::memcpy(in.allocate(int64_t(text.size())), text.data(), text.size());
   return in;
 }

@@ -2,6 +2,7 @@
 // come from a MessageSource (bytes in memory, or a std::istream read message by message);
 // ArrayLoader turns a RecordBatch's field nodes and buffers into validated arrays.
 #include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -409,6 +410,8 @@ struct IpcReaderCore {
 namespace {
 
 Buffer read_file(const std::string& path, const std::string& op) {
+  std::error_code ec;
+  EMBER_CHECK(!std::filesystem::is_directory(path, ec), op, ": '", path, "' is a directory");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   EMBER_CHECK(in.is_open(), op, ": cannot open '", path, "'");
   const std::streamoff size = in.tellg();
@@ -578,6 +581,8 @@ struct IpcStreamReader::Impl : IpcReaderCore {
 
 IpcStreamReader::IpcStreamReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->op = "read_ipc_stream: '" + path + "'";
+  std::error_code ec;
+  EMBER_CHECK(!std::filesystem::is_directory(path, ec), impl_->op, ": it is a directory");
   impl_->file = std::make_unique<std::ifstream>(path, std::ios::binary);
   EMBER_CHECK(impl_->file->is_open(), impl_->op, ": cannot open the file");
   impl_->source = std::make_unique<IstreamSource>(*impl_->file);
