@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <unordered_set>
 
 #include "ember/frame/builder.h"
@@ -54,7 +55,7 @@ std::string percentile_name(double p) {
 // Quantiles are asked in ascending order: `done` elements at the front are already at or
 // below every element after them (from the previous call), so each selection only
 // partitions the rest.
-double quantile_of(std::vector<double>& v, double q, int64_t& done) {
+double quantile_of(relational::Vec<double>& v, double q, int64_t& done) {
   const int64_t n = int64_t(v.size());
   const double pos = q * double(n - 1);
   const int64_t lo = std::max(int64_t(std::floor(pos)), done);
@@ -178,43 +179,50 @@ DataFrame DataFrame::describe(const std::vector<double>& percentiles) const {
   for (double p : ps) metric.append(percentile_name(p));
   metric.append("max");
   std::vector<std::pair<std::string, Column>> out{{"metric", metric.finish()}};
-  for (int64_t c = 0; c < num_columns(); ++c) {
-    const Column& col = column(c);
-    if (!col.dtype().is_numeric()) continue;  // booleans, strings, dates... are left out, as pandas
-    // The valid, non-NaN values as doubles (pandas skips NaN as missing).
-    std::vector<double> v;
-    v.reserve(size_t(col.size()));
-    const ArrayData& a = *col.data();
-    detail::visit_numeric(a.type.id(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* x = a.buffers[1].data_as<T>() + a.offset;
-      for (int64_t i = 0; i < a.length; ++i) {
-        if (!a.is_valid(i)) continue;
-        const double d = double(x[i]);
-        if (!std::isnan(d)) v.push_back(d);
-      }
-    });
-    const int64_t n = int64_t(v.size());
-    Float64Builder b(dtypes::Float64(true));
-    b.append(double(n));
-    if (n == 0) {
-      for (size_t k = 0; k < ps.size() + 4; ++k) b.append_null();
-    } else {
-      double sum = 0;
-      for (double d : v) sum += d;
+  std::vector<int64_t> numeric;  // booleans, strings, dates... are left out, as pandas
+  for (int64_t c = 0; c < num_columns(); ++c)
+    if (column(c).dtype().is_numeric()) numeric.push_back(c);
+  // One column per task (the statistics of a column are sequential work).
+  const size_t rows = ps.size() + 5;
+  std::vector<std::vector<std::optional<double>>> stats(numeric.size(), std::vector<std::optional<double>>(rows));
+  parallel_for(0, int64_t(numeric.size()), 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const ArrayData& a = *column(numeric[size_t(k)]).data();
+      std::vector<std::optional<double>>& st = stats[size_t(k)];
+      // The valid, non-NaN values as doubles (pandas skips NaN as missing).
+      relational::Vec<double> v(static_cast<size_t>(a.length));
+      int64_t n = 0;
+      detail::visit_numeric(a.type.id(), [&](auto tag) {
+        using T = decltype(tag);
+        const T* x = a.buffers[1].data_as<T>() + a.offset;
+        const bool nulls = a.validity() != nullptr && a.null_count() > 0;
+        for (int64_t i = 0; i < a.length; ++i) {
+          const double d = double(x[i]);
+          v[size_t(n)] = d;
+          n += (!nulls || a.is_valid(i)) && !std::isnan(d);
+        }
+      });
+      v.resize(static_cast<size_t>(n));
+      st[0] = double(n);
+      if (n == 0) continue;
+      double sum = 0, mn = v[0], mx = v[0];
+      for (double d : v) sum += d, mn = std::min(mn, d), mx = std::max(mx, d);
       const double mean = sum / double(n);
       double ss = 0;
       for (double d : v) ss += (d - mean) * (d - mean);
-      b.append(mean);
-      if (n > 1) b.append(std::sqrt(ss / double(n - 1)));
-      else b.append_null();
-      b.append(*std::min_element(v.begin(), v.end()));
-      const double mx = *std::max_element(v.begin(), v.end());
+      st[1] = mean;
+      if (n > 1) st[2] = std::sqrt(ss / double(n - 1));
+      st[3] = mn;
       int64_t done = 0;
-      for (double p : ps) b.append(quantile_of(v, p, done));
-      b.append(mx);
+      for (size_t q = 0; q < ps.size(); ++q) st[4 + q] = quantile_of(v, ps[q], done);
+      st[rows - 1] = mx;
     }
-    out.emplace_back(columns()[size_t(c)], b.finish());
+  });
+  for (size_t k = 0; k < numeric.size(); ++k) {
+    Float64Builder b(dtypes::Float64(true));
+    // Nulls where a column lacks a statistic (all but count without values, std with one).
+    for (size_t r = 0; r < rows; ++r) b.append(stats[k][r]);
+    out.emplace_back(columns()[size_t(numeric[k])], b.finish());
   }
   return DataFrame(std::move(out));
 }
