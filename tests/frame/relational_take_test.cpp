@@ -71,6 +71,27 @@ TEST(FrameRelationalTake, LargeInputsSplitAcrossThreads) {
   }
 }
 
+// Outputs of 4 MiB and more live in huge-page scratch blocks that are kept for reuse when
+// freed (Note [Scratch memory]): results stay right while blocks go round, and when held.
+TEST(FrameRelationalTake, LargeOutputsReuseMemory) {
+  const int64_t n = 1 << 20;  // 8 MiB of int64 values
+  std::vector<int64_t> v(static_cast<size_t>(n)), rev(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = i * 5 + 1, rev[size_t(i)] = n - 1 - i;
+  const Column src = column(v);
+  std::vector<Column> held;
+  for (int round = 0; round < 6; ++round) {
+    const Column got = relational::take(src, rev);
+    ASSERT_EQ(got.size(), n);
+    const int64_t* g = got.values<int64_t>();
+    for (int64_t i = 0; i < n; i += 4099) ASSERT_EQ(g[i], (n - 1 - i) * 5 + 1) << "round " << round;
+    ASSERT_EQ(g[n - 1], 1);
+    if (round % 2 == 0) held.push_back(got);  // some kept alive while others are freed
+  }
+  for (const Column& h : held) EXPECT_TRUE(h.equals(held[0]));
+  relational::release_scratch_memory();
+  EXPECT_EQ(*held.back().get<int64_t>(0), (n - 1) * 5 + 1);
+}
+
 TEST(FrameRelationalTake, PositionsAsAColumnAndFrames) {
   const Column src = column({"a", "b", std::nullopt, "d"});
   const Column got = relational::take(src, column({3, std::nullopt, 0, 2}));

@@ -47,7 +47,7 @@ JoinHow parse_how(std::string_view how) {
 // Rows grouped by id: rows[offsets[g] .. offsets[g + 1]) are group g's rows in order.
 struct Csr {
   std::vector<int64_t> offsets;
-  relational::Vec<int64_t> rows;
+  relational::Vec<int32_t> rows;  // row positions (each side has fewer than 2^31 rows)
   int64_t count(int32_t g) const { return g < 0 ? 0 : offsets[size_t(g) + 1] - offsets[size_t(g)]; }
 };
 
@@ -60,7 +60,7 @@ Csr group_rows(const relational::Vec<int32_t>& ids, int64_t groups) {
   c.rows.resize(size_t(c.offsets.back()));
   std::vector<int64_t> pos(c.offsets.begin(), c.offsets.end() - 1);
   for (size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] >= 0) c.rows[size_t(pos[size_t(ids[i])]++)] = int64_t(i);
+    if (ids[i] >= 0) c.rows[size_t(pos[size_t(ids[i])]++)] = int32_t(i);
   return c;
 }
 
@@ -72,8 +72,8 @@ struct Drive {
 
 // Pairs driven by one side's rows in order: each row followed by its matches on the other
 // side (in order); unmatched rows kept (with -1) when `keep_unmatched`. Parallel over rows.
-Drive drive(const relational::Vec<int32_t>& ids, const Csr& other, bool keep_unmatched, relational::Vec<int64_t>& mine,
-            relational::Vec<int64_t>& theirs) {
+Drive drive(const relational::Vec<int32_t>& ids, const Csr& other, bool keep_unmatched, relational::Vec<int32_t>& mine,
+            relational::Vec<int32_t>& theirs) {
   const int64_t n = int64_t(ids.size());
   const auto bounds = chunk_bounds(n);
   std::vector<int64_t> totals(bounds.size(), 0);
@@ -104,13 +104,13 @@ Drive drive(const relational::Vec<int32_t>& ids, const Csr& other, bool keep_unm
       const int32_t g = ids[size_t(i)];
       const int64_t m = other.count(g);
       if (m > 0) {
-        const int64_t* r = other.rows.data() + other.offsets[size_t(g)];
+        const int32_t* r = other.rows.data() + other.offsets[size_t(g)];
         for (int64_t k = 0; k < m; ++k) {
-          if (!d.mine_identity) mine[size_t(pos)] = i;
+          if (!d.mine_identity) mine[size_t(pos)] = int32_t(i);
           theirs[size_t(pos++)] = r[k];
         }
       } else if (keep_unmatched) {
-        if (!d.mine_identity) mine[size_t(pos)] = i;
+        if (!d.mine_identity) mine[size_t(pos)] = int32_t(i);
         theirs[size_t(pos++)] = -1;
       }
     }
@@ -158,7 +158,7 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
   const int64_t groups = j.num_groups;
 
   // ---- row pairs (Note [Join plan]) ----
-  relational::Vec<int64_t> li, ri;
+  relational::Vec<int32_t> li, ri;  // output row -> left / right row, -1 for none
   int64_t n = 0;
   bool left_identity = false, right_identity = false;
   bool left_nulls = true, right_nulls = true;  // whether li / ri may hold -1
@@ -192,8 +192,8 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
       const auto order = relational::sort_indices(sk, op);
       for (int64_t g : order) {
         const int64_t nl = lg.count(int32_t(g)), nr = rg.count(int32_t(g));
-        const int64_t* lrows = lg.rows.data() + lg.offsets[size_t(g)];
-        const int64_t* rrows = rg.rows.data() + rg.offsets[size_t(g)];
+        const int32_t* lrows = lg.rows.data() + lg.offsets[size_t(g)];
+        const int32_t* rrows = rg.rows.data() + rg.offsets[size_t(g)];
         if (nl == 0) {
           for (int64_t b = 0; b < nr; ++b) li.push_back(-1), ri.push_back(rrows[b]);
           continue;
@@ -204,9 +204,9 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
         }
       }
       for (size_t r = 0; r < lid.size(); ++r)
-        if (lid[r] < 0) li.push_back(int64_t(r)), ri.push_back(-1);
+        if (lid[r] < 0) li.push_back(int32_t(r)), ri.push_back(-1);
       for (size_t r = 0; r < rid.size(); ++r)
-        if (rid[r] < 0) li.push_back(-1), ri.push_back(int64_t(r));
+        if (rid[r] < 0) li.push_back(-1), ri.push_back(int32_t(r));
       n = int64_t(li.size());
       left_identity = n == left.num_rows() && relational::is_identity(li.data(), n);
       right_identity = n == right.num_rows() && relational::is_identity(ri.data(), n);
@@ -227,7 +227,7 @@ DataFrame join_frames(const DataFrame& left, const DataFrame& right, const JoinO
   const std::unordered_set<std::string> lset(lnames.begin(), lnames.end()), rset(rnames.begin(), rnames.end());
 
   const bool left_nullable = how == JoinHow::Right || outer, right_nullable = how == JoinHow::Left || outer;
-  auto side_column = [&](const Column& c, const relational::Vec<int64_t>& rows, bool identity, bool nulls,
+  auto side_column = [&](const Column& c, const relational::Vec<int32_t>& rows, bool identity, bool nulls,
                          bool nullable) {
     Column out = identity ? c : relational::take_trusted(c, rows.data(), n, nulls);
     return nullable ? relational::as_nullable(out) : out;

@@ -29,8 +29,13 @@ constexpr int64_t kParallelMinRows = 1 << 15;
 // page fault each, the kernel zeroing the page) can cost more than the kernels' own work:
 // 80 MB took 50 ms to fill in 4 KiB pages and 5-9 ms in 2 MiB ones on the development VM.
 // So blocks of 4 MiB or more are 2 MiB aligned and marked MADV_HUGEPAGE (what numpy does),
-// and scratch vectors default-initialize their elements instead of zero-filling them.
-void* scratch_alloc(size_t bytes);  // std::free() releases it; raises on failure
+// scratch vectors default-initialize their elements instead of zero-filling them, and freed
+// large blocks are kept (up to 1 GiB, at most an eighth of the machine's memory) for the next
+// large request that fits them, as jemalloc and mimalloc retain memory: repeated operations on
+// large frames then skip the page faults altogether. release_scratch_memory() returns them.
+void* scratch_alloc(size_t bytes);  // raises on failure
+void scratch_free(void* p);         // for scratch_alloc's blocks (null is fine)
+void release_scratch_memory();
 
 template <class T>
 struct ScratchAllocator {
@@ -38,7 +43,7 @@ struct ScratchAllocator {
   ScratchAllocator() = default;
   template <class U> ScratchAllocator(const ScratchAllocator<U>&) {}  // NOLINT
   T* allocate(size_t n) { return static_cast<T*>(scratch_alloc(n * sizeof(T))); }
-  void deallocate(T* p, size_t) { std::free(p); }
+  void deallocate(T* p, size_t) { scratch_free(p); }
   template <class U> void construct(U* p) { ::new (static_cast<void*>(p)) U; }  // no zero-fill
   template <class U, class... A> void construct(U* p, A&&... a) { ::new (static_cast<void*>(p)) U(std::forward<A>(a)...); }
   template <class U> bool operator==(const ScratchAllocator<U>&) const { return true; }
@@ -58,7 +63,7 @@ class OutBuffer {
   OutBuffer& operator=(const OutBuffer&) = delete;
   OutBuffer(OutBuffer&& o) noexcept : p_(o.p_), cap_(o.cap_) { o.p_ = nullptr, o.cap_ = 0; }
   OutBuffer& operator=(OutBuffer&& o) noexcept;
-  ~OutBuffer() { std::free(p_); }
+  ~OutBuffer() { scratch_free(p_); }
 
   uint8_t* data() { return p_; }
   template <class T> T* as() { return reinterpret_cast<T*>(p_); }
