@@ -253,8 +253,9 @@ TEST(FrameRelationalPandas, Join) {
     o.right_on = strings((*c)["right_on"]);
     o.suffixes = {(*c)["suffixes"][0].as_string(), (*c)["suffixes"][1].as_string()};
     expect_frame(left.join(right, o), (*c)["expect"], ctx);
-    if (!o.on.empty() && o.suffixes.first == "_x")  // the pandas-style spelling gives the same frame
+    if (!o.on.empty() && o.suffixes.first == "_x") {  // the pandas-style spelling gives the same frame
       EXPECT_TRUE(left.join(right, o.on, how).equals(left.join(right, o))) << ctx;
+    }
   }
 }
 

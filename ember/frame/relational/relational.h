@@ -45,9 +45,10 @@ const char* to_string(JoinHow how);
 // df.join(right, options): pandas' merge(how, on / left_on + right_on, suffixes).
 struct JoinOptions {
   JoinHow how = JoinHow::Inner;
-  std::vector<std::string> on;        // key columns present in both frames, or
-  std::vector<std::string> left_on;   // the left frame's keys ...
-  std::vector<std::string> right_on;  // ... and the right frame's, pairwise
+  // (Every member has a default, so designated initializers may name any subset.)
+  std::vector<std::string> on = {};        // key columns present in both frames, or
+  std::vector<std::string> left_on = {};   // the left frame's keys ...
+  std::vector<std::string> right_on = {};  // ... and the right frame's, pairwise
   std::pair<std::string, std::string> suffixes{"_x", "_y"};
 };
 
