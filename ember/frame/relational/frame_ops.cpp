@@ -155,12 +155,16 @@ DataFrame DataFrame::drop_duplicates(const std::vector<std::string>& subset, std
     for (int64_t i = 0; i < n; ++i)
       if (g.first[size_t(g.ids[size_t(i)])] == i) kept.push_back(i);
   } else {
-    std::vector<int64_t> last(size_t(g.num_groups()), -1), count(size_t(g.num_groups()), 0);
-    for (int64_t i = 0; i < n; ++i) last[size_t(g.ids[size_t(i)])] = i, ++count[size_t(g.ids[size_t(i)])];
+    // Per group: its last row (keep="last") or its number of rows (keep="none").
+    const bool by_last = keep == "last";
+    relational::Vec<int64_t> per_group(static_cast<size_t>(g.num_groups()));
+    std::fill(per_group.begin(), per_group.end(), 0);
     for (int64_t i = 0; i < n; ++i) {
-      const int32_t id = g.ids[size_t(i)];
-      if (keep == "last" ? last[size_t(id)] == i : count[size_t(id)] == 1) kept.push_back(i);
+      int64_t& x = per_group[size_t(g.ids[size_t(i)])];
+      x = by_last ? i : x + 1;
     }
+    for (int64_t i = 0; i < n; ++i)
+      if (per_group[size_t(g.ids[size_t(i)])] == (by_last ? i : 1)) kept.push_back(i);
   }
   return relational::take_trusted(*this, kept.data(), int64_t(kept.size()), false);
 }
