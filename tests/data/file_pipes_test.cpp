@@ -15,6 +15,7 @@
 #include "ember/data/datapipes.h"
 #include "ember/data/datapipes/files.h"
 #include "ember/data/io/hash.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 using namespace ember;
@@ -25,32 +26,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ember-file-pipes-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(t.data()), nullptr);
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream f(path, std::ios::binary);
-  f << bytes;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ember::test::TempDir;
+using ember::test::read_bytes;
+using ember::test::write_bytes;
 
 void run_python(const TempDir& dir, const std::string& script) {
   write_bytes(dir / "gen.py", script);

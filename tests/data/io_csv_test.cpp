@@ -12,6 +12,7 @@
 
 #include "ember/data/io/csv.h"
 #include "ember/serialize/json.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace io = ember::data::io;
@@ -20,31 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ember-csv-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(t.data()), nullptr);
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f << bytes;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ember::test::TempDir;
+using ember::test::read_bytes;
+using ember::test::write_bytes;
 
 // Runs a Python script (written to `dir`) with arguments; fails the test on a non-zero exit.
 void run_python(const TempDir& dir, const std::string& script, const std::string& args) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ember/data/io/decompress.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace io = ember::data::io;
@@ -18,31 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ember-decompress-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(t.data()), nullptr);
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f << bytes;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ember::test::TempDir;
+using ember::test::read_bytes;
+using ember::test::write_bytes;
 
 void run(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
 

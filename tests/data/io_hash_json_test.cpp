@@ -10,6 +10,7 @@
 
 #include "ember/data/io/hash.h"
 #include "ember/data/io/json_file.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace io = ember::data::io;
@@ -18,26 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ember-hash-json-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(t.data()), nullptr);
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ember::test::TempDir;
+using ember::test::read_bytes;
+using ember::test::write_bytes;
 
 void run_python(const TempDir& dir, const std::string& script) {
   std::ofstream(dir / "script.py") << script;
