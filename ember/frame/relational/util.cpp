@@ -1,107 +1,11 @@
 #include "ember/frame/relational/util.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 
 #include "ember/frame/dataframe.h"
 
 namespace ember::frame::relational {
-
-namespace {
-
-constexpr size_t kHuge = size_t(1) << 21, kHugeFrom = size_t(4) << 20;
-
-// Note [Scratch memory]: the large blocks handed out (by address, with their sizes) and the
-// freed ones kept for reuse, oldest first.
-struct ScratchCache {
-  std::mutex mu;
-  std::unordered_map<void*, size_t> live;
-  std::vector<std::pair<void*, size_t>> kept;
-  size_t kept_bytes = 0;
-  size_t cap = 0;
-
-  ScratchCache() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    const size_t ram = pages > 0 && page > 0 ? size_t(pages) * size_t(page) : size_t(8) << 30;
-    cap = std::min(size_t(1) << 30, ram / 8);
-  }
-  static ScratchCache& get() {
-    static ScratchCache* c = new ScratchCache;  // never destroyed: frees may come during exit
-    return *c;
-  }
-};
-
-}  // namespace
-
-void* scratch_alloc(size_t bytes) {
-  if (bytes < kHugeFrom) {
-    const size_t size = (std::max<size_t>(bytes, 1) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-    void* p = std::aligned_alloc(size_t(kBufferAlignment), size);
-    EMBER_CHECK(p != nullptr, "frame: out of memory allocating ", size, " bytes");
-    return p;
-  }
-  const size_t size = (bytes + kHuge - 1) / kHuge * kHuge;
-  ScratchCache& c = ScratchCache::get();
-  {
-    // The smallest kept block that fits and wastes at most half of itself.
-    std::lock_guard<std::mutex> g(c.mu);
-    size_t best = c.kept.size();
-    for (size_t i = 0; i < c.kept.size(); ++i)
-      if (c.kept[i].second >= size && c.kept[i].second <= 2 * size &&
-          (best == c.kept.size() || c.kept[i].second < c.kept[best].second))
-        best = i;
-    if (best < c.kept.size()) {
-      auto [p, s] = c.kept[best];
-      c.kept.erase(c.kept.begin() + long(best));
-      c.kept_bytes -= s;
-      c.live[p] = s;
-      return p;
-    }
-  }
-  void* p = std::aligned_alloc(kHuge, size);
-  EMBER_CHECK(p != nullptr, "frame: out of memory allocating ", size, " bytes");
-  ::madvise(p, size, MADV_HUGEPAGE);  // advisory: failure is harmless
-  std::lock_guard<std::mutex> g(c.mu);
-  c.live[p] = size;
-  return p;
-}
-
-void scratch_free(void* p) {
-  if (p == nullptr) return;
-  if (reinterpret_cast<uintptr_t>(p) % kHuge == 0) {  // possibly a large block
-    ScratchCache& c = ScratchCache::get();
-    std::lock_guard<std::mutex> g(c.mu);
-    auto it = c.live.find(p);
-    if (it != c.live.end()) {
-      const size_t size = it->second;
-      c.live.erase(it);
-      if (size <= c.cap) {
-        while (c.kept_bytes + size > c.cap) {  // make room: the oldest go first
-          std::free(c.kept.front().first);
-          c.kept_bytes -= c.kept.front().second;
-          c.kept.erase(c.kept.begin());
-        }
-        c.kept.push_back({p, size});
-        c.kept_bytes += size;
-        return;
-      }
-    }
-  }
-  std::free(p);
-}
-
-void release_scratch_memory() {
-  ScratchCache& c = ScratchCache::get();
-  std::lock_guard<std::mutex> g(c.mu);
-  for (auto& [p, s] : c.kept) std::free(p);
-  c.kept.clear();
-  c.kept_bytes = 0;
-}
 
 OutBuffer::OutBuffer(int64_t bytes) {
   EMBER_CHECK(bytes >= 0 && bytes <= kMaxBufferBytes, "frame: cannot allocate a buffer of ", bytes, " bytes");

@@ -14,6 +14,7 @@
 #include "ember/core/parallel.h"
 #include "ember/frame/buffer.h"
 #include "ember/frame/column.h"
+#include "ember/frame/scratch.h"
 
 namespace ember::frame {
 class DataFrame;
@@ -24,18 +25,11 @@ namespace ember::frame::relational {
 // Below this many rows a kernel runs on one thread (thread start-up costs more).
 constexpr int64_t kParallelMinRows = 1 << 15;
 
-// Note [Scratch memory]
-// Kernels here write hundreds of MB into fresh memory, and first touches of fresh pages (a
-// page fault each, the kernel zeroing the page) can cost more than the kernels' own work:
-// 80 MB took 50 ms to fill in 4 KiB pages and 5-9 ms in 2 MiB ones on the development VM.
-// So blocks of 4 MiB or more are 2 MiB aligned and marked MADV_HUGEPAGE (what numpy does),
-// scratch vectors default-initialize their elements instead of zero-filling them, and freed
-// large blocks are kept (up to 1 GiB, at most an eighth of the machine's memory) for the next
-// large request that fits them, as jemalloc and mimalloc retain memory: repeated operations on
-// large frames then skip the page faults altogether. release_scratch_memory() returns them.
-void* scratch_alloc(size_t bytes);  // raises on failure
-void scratch_free(void* p);         // for scratch_alloc's blocks (null is fine)
-void release_scratch_memory();
+// Note [Scratch memory] (ember/frame/scratch.h) explains the blocks these vectors and
+// OutBuffer take; the names are used here unqualified.
+using frame::release_scratch_memory;
+using frame::scratch_alloc;
+using frame::scratch_free;
 
 template <class T>
 struct ScratchAllocator {
