@@ -3,13 +3,12 @@
 // values need more). Values go straight into the chunk's slots of the column's final
 // buffers; string bytes into a buffer of the chunk's own. Internal to ember/frame/io.
 #pragma once
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "ember/frame/buffer.h"
 #include "ember/frame/io/csv_tokenizer.h"
+#include "ember/frame/io/parse_float.h"
 
 namespace ember::frame::io::detail {
 
@@ -161,22 +160,31 @@ inline const char* ColumnChunk::fast_int(const char* p) {
 inline const char* ColumnChunk::fast_float(const char* p) {
   if (dialect_.ends_field[(unsigned char)*p]) return nullptr;  // empty: a null, perhaps
   double v;
-  const auto r = std::from_chars(p, end_, v);
-  // NaN spellings are null values by default; a field past the number needs the full parser.
-  if (r.ec != std::errc() || !dialect_.ends_field[(unsigned char)*r.ptr] || std::isnan(v)) return nullptr;
+  // NaN and inf spellings, and a field past the number, take the full parser (NaN spellings
+  // are null values by default).
+  const char* q = parse_decimal(p, &v);
+  if (q == nullptr || !dialect_.ends_field[(unsigned char)*q]) return nullptr;
   room();
   put(v);
   valid();
-  return r.ptr;
+  return q;
 }
 
 inline const char* ColumnChunk::fast_string(const char* p) {
   if ((dialect_.quoting && *p == dialect_.quote) || (dialect_.skipinitialspace && *p == ' ')) return nullptr;
-  const char* q = p;
-  while (!dialect_.special[(unsigned char)*q]) ++q;
+  const char* q = dialect_.scan_unquoted(p);
   if (dialect_.esc && *q == dialect_.esc && q < end_) return nullptr;
   const size_t n = size_t(q - p);
   if (!spec_.nulls_are_text && sets_.nulls.contains(p, n)) return nullptr;
+  if (n <= 16 && !spilled_ && data_size_ + 16 <= slots_.bytes_capacity && length_ < slots_.capacity) {
+    // A short string as one 16-byte copy: the text is padded past its end, and the slot
+    // bytes past this string are the chunk's own.
+    std::memcpy(slots_.bytes + data_size_, p, 16);
+    data_size_ += int64_t(n);
+    put_end();
+    valid();
+    return q;
+  }
   append_string(p, n);
   return q;
 }

@@ -39,6 +39,7 @@
 #include "ember/frame/io/csv_column.h"
 #include "ember/frame/io/csv_tokenizer.h"
 #include "ember/frame/io/csv_values.h"
+#include "ember/frame/scratch.h"
 
 namespace ember::frame {
 
@@ -57,23 +58,21 @@ constexpr int64_t kPad = 64;  // zero bytes after the sentinel
 
 // ---- memory ---------------------------------------------------------------------------------
 
-// Anonymous memory reserved up front and backed only where written; zero until written.
-// (Huge pages were tried: with the kernel's defrag=madvise they cost synchronous compaction,
-// which made the time of a read vary threefold.)
+// Memory reserved for the worst case (a column's rows bounded by line ends, its string bytes
+// by the text's size), in scratch blocks (Note [Scratch memory]): huge pages, kept for reuse,
+// so a file read again, or one like it, writes into memory already mapped. Not zeroed.
 class Region {
  public:
   static std::shared_ptr<Region> reserve(int64_t bytes) {
     auto r = std::shared_ptr<Region>(new Region);
     r->bytes_ = size_t(std::max<int64_t>(bytes, 1) + kPad);
-    void* p = ::mmap(nullptr, r->bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    EMBER_CHECK(p != MAP_FAILED, "read_csv: cannot reserve ", bytes, " bytes of memory");
-    r->data_ = static_cast<uint8_t*>(p);
+    r->data_ = static_cast<uint8_t*>(scratch_alloc(r->bytes_));
     return r;
   }
-  ~Region() {
-    if (data_) ::munmap(data_, bytes_);
-  }
+  ~Region() { scratch_free(data_); }
   uint8_t* data() const { return data_; }
+  // Gives back the pages past the first `used` bytes (a column's strings took less).
+  void trim(int64_t used) { scratch_trim(data_, size_t(used) + kPad); }
   // The first `size` bytes, keeping the region alive.
   static Buffer buffer(const std::shared_ptr<Region>& r, int64_t size) {
     return Buffer::wrap(r->data_, size, std::shared_ptr<const void>(r, r->data_));
@@ -503,6 +502,7 @@ Buffer Reader::gather_bytes(size_t i, const Assembly& a) {
     if (col.data_bytes() > 0 && col.data() != base + a.base[k])
       std::memmove(base + a.base[k], col.data(), size_t(col.data_bytes()));
   }
+  regions_[i].bytes->trim(total);
   return Region::buffer(regions_[i].bytes, total);
 }
 

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "ember/frame/io/csv.h"
 
 namespace ember::frame::io::detail {
@@ -26,6 +30,24 @@ struct Dialect {
     if (esc) special[(unsigned char)esc] = special_quoted[(unsigned char)esc] = true;
     if (quoting) special_quoted[(unsigned char)quote] = true;
     special_quoted[(unsigned char)'\n'] = true;
+  }
+
+  // The first delimiter, line end or escape character at or after p. The text must end in
+  // one ('\n', the reader's sentinel) and be readable 16 bytes past it.
+  const char* scan_unquoted(const char* p) const {
+#ifdef __SSE2__
+    const __m128i d = _mm_set1_epi8(delim), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+                  es = _mm_set1_epi8(esc ? esc : delim);
+    for (;; p += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, d), _mm_cmpeq_epi8(v, nl)),
+                                       _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, es)));
+      if (const int m = _mm_movemask_epi8(hit)) return p + __builtin_ctz(unsigned(m));
+    }
+#else
+    while (!special[(unsigned char)*p]) ++p;
+    return p;
+#endif
   }
 };
 
@@ -171,8 +193,7 @@ class Tokenizer {
       return slow(p, s);
     }
     if (d_.skipinitialspace && *p == ' ' && p < end_) return slow(p, s);
-    const char* q = p;
-    while (!d_.special[(unsigned char)*q]) ++q;  // the sentinel '\n' stops it
+    const char* q = d_.scan_unquoted(p);  // the sentinel '\n' stops it
     if (d_.esc && *q == d_.esc && q < end_) return slow(p, s);
     s = {p, uint32_t(q - p), false, false};
     return q;
