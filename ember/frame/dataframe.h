@@ -2,6 +2,7 @@
 // top-level nulls, as in TorchArrow), and DataFrameBuilder for building one row by row.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
@@ -15,6 +16,7 @@
 namespace ember::frame {
 
 class ColumnBuilder;
+class DataFrame;
 class StructBuilder;
 
 // ---- relational (ember/frame/relational) ----------------------------------------------
@@ -29,6 +31,29 @@ struct JoinOptions;
 struct CsvWriteOptions;
 struct IpcWriteOptions;
 // ---- end io ---------------------------------------------------------------------------
+
+// One argument of DataFrame::select (TorchArrow's select(*args, **kwargs)): a column name,
+// "*" for every column, "-name" to leave a column out, or a computed column: a name with a
+// Column of the frame's length, or with a function of the frame (TorchArrow's `me`:
+// {"d", [](const DataFrame& me) { return me["b"] + me["c"]; }}).
+class ColumnSelection {
+ public:
+  ColumnSelection(const char* name) : name_(name) {}          // NOLINT: implicit, as in select({"a", "b"})
+  ColumnSelection(std::string name) : name_(std::move(name)) {}  // NOLINT
+  ColumnSelection(std::string name, Column value);
+  ColumnSelection(std::string name, std::function<Column(const DataFrame&)> compute);
+
+  const std::string& name() const { return name_; }
+  bool computed() const { return computed_; }
+  // The computed column for `df` (a computed selection only).
+  Column value(const DataFrame& df) const;
+
+ private:
+  std::string name_;
+  bool computed_ = false;
+  std::shared_ptr<const Column> value_;
+  std::function<Column(const DataFrame&)> compute_;
+};
 
 struct PrintOptions {
   // Frames longer than this show their first and last max_rows / 2 rows around a "..." row.
@@ -82,8 +107,16 @@ class DataFrame {
   std::string to_string(const PrintOptions& options = {}) const;
 
   // ---- relational (ember/frame/relational): see Note [Relational semantics] there ------
-  // A copy with column `name` added at the end or replaced (pandas' assign).
+  // TorchArrow's select: df.select({"*", "-b", {"d", df["b"] + df["c"]}}). Names are kept in
+  // the order given ("*" adds the columns not selected yet, in frame order; "-name" leaves
+  // `name` out wherever it appears); computed columns follow their place in the list, and
+  // one named like a selected column replaces it there. Functions see this frame.
+  DataFrame select(std::initializer_list<ColumnSelection> items) const;
+  DataFrame select(const std::vector<ColumnSelection>& items) const;
+  // A copy with column `name` added at the end or replaced (pandas' assign); the second
+  // form computes it from this frame (pandas' assign(name=lambda df: ...)).
   DataFrame assign(const std::string& name, const Column& c) const;
+  DataFrame assign(const std::string& name, const std::function<Column(const DataFrame&)>& compute) const;
   DataFrame drop(const std::vector<std::string>& names) const;
   DataFrame rename(const std::vector<std::pair<std::string, std::string>>& mapping) const;  // {{"old", "new"}}
   DataFrame reorder(const std::vector<std::string>& names) const;  // exactly these columns (TorchArrow)

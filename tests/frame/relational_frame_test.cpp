@@ -40,6 +40,37 @@ TEST(FrameRelationalColumns, SelectAssignDropRenameReorder) {
   EXPECT_ERROR_WITH(df.assign("x", column({1})), "column 'x' has length 1 but the frame has 6 rows");
 }
 
+// TorchArrow's select(*args, **kwargs): the two examples of its documentation, then the rest.
+TEST(FrameRelationalColumns, SelectComputedColumns) {
+  const DataFrame xf{{"A", column({"a", "b", "a", "b"})}, {"B", column({1, 2, 3, 4})}, {"C", column({10, 11, 12, 13})}};
+  const auto me_b_plus_c = [](const DataFrame& me) { return me["B"] + me["C"]; };
+  const DataFrame d1 = xf.select({"A", "B", "C", {"D", me_b_plus_c}});
+  EXPECT_EQ(d1.columns(), (std::vector<std::string>{"A", "B", "C", "D"}));
+  EXPECT_EQ(values(d1["D"]), (std::vector<Value>{11, 13, 15, 17}));
+  EXPECT_EQ(d1["D"].dtype(), dt::Int64());
+  const DataFrame d2 = xf.select({"*", "-B", {"D", me_b_plus_c}});
+  EXPECT_EQ(d2.columns(), (std::vector<std::string>{"A", "C", "D"}));
+  EXPECT_EQ(values(d2["D"]), (std::vector<Value>{11, 13, 15, 17}));
+  // A Column value; "-name" before "*" too; a computed name already selected replaces it in place.
+  const DataFrame d3 = xf.select({"-A", "*", {"B", xf["B"] * 10}, {"E", column({0.5, 1.5, 2.5, 3.5})}});
+  EXPECT_EQ(d3.columns(), (std::vector<std::string>{"B", "C", "E"}));
+  EXPECT_EQ(values(d3["B"]), (std::vector<Value>{10, 20, 30, 40}));
+  EXPECT_EQ(values(d3["E"]), (std::vector<Value>{0.5, 1.5, 2.5, 3.5}));
+  EXPECT_EQ(xf.select({"C", "A"}).columns(), (std::vector<std::string>{"C", "A"}));  // plain names, in order
+  EXPECT_EQ(xf.num_columns(), 3);  // select returns a new frame
+  // assign with a function of the frame (pandas' assign(x=lambda df: ...)).
+  EXPECT_EQ(values(xf.assign("D", me_b_plus_c)["D"]), (std::vector<Value>{11, 13, 15, 17}));
+
+  EXPECT_ERROR_WITH(xf.select({"*", "-Bee"}), "select: DataFrame: no column named 'Bee'; did you mean 'B'?");
+  EXPECT_ERROR_WITH(xf.select({"A", "Cc"}), "did you mean 'C'?");
+  EXPECT_ERROR_WITH(xf.select({"A", "A"}), "select: the column 'A' is selected twice");
+  EXPECT_ERROR_WITH(xf.select({"*", "B"}), "select: the column 'B' is selected twice");
+  EXPECT_ERROR_WITH(xf.select({"A", {"D", column({1, 2})}}),
+                    "select: the computed column 'D' has length 2 but the frame has 4 rows");
+  EXPECT_ERROR_WITH(xf.select({{"D", [](const DataFrame& me) { return me["Z"]; }}}), "no column named 'Z'");
+  EXPECT_ERROR_WITH(xf.select({{"D", std::function<Column(const DataFrame&)>()}}), "the computed column 'D' has an empty function");
+}
+
 TEST(FrameRelationalRows, WhereDropsFalseAndNull) {
   const DataFrame df = sales();
   const DataFrame w = df.where(column({true, false, std::nullopt, true, std::nullopt, true}));

@@ -70,10 +70,70 @@ double quantile_of(relational::Vec<double>& v, double q, int64_t& done) {
 
 }  // namespace
 
+ColumnSelection::ColumnSelection(std::string name, Column value)
+    : name_(std::move(name)), computed_(true), value_(std::make_shared<const Column>(std::move(value))) {}
+
+ColumnSelection::ColumnSelection(std::string name, std::function<Column(const DataFrame&)> compute)
+    : name_(std::move(name)), computed_(true), compute_(std::move(compute)) {
+  EMBER_CHECK(compute_ != nullptr, "DataFrame.select: the computed column '", name_, "' has an empty function");
+}
+
+Column ColumnSelection::value(const DataFrame& df) const {
+  EMBER_CHECK(computed_, "DataFrame.select: '", name_, "' names a column; it computes none");
+  return value_ ? *value_ : compute_(df);
+}
+
+DataFrame DataFrame::select(std::initializer_list<ColumnSelection> items) const {
+  return select(std::vector<ColumnSelection>(items));
+}
+
+DataFrame DataFrame::select(const std::vector<ColumnSelection>& items) const {
+  std::unordered_set<std::string> excluded;
+  for (const ColumnSelection& it : items)
+    if (!it.computed() && it.name().size() > 1 && it.name()[0] == '-') {
+      const std::string name = it.name().substr(1);
+      column_for(*this, name, "select");  // an unknown name is an error (with the closest)
+      excluded.insert(name);
+    }
+  std::vector<std::pair<std::string, Column>> cols;
+  std::unordered_set<std::string> taken;
+  auto add = [&](const std::string& name, Column c) {
+    EMBER_CHECK(c.size() == num_rows_ || names_.empty(), "select: the computed column '", name, "' has length ",
+                c.size(), " but the frame has ", num_rows_, " rows");
+    if (taken.insert(name).second) {
+      cols.emplace_back(name, std::move(c));
+      return;
+    }
+    for (auto& [n, old] : cols)
+      if (n == name) old = std::move(c);
+  };
+  for (const ColumnSelection& it : items) {
+    const std::string& name = it.name();
+    if (it.computed()) {
+      add(name, it.value(*this));
+    } else if (name == "*") {
+      for (size_t i = 0; i < names_.size(); ++i)
+        if (!excluded.count(names_[i]) && !taken.count(names_[i])) add(names_[i], columns_[i]);
+    } else if (name.size() > 1 && name[0] == '-') {
+      continue;
+    } else {
+      const Column& c = column_for(*this, name, "select");
+      EMBER_CHECK(!taken.count(name), "select: the column '", name, "' is selected twice");
+      if (!excluded.count(name)) add(name, c);
+    }
+  }
+  return frame_of(std::move(cols));
+}
+
 DataFrame DataFrame::assign(const std::string& name, const Column& c) const {
   DataFrame out = *this;
   out.set_column(name, c);
   return out;
+}
+
+DataFrame DataFrame::assign(const std::string& name, const std::function<Column(const DataFrame&)>& compute) const {
+  EMBER_CHECK(compute != nullptr, "assign: the column '", name, "' has an empty function");
+  return assign(name, compute(*this));
 }
 
 DataFrame DataFrame::drop(const std::vector<std::string>& names) const {
