@@ -1,6 +1,5 @@
-// Intra-op parallelism: parallel_for splits [begin, end) into one chunk per thread (chunks of
-// at least grain_size) and runs them on the ember thread pool and the calling thread (Note
-// [Thread pool] in parallel.cpp). Nested calls run serially.
+// Intra-op parallelism over OpenMP: parallel_for splits [begin, end) into chunks of at
+// least grain_size and runs them on the ember thread pool. Nested calls run serially.
 #pragma once
 #include <cstdint>
 #include <functional>
