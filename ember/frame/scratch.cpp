@@ -107,18 +107,30 @@ void release_scratch_memory() {
   c.kept_bytes = 0;
 }
 
-void scratch_trim(void* p, size_t used) {
-  if (p == nullptr || reinterpret_cast<uintptr_t>(p) % kHuge != 0) return;
-  ScratchCache& c = ScratchCache::get();
-  size_t size;
-  {
-    std::lock_guard<std::mutex> g(c.mu);
-    auto it = c.live.find(p);
-    if (it == c.live.end()) return;
-    size = it->second;
+OutBuffer::OutBuffer(int64_t bytes) {
+  EMBER_CHECK(bytes >= 0 && bytes <= kMaxBufferBytes, "frame: cannot allocate a buffer of ", bytes, " bytes");
+  cap_ = (std::max<int64_t>(bytes, 1) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  p_ = static_cast<uint8_t*>(scratch_alloc(size_t(cap_)));
+}
+
+OutBuffer& OutBuffer::operator=(OutBuffer&& o) noexcept {
+  if (this != &o) {
+    scratch_free(p_);
+    p_ = o.p_, cap_ = o.cap_;
+    o.p_ = nullptr, o.cap_ = 0;
   }
-  const size_t keep = (used + kHuge - 1) / kHuge * kHuge;
-  if (keep < size) ::madvise(static_cast<char*>(p) + keep, size - keep, MADV_DONTNEED);  // advisory
+  return *this;
+}
+
+Buffer OutBuffer::finish(int64_t bytes) {
+  if (p_ == nullptr) *this = OutBuffer(0);
+  EMBER_INTERNAL_ASSERT(bytes >= 0 && bytes <= cap_);
+  // Zero the padding up to the block's end, as BufferBuilder does (readers may load it).
+  std::memset(p_ + bytes, 0, size_t(cap_ - bytes));
+  uint8_t* p = p_;
+  p_ = nullptr, cap_ = 0;
+  std::shared_ptr<const void> owner(p, [](const void* q) { scratch_free(const_cast<void*>(q)); });
+  return Buffer::wrap(p, bytes, std::move(owner));
 }
 
 }  // namespace ember::frame

@@ -71,10 +71,10 @@ class Region {
   }
   ~Region() { scratch_free(data_); }
   uint8_t* data() const { return data_; }
-  // Gives back the pages past the first `used` bytes (a column's strings took less).
-  void trim(int64_t used) { scratch_trim(data_, size_t(used) + kPad); }
-  // The first `size` bytes, keeping the region alive.
+  // The first `size` bytes, keeping the region alive; the padding after them is zeroed (a
+  // reused block holds old bytes there).
   static Buffer buffer(const std::shared_ptr<Region>& r, int64_t size) {
+    std::memset(r->data_ + size, 0, std::min<size_t>(size_t(kPad), r->bytes_ - size_t(size)));
     return Buffer::wrap(r->data_, size, std::shared_ptr<const void>(r, r->data_));
   }
 
@@ -478,32 +478,17 @@ void Reader::gather_ends(size_t i, size_t k, Assembly& a) {
   }
 }
 
-// The string bytes of column i's chunks, one after another: moved down within the column's
-// byte region (each chunk's bytes start at its cut's offset, at or past where they go), or,
-// when a chunk's strings spilled out of it, copied into a new buffer.
+// The string bytes of column i's chunks, one after another, in a buffer of their size (the
+// column's byte region, sized for the whole text, goes back to the scratch cache with the
+// reader).
 Buffer Reader::gather_bytes(size_t i, const Assembly& a) {
-  bool spilled = false;
   int64_t total = 0;
-  for (const Chunk& c : chunks_) {
-    spilled |= c.columns[i].spilled();
-    total += c.columns[i].data_bytes();
-  }
-  if (spilled) {
-    BufferBuilder out;
-    out.resize(total);
-    for (size_t k = 0; k < chunks_.size(); ++k)
-      if (chunks_[k].columns[i].data_bytes() > 0)
-        std::memcpy(out.data() + a.base[k], chunks_[k].columns[i].data(), size_t(chunks_[k].columns[i].data_bytes()));
-    return out.finish();
-  }
-  uint8_t* base = regions_[i].bytes->data();
-  for (size_t k = 0; k < chunks_.size(); ++k) {
-    const ColumnChunk& col = chunks_[k].columns[i];
-    if (col.data_bytes() > 0 && col.data() != base + a.base[k])
-      std::memmove(base + a.base[k], col.data(), size_t(col.data_bytes()));
-  }
-  regions_[i].bytes->trim(total);
-  return Region::buffer(regions_[i].bytes, total);
+  for (const Chunk& c : chunks_) total += c.columns[i].data_bytes();
+  OutBuffer out(total);
+  for (size_t k = 0; k < chunks_.size(); ++k)
+    if (chunks_[k].columns[i].data_bytes() > 0)
+      std::memcpy(out.data() + a.base[k], chunks_[k].columns[i].data(), size_t(chunks_[k].columns[i].data_bytes()));
+  return out.finish(total);
 }
 
 // The column's chunks as one array: rows moved together, bitmaps joined, and the strings

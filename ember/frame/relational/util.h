@@ -27,6 +27,7 @@ constexpr int64_t kParallelMinRows = 1 << 15;
 
 // Note [Scratch memory] (ember/frame/scratch.h) explains the blocks these vectors and
 // OutBuffer take; the names are used here unqualified.
+using frame::OutBuffer;
 using frame::release_scratch_memory;
 using frame::scratch_alloc;
 using frame::scratch_free;
@@ -45,31 +46,6 @@ struct ScratchAllocator {
 // A vector whose resize() leaves new elements uninitialized, in scratch memory.
 template <class T>
 using Vec = std::vector<T, ScratchAllocator<T>>;
-
-// A writable, 64-byte aligned block of `bytes` (rounded up to 64) that finish() turns into an
-// immutable Buffer. Not zeroed, except the padding after the bytes finish() keeps: the kernel
-// writes every byte it hands on.
-class OutBuffer {
- public:
-  OutBuffer() = default;
-  explicit OutBuffer(int64_t bytes);
-  OutBuffer(const OutBuffer&) = delete;
-  OutBuffer& operator=(const OutBuffer&) = delete;
-  OutBuffer(OutBuffer&& o) noexcept : p_(o.p_), cap_(o.cap_) { o.p_ = nullptr, o.cap_ = 0; }
-  OutBuffer& operator=(OutBuffer&& o) noexcept;
-  ~OutBuffer() { scratch_free(p_); }
-
-  uint8_t* data() { return p_; }
-  template <class T> T* as() { return reinterpret_cast<T*>(p_); }
-  int64_t capacity() const { return cap_; }
-  // The first `bytes` as a Buffer; this OutBuffer is empty afterwards.
-  Buffer finish(int64_t bytes);
-  Buffer finish() { return finish(cap_); }
-
- private:
-  uint8_t* p_ = nullptr;
-  int64_t cap_ = 0;
-};
 
 // A zeroed bitmap of n bits, as an OutBuffer.
 OutBuffer zeroed_bitmap(int64_t nbits);
