@@ -1,4 +1,4 @@
-// Decimal text to double, correctly rounded, fast for the numbers CSV files are made of
+// Decimal text to double, correctly rounded, inline for the numbers CSV files are made of
 // (at most 19 significant digits): the digits eight at a time, then Clinger's exact fast
 // path or the Eisel-Lemire algorithm (parse_float.cpp), and std::from_chars for the rest.
 // Internal to ember/frame/io; see Note [Parsing floats].
@@ -10,15 +10,17 @@
 namespace ember::frame::io::detail {
 
 // Note [Parsing floats]
-// libstdc++'s from_chars is correct but spends ~13 ns on a 17-digit number, a third of
-// read_csv's time on a file of floats. The common case needs far less: up to 19 significant
-// digits fit a uint64 w, and the value is w * 10^q. When w <= 2^53 and |q| <= 22 both w and
-// 10^|q| are exact doubles and one IEEE multiplication or division rounds correctly
-// (Clinger 1990). Otherwise w * 5^q is approximated with a 128-bit product from a table of
-// powers of five (gen_pow5_table.py); when the product's low bits leave the rounding in doubt
-// (about 1 in 500 inputs), the value would be subnormal or infinite, or it lies exactly
-// halfway between two doubles, the conversion defers to from_chars (Lemire, "Number Parsing
-// at a Gigabyte per Second", 2021). Tests compare millions of inputs bit for bit with strtod.
+// Up to 19 significant digits fit a uint64 w, and the value is w * 10^q. When w <= 2^53 and
+// |q| <= 22 both w and 10^|q| are exact doubles and one IEEE multiplication or division
+// rounds correctly (Clinger 1990). Otherwise w * 5^q is approximated with a 128-bit product
+// from a table of powers of five (gen_pow5_table.py); when the product's low bits leave the
+// rounding in doubt (about 1 in 500 inputs), the value would be subnormal or infinite, or it
+// lies exactly halfway between two doubles, the conversion defers to from_chars (Lemire,
+// "Number Parsing at a Gigabyte per Second", 2021). Tests compare millions of inputs bit for
+// bit with strtod. Measured on the benchmark's 17-digit values: 13.0 ns a value in a loop of
+// its own against 13.3 for libstdc++ 12's from_chars (which implements the same algorithm),
+// but inlined into the CSV reader's field loop read_csv runs 5-7% faster with it (0.33 s
+// against 0.35 s for 308 MB on one thread), and it needs no end pointer.
 
 // w * 10^q as a double, for w != 0 and q in [-342, 308]; false when it cannot decide cheaply.
 bool eisel_lemire(uint64_t w, int q, double* out);
