@@ -52,12 +52,16 @@ void* scratch_alloc(size_t bytes) {
   const size_t size = (bytes + kHuge - 1) / kHuge * kHuge;
   ScratchCache& c = ScratchCache::get();
   {
-    // The smallest kept block that fits and wastes at most half of itself.
+    // The smallest kept block that fits and wastes at most half of itself; of equal ones the
+    // most recently freed: its pages are the likeliest to be mapped already. (A block reserved
+    // and never written, such as read_csv's fixed-width region of a column that turned out to
+    // be strings, otherwise went to the next read's first column: in a fresh process reads 2
+    // and 3 of a 308 MB CSV took 0.45 s instead of 0.18 s, faulting and zeroing its pages.)
     std::lock_guard<std::mutex> g(c.mu);
     size_t best = c.kept.size();
     for (size_t i = 0; i < c.kept.size(); ++i)
       if (c.kept[i].second >= size && c.kept[i].second <= 2 * size &&
-          (best == c.kept.size() || c.kept[i].second < c.kept[best].second))
+          (best == c.kept.size() || c.kept[i].second <= c.kept[best].second))
         best = i;
     if (best < c.kept.size()) {
       auto [p, s] = c.kept[best];
