@@ -103,6 +103,8 @@ void scratch_free(void* p) {
   std::free(p);
 }
 
+size_t scratch_cache_limit() { return ScratchCache::get().cap; }
+
 void release_scratch_memory() {
   ScratchCache& c = ScratchCache::get();
   std::lock_guard<std::mutex> g(c.mu);

@@ -20,6 +20,8 @@ namespace ember::frame {
 void* scratch_alloc(size_t bytes);  // raises on failure
 void scratch_free(void* p);         // for scratch_alloc's blocks (null is fine)
 void release_scratch_memory();
+// The most bytes of freed blocks kept for reuse; a block larger than this is never kept.
+size_t scratch_cache_limit();
 
 // A writable, 64-byte aligned block of `bytes` (rounded up to 64) that finish() turns into an
 // immutable Buffer. Not zeroed, except the padding after the bytes finish() keeps: the kernel

@@ -318,8 +318,12 @@ TEST(FrameIoCsv, ChunkedParsingMatchesOneChunk) {
   EXPECT_EQ(a["sparse"].dtype(), dt::Int64(true));
   EXPECT_EQ(a["date"].dtype(), dt::Timestamp(TimeUnit::Second));
   EXPECT_EQ(a["s"].get_string(1).value_or("?").size() > 0, true);
-  EXPECT_EQ(values(b, "late_string")[size_t(n - 3)], Value("word"));
-  EXPECT_EQ(values(b, "late_string")[size_t(n - 4)], Value(std::to_string(n - 4)));
+  // late_string looks numeric in the records the reader samples first, so it has no byte
+  // region sized for the text: every chunk's strings spill (and most chunks are parsed again
+  // as strings). Every value must still be right.
+  const std::vector<Value> late = values(b, "late_string");
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(late[size_t(i)], Value(i == n - 3 ? std::string("word") : std::to_string(i))) << "row " << i;
   // Errors report the same row either way.
   const std::string bad = make(true);
   std::string e1, e2;

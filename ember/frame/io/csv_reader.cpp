@@ -59,17 +59,30 @@ constexpr int64_t kPad = 64;  // zero bytes after the sentinel
 // ---- memory ---------------------------------------------------------------------------------
 
 // Memory reserved for the worst case (a column's rows bounded by line ends, its string bytes
-// by the text's size), in scratch blocks (Note [Scratch memory]): huge pages, kept for reuse,
-// so a file read again, or one like it, writes into memory already mapped. Not zeroed.
+// by the text's size). Not zeroed. Up to the scratch cache's limit it is a scratch block
+// (Note [Scratch memory]: huge pages, kept for reuse, so a file read again, or one like it,
+// writes into memory already mapped); larger, it is address space reserved with
+// MAP_NORESERVE and backed only where written (a file larger than the machine's memory
+// reserves more than it could commit).
 class Region {
  public:
   static std::shared_ptr<Region> reserve(int64_t bytes) {
     auto r = std::shared_ptr<Region>(new Region);
     r->bytes_ = size_t(std::max<int64_t>(bytes, 1) + kPad);
-    r->data_ = static_cast<uint8_t*>(scratch_alloc(r->bytes_));
+    if (r->bytes_ <= scratch_cache_limit()) {
+      r->data_ = static_cast<uint8_t*>(scratch_alloc(r->bytes_));
+      r->scratch_ = true;
+    } else {
+      void* p = ::mmap(nullptr, r->bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      EMBER_CHECK(p != MAP_FAILED, "read_csv: cannot reserve ", bytes, " bytes of memory");
+      r->data_ = static_cast<uint8_t*>(p);
+    }
     return r;
   }
-  ~Region() { scratch_free(data_); }
+  ~Region() {
+    if (scratch_) scratch_free(data_);
+    else if (data_) ::munmap(data_, bytes_);
+  }
   uint8_t* data() const { return data_; }
   // The first `size` bytes, keeping the region alive; the padding after them is zeroed (a
   // reused block holds old bytes there).
@@ -82,6 +95,7 @@ class Region {
   Region() = default;
   uint8_t* data_ = nullptr;
   size_t bytes_ = 0;
+  bool scratch_ = false;
 };
 
 // The text, with text[size] == '\n' and zeros after it: a private mapping of the file with
@@ -215,6 +229,7 @@ class Reader {
   const char* header(const char* p);
   const char* end() const { return in_.data() + in_.size(); }
   const char* blank_end(const char* p) const { return Tokenizer(dialect_, in_.data(), end()).skip_blank(p); }
+  std::vector<bool> sniff_strings(const char* data) const;
   void parse_chunk(Chunk& c, const std::vector<KindInfo>& kinds);
   const char* parse_record(Chunk& c, Tokenizer& tok, const char* rec, bool* restart);
   // A column's assembly: its type, each chunk's first row and first string byte.
@@ -355,6 +370,41 @@ const char* Reader::header(const char* p) {
   return data;
 }
 
+// Which columns may hold strings, judged from the first records: a column whose values there
+// are all numbers, booleans, dates or timestamps (or nulls, if not all) gets no byte region
+// sized for the whole text; should a later chunk find strings in it after all, they spill
+// into memory of that chunk's own (ColumnChunk::append_string), which is slower but right.
+std::vector<bool> Reader::sniff_strings(const char* data) const {
+  const size_t ncols = specs_.size();
+  std::vector<bool> strings(ncols, false), seen(ncols, false);
+  Tokenizer tok(dialect_, in_.data(), end());
+  const char* p = data;
+  try {
+    for (int rec = 0; rec < 256; ++rec) {
+      p = tok.skip_blank(p);
+      if (p >= end()) break;
+      size_t nf = 0;
+      p = tok.record(p, &nf);
+      for (size_t i = 0; i < std::min(nf, ncols); ++i) {
+        const Span& f = tok.spans()[i];
+        if ((!f.quoted || sets_.quoted_nulls) && sets_.nulls.contains(f.p, f.n)) continue;
+        seen[i] = true;
+        int64_t iv;
+        double dv;
+        int32_t days;
+        TimestampValue ts;
+        const bool plain = parse_int64(f.p, f.n, &iv) != IntParse::NotInt || parse_double(f.p, f.n, &dv) ||
+                           sets_.boolean(f.p, f.n) >= 0 ||
+                           (sets_.infer_dates && (parse_date32(f.p, f.n, &days) || parse_timestamp(f.p, f.n, &ts)));
+        if (!plain || f.quoted) strings[i] = true;
+      }
+    }
+  } catch (const ParseFailure&) {  // reported by the parse proper; judge from what was read
+  }
+  for (size_t i = 0; i < ncols; ++i) strings[i] = strings[i] || !seen[i];
+  return strings;
+}
+
 // One record at `rec` (not a blank line) into the chunk's columns; returns where the next
 // record begins. Throws ParseFailure for a ragged row or a value that does not parse.
 const char* Reader::parse_record(Chunk& c, Tokenizer& tok, const char* rec, bool* restart) {
@@ -404,7 +454,7 @@ void Reader::parse_chunk(Chunk& c, const std::vector<KindInfo>& kinds) {
     if (regions_[i].ends) slots.ends = regions_[i].ends->data() + (spec.large_offsets ? 8 : 4) * (c.first_row + 1);
     if (regions_[i].bytes) slots.bytes = regions_[i].bytes->data() + c.byte_offset;
     slots.capacity = c.capacity;
-    slots.bytes_capacity = c.byte_capacity;
+    slots.bytes_capacity = regions_[i].bytes ? c.byte_capacity : 0;  // without a region strings spill
     c.columns.emplace_back(spec, sets_, dialect_, end(), kinds[i], slots);
   }
   c.failed = false;
@@ -599,6 +649,7 @@ DataFrame Reader::read() {
     c.first_row = bound;
     bound += c.capacity;
   }
+  const std::vector<bool> may_hold_strings = sniff_strings(data);
   regions_.resize(ncols);
   for (size_t i = 0; i < ncols; ++i) {
     const ColumnSpec& s = specs_[i];
@@ -607,7 +658,8 @@ DataFrame Reader::read() {
     if (fixed) regions_[i].values = Region::reserve(s.value_width * (bound + 1));
     if (strings) {
       regions_[i].ends = Region::reserve((s.large_offsets ? 8 : 4) * (bound + 2));
-      regions_[i].bytes = Region::reserve(bytes);
+      // Room for strings as long as the text, for columns that may hold them.
+      if (s.forced || may_hold_strings[i]) regions_[i].bytes = Region::reserve(bytes);
     }
   }
 
