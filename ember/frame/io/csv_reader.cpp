@@ -239,10 +239,12 @@ class Reader {
     std::vector<int64_t> row, base;
     BufferBuilder wide;     // int64 ends, when int32 chunks become large_string
     bool gathered = false;  // the ends are gathered (in parallel, before assemble)
+    OutBuffer bytes;        // the string bytes of all chunks (copied in parallel, before assemble)
+    int64_t total_bytes = 0;
   };
   DType column_type(size_t i, const KindInfo& k, int64_t nulls, int64_t bytes, int64_t total_rows) const;
   void gather_ends(size_t i, size_t k, Assembly& a);
-  Buffer gather_bytes(size_t i, const Assembly& a);
+  void gather_bytes(size_t i, size_t k, Assembly& a);
   Column assemble(size_t i, Assembly& a, int64_t total_rows);
 
   Input in_;
@@ -528,17 +530,12 @@ void Reader::gather_ends(size_t i, size_t k, Assembly& a) {
   }
 }
 
-// The string bytes of column i's chunks, one after another, in a buffer of their size (the
-// column's byte region, sized for the whole text, goes back to the scratch cache with the
-// reader).
-Buffer Reader::gather_bytes(size_t i, const Assembly& a) {
-  int64_t total = 0;
-  for (const Chunk& c : chunks_) total += c.columns[i].data_bytes();
-  OutBuffer out(total);
-  for (size_t k = 0; k < chunks_.size(); ++k)
-    if (chunks_[k].columns[i].data_bytes() > 0)
-      std::memcpy(out.data() + a.base[k], chunks_[k].columns[i].data(), size_t(chunks_[k].columns[i].data_bytes()));
-  return out.finish(total);
+// Chunk k's string bytes in column i, copied to their place in the column's buffer of them
+// (of their exact size: the column's byte region, sized for the whole text, goes back to the
+// scratch cache with the reader).
+void Reader::gather_bytes(size_t i, size_t k, Assembly& a) {
+  const ColumnChunk& col = chunks_[k].columns[i];
+  if (col.data_bytes() > 0) std::memcpy(a.bytes.data() + a.base[k], col.data(), size_t(col.data_bytes()));
 }
 
 // The column's chunks as one array: rows moved together, bitmaps joined, and the strings
@@ -589,7 +586,7 @@ Column Reader::assemble(size_t i, Assembly& a, int64_t total_rows) {
       std::memset(regions_[i].ends->data(), 0, size_t(w));
       buffers.push_back(Region::buffer(regions_[i].ends, (total_rows + 1) * w));
     }
-    buffers.push_back(gather_bytes(i, a));
+    buffers.push_back(a.bytes.finish(a.total_bytes));
   }
   Column column = Column::from_data_unchecked(ArrayData::make(type, total_rows, std::move(buffers), {}, a.nulls, 0));
   if (spec.dictionary) {
@@ -728,11 +725,13 @@ DataFrame Reader::read() {
                   "' holds ", bytes, " bytes of strings, more than 32-bit offsets address; read it as large_string");
       if (a.type.has_large_offsets() && !specs_[i].large_offsets) a.wide.resize((total_rows + 1) * 8);
       a.gathered = exact;  // in place: chunks may go in parallel (below)
+      a.bytes = OutBuffer(bytes);
+      a.total_bytes = bytes;
     }
   }
 
-  // In parallel over (column, chunk): invalid UTF-8 (reported at its first row), and the
-  // strings gathered when the rows' bounds were exact.
+  // In parallel over (column, chunk): invalid UTF-8 (reported at its first row), the string
+  // bytes, and the string ends when the rows' bounds were exact.
   std::vector<std::pair<size_t, size_t>> tasks;
   for (size_t i = 0; i < ncols; ++i)
     if (asm_[i].type.is_binary_like())
@@ -741,7 +740,9 @@ DataFrame Reader::read() {
   run(tasks.size(), [&](size_t t) {
     const auto [i, k] = tasks[t];
     if (asm_[i].type.is_string()) bad[t] = chunks_[k].columns[i].invalid_utf8_row();
-    if (bad[t] < 0 && asm_[i].gathered) gather_ends(i, k, asm_[i]);
+    if (bad[t] >= 0) return;
+    gather_bytes(i, k, asm_[i]);
+    if (asm_[i].gathered) gather_ends(i, k, asm_[i]);
   });
   for (size_t t = 0; t < tasks.size(); ++t)
     if (bad[t] >= 0) {
