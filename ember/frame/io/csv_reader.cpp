@@ -639,8 +639,14 @@ DataFrame Reader::read() {
     if (workers > 1) parallel_for(0, workers, 1, work);
     else work(0, 1);
   };
-  // Each chunk's rows are at most its line ends plus one: their place in the columns.
-  run(chunks_.size(), [&](size_t k) { chunks_[k].capacity = count_line_ends(chunks_[k].start, chunks_[k].stop) + 1; });
+  // Each chunk's rows are at most its line ends: their place in the columns. A chunk other
+  // than the last ends just after a '\n' (its cut), and a record starts at a character that
+  // is not a line end, so each record starting in it has a line end after it in the chunk.
+  // The last chunk may end without one. (With bounds that are exact, as they are without
+  // blank lines or quoted line breaks, the columns are assembled in place.)
+  run(chunks_.size(), [&](size_t k) {
+    chunks_[k].capacity = count_line_ends(chunks_[k].start, chunks_[k].stop) + (k + 1 == chunks_.size() ? 1 : 0);
+  });
   int64_t bound = 0;
   for (Chunk& c : chunks_) {
     c.first_row = bound;
