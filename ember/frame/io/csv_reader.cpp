@@ -117,7 +117,18 @@ class Input {
     return *this;
   }
   ~Input() {
-    if (map_) ::munmap(map_, map_bytes_);
+    if (!map_) return;
+    if (map_bytes_ >= (size_t(64) << 20)) {
+      // Tearing down the page tables of a large mapping is per-page work (11 ms for 300 MB)
+      // that munmap does on one thread under the address space's write lock; dropping the
+      // pages first (MADV_DONTNEED takes the lock for reading) lets two threads share it.
+      const size_t half = map_bytes_ / 2 / 4096 * 4096;
+      parallel_for(0, 2, 1, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k)
+          ::madvise(static_cast<char*>(map_) + (k ? half : 0), k ? map_bytes_ - half : half, MADV_DONTNEED);
+      });
+    }
+    ::munmap(map_, map_bytes_);
   }
 
   const char* data() const { return data_; }
