@@ -452,10 +452,15 @@ std::vector<bool> Reader::sniff_strings(const char* data) const {
 // One record at `rec` (not a blank line) into the chunk's columns; returns where the next
 // record begins. Throws ParseFailure for a ragged row or a value that does not parse.
 const char* Reader::parse_record(Chunk& c, Tokenizer& tok, const char* rec, bool* restart) {
+  // (Locals: the fast paths store through pointers, which would otherwise make the compiler
+  // reload these for every field.)
   const size_t ncols = specs_.size();
+  const char* const text_end = end();
+  const char delim = dialect_.delim;
+  ColumnChunk* const cols = c.columns.data();
   const char* p = rec;
   for (size_t i = 0;; ++i) {
-    ColumnChunk& col = c.columns[i];
+    ColumnChunk& col = cols[i];
     const char* q = col.fast(p);
     if (q == nullptr) {
       Span s;
@@ -468,7 +473,7 @@ const char* Reader::parse_record(Chunk& c, Tokenizer& tok, const char* rec, bool
         throw;
       }
     }
-    const bool more = q < end() && *q == dialect_.delim;
+    const bool more = q < text_end && *q == delim;
     if (i + 1 == ncols || !more) {
       if (i + 1 != ncols || more) {
         size_t nf = 0;
@@ -483,7 +488,7 @@ const char* Reader::parse_record(Chunk& c, Tokenizer& tok, const char* rec, bool
     }
     p = q + 1;
   }
-  if (p < end()) p += (*p == '\r' && p + 1 < end() && p[1] == '\n') ? 2 : 1;
+  if (p < text_end) p += (*p == '\r' && p + 1 < text_end && p[1] == '\n') ? 2 : 1;
   return p;
 }
 
