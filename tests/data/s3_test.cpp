@@ -27,6 +27,7 @@
 #include "ember/data/datapipes/ops.h"
 #include "ember/data/datapipes/s3.h"
 #include "ember/data/s3/client.h"
+#include "ember/data/s3/http.h"
 #include "ember/data/s3/object_stream.h"
 #include "ember/data/s3/sigv4.h"
 #include "ember/data/s3/xml.h"
@@ -409,6 +410,53 @@ TEST_F(S3ConfigTest, Errors) {
   EXPECT_ERROR_WITH(s3::resolve_config(s3::S3Options(ok).max_in_flight(0), none), "max_in_flight");
   EXPECT_ERROR_WITH(s3::resolve_config(s3::S3Options(ok).max_keys(5000), none), "max_keys");
   EXPECT_ERROR_WITH(s3::resolve_config(ok, env_of({{"AWS_MAX_ATTEMPTS", "x"}})), "AWS_MAX_ATTEMPTS");
+}
+
+// fork() while other threads use a connection pool: the child's first request must not hang
+// on a pool mutex copied in the locked state (pools register with a fork handler that takes
+// their mutexes around fork).
+TEST(S3Http, ForkWhileOtherThreadsUseThePool) {
+  // A port with nothing listening: each request fails at once, but takes and returns a handle.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  close(fd);
+  s3::detail::HttpRequest req;
+  req.method = "GET";
+  req.url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/bucket/key";
+  req.connect_timeout_ms = 2000;
+
+  s3::detail::HttpPool pool;
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> requests{0};
+  std::vector<std::thread> users;
+  for (int t = 0; t < 2; ++t)
+    users.emplace_back([&] {
+      while (!stop) {
+        pool.perform(req);
+        ++requests;
+      }
+    });
+  for (int i = 0; i < 40; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      alarm(20);  // a hang ends the child with SIGALRM, which the parent reports
+      const s3::detail::HttpResponse r = pool.perform(req);
+      _exit(r.curl_code != 0 ? 0 : 3);  // refused: a transport error, as in the parent
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child " << i << ": status " << status;
+  }
+  stop = true;
+  for (auto& t : users) t.join();
+  EXPECT_GT(requests.load(), 40);
 }
 
 TEST(S3Url, Parse) {

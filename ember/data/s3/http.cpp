@@ -1,8 +1,10 @@
 #include "ember/data/s3/http.h"
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -102,9 +104,49 @@ std::optional<std::string> HttpResponse::header(std::string_view lower_name) con
   return std::nullopt;
 }
 
-HttpPool::HttpPool() : owner_pid_(getpid()) { global_init(); }
+namespace {
+
+// Every live pool, so that fork() finds each pool's mutex free: the prepare handler takes
+// them all (and the registry's), the parent and the child release them after. Without it, a
+// fork while another thread held a pool's mutex (for a vector push or pop) left the child's
+// copy locked forever, and the child's first request hung.
+struct PoolRegistry {
+  std::mutex mu;
+  std::vector<std::mutex*> pools;
+
+  static PoolRegistry& get() {
+    static PoolRegistry* r = [] {
+      auto* reg = new PoolRegistry;  // never destroyed: pools may outlive static destruction
+      pthread_atfork([] { get().lock_all(); }, [] { get().unlock_all(); }, [] { get().unlock_all(); });
+      return reg;
+    }();
+    return *r;
+  }
+  void lock_all() {
+    mu.lock();
+    for (std::mutex* m : pools) m->lock();
+  }
+  void unlock_all() {
+    for (std::mutex* m : pools) m->unlock();
+    mu.unlock();
+  }
+};
+
+}  // namespace
+
+HttpPool::HttpPool() : owner_pid_(getpid()) {
+  global_init();
+  PoolRegistry& r = PoolRegistry::get();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.pools.push_back(&mu_);
+}
 
 HttpPool::~HttpPool() {
+  {
+    PoolRegistry& r = PoolRegistry::get();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.pools.erase(std::find(r.pools.begin(), r.pools.end(), &mu_));
+  }
   if (owner_pid_ != getpid()) return;  // a forked child: the handles are the parent's
   for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
 }
