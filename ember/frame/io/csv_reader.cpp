@@ -175,6 +175,13 @@ class Input {
 // The number of line ends ("\n", "\r\n", "\r") in [p, e): a bound on the records that start
 // there, less one. 32 bytes at a time where the CPU has AVX2 (1.5 ms less a 300 MB file on two
 // threads), else 16.
+// The line ends in [p, e) one byte at a time: the tail the vector loops leave.
+int64_t count_line_ends_scalar(const char* p, const char* e) {
+  int64_t n = 0;
+  for (; p < e; ++p) n += *p == '\n' || (*p == '\r' && !(p + 1 < e && p[1] == '\n'));
+  return n;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,popcnt"))) int64_t count_line_ends_avx2(const char* p, const char* e) {
   int64_t nl = 0, cr = 0, crlf = 0;
@@ -187,14 +194,7 @@ __attribute__((target("avx2,popcnt"))) int64_t count_line_ends_avx2(const char* 
     cr += __builtin_popcount(r);
     crlf += __builtin_popcount(r & uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(w, kNl))));
   }
-  for (; p < e; ++p) {
-    if (*p == '\n') ++nl;
-    else if (*p == '\r') {
-      ++cr;
-      if (p + 1 < e && p[1] == '\n') ++crlf;
-    }
-  }
-  return nl + cr - crlf;
+  return nl + cr - crlf + count_line_ends_scalar(p, e);
 }
 #endif
 
@@ -225,14 +225,7 @@ int64_t count_line_ends(const char* p, const char* e) {
     crlf += sum(ap);
   }
 #endif
-  for (; p < e; ++p) {
-    if (*p == '\n') ++nl;
-    else if (*p == '\r') {
-      ++cr;
-      if (p + 1 < e && p[1] == '\n') ++crlf;
-    }
-  }
-  return nl + cr - crlf;
+  return nl + cr - crlf + count_line_ends_scalar(p, e);
 }
 
 // ---- chunks -------------------------------------------------------------------------------
