@@ -1,5 +1,6 @@
 #include "ember/frame/scratch.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -35,7 +36,13 @@ struct ScratchCache {
     cap = std::min(size_t(1) << 30, ram / 8);
   }
   static ScratchCache& get() {
-    static ScratchCache* c = new ScratchCache;  // never destroyed: frees may come during exit
+    static ScratchCache* c = [] {
+      auto* cache = new ScratchCache;  // never destroyed: frees may come during exit
+      // Held across fork, so that a fork while another thread allocates does not leave the
+      // child's copy of the mutex locked (forked DataLoader workers use frames).
+      pthread_atfork([] { get().mu.lock(); }, [] { get().mu.unlock(); }, [] { get().mu.unlock(); });
+      return cache;
+    }();
     return *c;
   }
 };

@@ -123,7 +123,28 @@ class PipeRunner {
       start_epoch(*graphs_[0]);
       fast_forward(*graphs_[0], skip[0]);
     } else {
-      for (int64_t i = 0; i < w; ++i) threads_.emplace_back([this, i, n = skip[size_t(i)]] { work(i, n); });
+      // Worker processes are all forked here, on this thread, before any thread of this loader
+      // runs: a fork while another thread holds a lock of an allocator leaves the child a lock
+      // nobody releases. (glibc's malloc and ember's allocators take theirs around fork; the
+      // runtime of GCC 12's AddressSanitizer does not, and forked workers hung under it when
+      // each reader thread forked its own worker while the others were decoding.)
+      std::vector<detail::ChildProcess> children(static_cast<size_t>(w));
+      std::vector<std::exception_ptr> fork_errors(static_cast<size_t>(w));
+      if constexpr (wire_supported<T>) {
+        if (opts_.processes)
+          for (int64_t i = 0; i < w; ++i) {
+            try {
+              children[size_t(i)] = fork_worker(i, skip[size_t(i)]);
+              pids_[size_t(i)] = children[size_t(i)].pid;
+            } catch (...) {  // fork/pipe failed: that worker's reader reports it
+              fork_errors[size_t(i)] = std::current_exception();
+            }
+          }
+      }
+      for (int64_t i = 0; i < w; ++i)
+        threads_.emplace_back([this, i, n = skip[size_t(i)], child = children[size_t(i)], err = fork_errors[size_t(i)]] {
+          work(i, n, child, err);
+        });
     }
     started_ = true;
   }
@@ -203,12 +224,15 @@ class PipeRunner {
     return x;
   }
 
-  void work(int64_t i, int64_t skip) {
+  // Worker i's thread: runs the worker's graph, or (worker processes) reads the child forked
+  // for it by start(), or reports why that fork failed.
+  void work(int64_t i, int64_t skip, detail::ChildProcess child, std::exception_ptr fork_error) {
     if constexpr (wire_supported<T>) {
       if (opts_.processes) {
         try {
-          process_work(i, skip);
-        } catch (...) {  // fork/pipe failed: the caller gets the error, not std::terminate
+          if (fork_error) std::rethrow_exception(fork_error);
+          process_read(i, child);
+        } catch (...) {  // the caller gets the error, not std::terminate
           std::lock_guard<std::mutex> lock(m_);
           queues_[size_t(i)].push_back(Slot{std::nullopt, std::current_exception()});
         }
@@ -240,33 +264,31 @@ class PipeRunner {
     cv_.notify_all();
   }
 
-  // Reads worker i's process through its pipe into the same queue a thread would fill.
-  void process_work(int64_t i, int64_t skip) {
+  // Forks worker i's process: it runs the graph and sends its elements through a pipe.
+  detail::ChildProcess fork_worker(int64_t i, int64_t skip) {
     auto& g = *graphs_[size_t(i)];
     auto init = opts_.worker_init;
     int64_t n = opts_.num_workers;
-    detail::ChildProcess child;
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      if (stop_) return;
-      child = detail::spawn_worker([&g, init, i, n, skip](int fd) {
-        try {
-          if (init) init(i, n);
-          start_epoch(g);
-          fast_forward(g, skip);
-          std::string buf;
-          while (auto x = g.next()) {
-            buf.clear();
-            Wire<T>::encode(*x, buf);
-            detail::write_frame(fd, 'I', buf);
-          }
-          detail::write_frame(fd, 'E', {});
-        } catch (const std::exception& e) {
-          detail::write_frame(fd, 'X', e.what());
+    return detail::spawn_worker([&g, init, i, n, skip](int fd) {
+      try {
+        if (init) init(i, n);
+        start_epoch(g);
+        fast_forward(g, skip);
+        std::string buf;
+        while (auto x = g.next()) {
+          buf.clear();
+          Wire<T>::encode(*x, buf);
+          detail::write_frame(fd, 'I', buf);
         }
-      });
-      pids_[size_t(i)] = child.pid;
-    }
+        detail::write_frame(fd, 'E', {});
+      } catch (const std::exception& e) {
+        detail::write_frame(fd, 'X', e.what());
+      }
+    });
+  }
+
+  // Reads worker i's process through its pipe into the same queue a thread would fill.
+  void process_read(int64_t i, detail::ChildProcess child) {
     std::string buf;
     for (;;) {
       Slot slot;
