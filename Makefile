@@ -22,7 +22,7 @@ demo: build
 	./$(BUILD)/bin/ember train --checkpoint $(BUILD)/ember-digits.safetensors
 
 test-release: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j $(JOBS)
 
 # Address and UB sanitizers over the fast tests (one kernel instruction set to halve the build).
 test-asan: deps
@@ -31,7 +31,7 @@ test-asan: deps
 	  -DEMBER_CPU_CAPABILITIES=avx512 $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -L fast
+	  ctest --output-on-failure --timeout 900 -j $(JOBS) -L fast
 
 test: test-release test-asan
 
