@@ -187,32 +187,43 @@ ArrayDataPtr gather(const ArrayData& a, const int64_t* idx, const uint8_t* idx_v
   }
 }
 
-// Row indices where the mask is true (valid and set): counted per chunk of words, then
-// written in parallel.
-std::vector<int64_t> mask_indices(const ArrayData& m) {
-  const int64_t nw = num_words(m.length);
-  const int64_t chunk_words = std::max<int64_t>(1, kGrain / 64);
-  const int64_t nchunks = (nw + chunk_words - 1) / chunk_words;
-  std::vector<int64_t> start(size_t(nchunks) + 1, 0);
-  parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
-    for (int64_t ch = cb; ch < ce; ++ch) {
+// A mask's words in chunks, and each chunk's first output row: the rows the mask selects
+// (true and valid) before it, counted per chunk in parallel and summed.
+struct MaskChunks {
+  int64_t words, per_chunk, count;
+  std::vector<int64_t> start;  // count + 1 entries; start.back(): the selected rows
+
+  explicit MaskChunks(const ArrayData& m)
+      : words(num_words(m.length)), per_chunk(std::max<int64_t>(1, kGrain / 64)),
+        count((words + per_chunk - 1) / per_chunk), start(size_t(count) + 1, 0) {
+    for_each([&](int64_t k0, int64_t k1, int64_t, int64_t ch) {
       int64_t cnt = 0;
-      for (int64_t k = ch * chunk_words; k < std::min(nw, (ch + 1) * chunk_words); ++k)
-        cnt += std::popcount(bool_word(m, k) & validity_word(m, k));
+      for (int64_t k = k0; k < k1; ++k) cnt += std::popcount(bool_word(m, k) & validity_word(m, k));
       start[size_t(ch) + 1] = cnt;
-    }
-  });
-  for (int64_t ch = 0; ch < nchunks; ++ch) start[size_t(ch) + 1] += start[size_t(ch)];
-  std::vector<int64_t> out(static_cast<size_t>(start.back()));
-  parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
-    for (int64_t ch = cb; ch < ce; ++ch) {
-      int64_t* dst = out.data() + start[size_t(ch)];
-      for (int64_t k = ch * chunk_words; k < std::min(nw, (ch + 1) * chunk_words); ++k) {
-        uint64_t w = bool_word(m, k) & validity_word(m, k);
-        while (w) {
-          *dst++ = k * 64 + std::countr_zero(w);
-          w &= w - 1;
-        }
+    });
+    for (int64_t ch = 0; ch < count; ++ch) start[size_t(ch) + 1] += start[size_t(ch)];
+  }
+  // f(first word, end word, first output row, chunk) for each chunk, in parallel.
+  template <class F>
+  void for_each(const F& f) const {
+    parallel_for(0, count, 1, [&](int64_t cb, int64_t ce) {
+      for (int64_t ch = cb; ch < ce; ++ch)
+        f(ch * per_chunk, std::min(words, (ch + 1) * per_chunk), start[size_t(ch)], ch);
+    });
+  }
+};
+
+// Row indices where the mask is true (valid and set).
+std::vector<int64_t> mask_indices(const ArrayData& m) {
+  const MaskChunks chunks(m);
+  std::vector<int64_t> out(static_cast<size_t>(chunks.start.back()));
+  chunks.for_each([&](int64_t k0, int64_t k1, int64_t first, int64_t) {
+    int64_t* dst = out.data() + first;
+    for (int64_t k = k0; k < k1; ++k) {
+      uint64_t w = bool_word(m, k) & validity_word(m, k);
+      while (w) {
+        *dst++ = k * 64 + std::countr_zero(w);
+        w &= w - 1;
       }
     }
   });
@@ -229,47 +240,33 @@ void check_mask(const char* op, const Column& c, const Column& mask) {
 template <class T>
 Column filter_fixed(const Column& c, const ArrayData& m) {
   const ArrayData& a = *c.data();
-  const int64_t n = a.length, nw = num_words(n);
-  const int64_t chunk_words = std::max<int64_t>(1, kGrain / 64);
-  const int64_t nchunks = (nw + chunk_words - 1) / chunk_words;
-  std::vector<int64_t> counts(size_t(nchunks) + 1, 0);
-  parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
-    for (int64_t ch = cb; ch < ce; ++ch) {
-      int64_t cnt = 0;
-      for (int64_t k = ch * chunk_words; k < std::min(nw, (ch + 1) * chunk_words); ++k)
-        cnt += std::popcount(bool_word(m, k) & validity_word(m, k));
-      counts[size_t(ch) + 1] = cnt;
-    }
-  });
-  for (int64_t ch = 0; ch < nchunks; ++ch) counts[size_t(ch) + 1] += counts[size_t(ch)];
-  const int64_t total = counts.back();
+  const MaskChunks chunks(m);
+  const int64_t total = chunks.start.back();
   MutableBuffer out = allocate(total * int64_t(sizeof(T)));
   T* o = out.as<T>();
   const T* src = values_of<T>(a);
-  parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
-    for (int64_t ch = cb; ch < ce; ++ch) {
-      T* dst = o + counts[size_t(ch)];
-      for (int64_t k = ch * chunk_words; k < std::min(nw, (ch + 1) * chunk_words); ++k) {
-        uint64_t w = bool_word(m, k) & validity_word(m, k);
-        const T* s = src + k * 64;
-        if (w == ~uint64_t(0)) {
-          std::memcpy(dst, s, 64 * sizeof(T));
-          dst += 64;
-          continue;
-        }
-        if (w == 0) continue;
-        // Branchless compaction up to the highest selected bit (so no write passes the
-        // chunk's own output range).
-        const int top = 64 - std::countl_zero(w);
-        int64_t c = 0;
-        uint64_t x = w;
-        for (int j = 0; j < top; ++j) {
-          dst[c] = s[j];
-          c += int64_t(x & 1);
-          x >>= 1;
-        }
-        dst += c;
+  chunks.for_each([&](int64_t k0, int64_t k1, int64_t first, int64_t) {
+    T* dst = o + first;
+    for (int64_t k = k0; k < k1; ++k) {
+      uint64_t w = bool_word(m, k) & validity_word(m, k);
+      const T* s = src + k * 64;
+      if (w == ~uint64_t(0)) {
+        std::memcpy(dst, s, 64 * sizeof(T));
+        dst += 64;
+        continue;
       }
+      if (w == 0) continue;
+      // Branchless compaction up to the highest selected bit (so no write passes the
+      // chunk's own output range).
+      const int top = 64 - std::countl_zero(w);
+      int64_t c = 0;
+      uint64_t x = w;
+      for (int j = 0; j < top; ++j) {
+        dst[c] = s[j];
+        c += int64_t(x & 1);
+        x >>= 1;
+      }
+      dst += c;
     }
   });
   return make_fixed(c.dtype(), total, out.buffer, Validity{});

@@ -146,10 +146,8 @@ bool ColumnChunk::add(const Span& s) {
     case Kind::Int64: {
       int64_t v;
       if (parse_int64(s.p, s.n, &v) == IntParse::Ok) {
-        room();
         info_.negative |= v < 0;
-        put(v);
-        valid();
+        push(v);
         return true;
       }
       if (strict_) bad_value(s, spec_.forced->to_string());
@@ -158,9 +156,7 @@ bool ColumnChunk::add(const Span& s) {
     case Kind::Float64: {
       double v;
       if (parse_double(s.p, s.n, &v)) {
-        room();
-        put(v);
-        valid();
+        push(v);
         return true;
       }
       if (strict_) bad_value(s, spec_.forced->to_string());
@@ -170,9 +166,7 @@ bool ColumnChunk::add(const Span& s) {
     case Kind::UInt64: {
       uint64_t v;
       if (parse_uint64(s.p, s.n, &v)) {
-        room();
-        put(v);
-        valid();
+        push(v);
         return true;
       }
       if (strict_) bad_value(s, spec_.forced->to_string());
@@ -192,9 +186,7 @@ bool ColumnChunk::add(const Span& s) {
     case Kind::Date32: {
       int32_t d;
       if (parse_date32(s.p, s.n, &d)) {
-        room();
-        put(d);
-        valid();
+        push(d);
         return true;
       }
       if (strict_) bad_value(s, "date32 (YYYY-MM-DD)");
@@ -204,9 +196,7 @@ bool ColumnChunk::add(const Span& s) {
       TimestampValue t;
       int64_t v;
       if (parse_timestamp(s.p, s.n, &t) && t.has_offset == info_.utc && timestamp_in_unit(t, info_.unit, &v)) {
-        room();
-        put(v);
-        valid();
+        push(v);
         return true;
       }
       break;

@@ -112,8 +112,16 @@ class ColumnChunk {
     if (has_validity_) validity_.append(true);
     ++length_;
   }
+  // A valid value appended to the fixed-width slots.
+  template <class T>
+  void push(T v) {
+    room();
+    put(v);
+    valid();
+  }
   void append_null();
-  void append_string(const char* p, size_t n);
+  // padded: p is readable 16 bytes on (the text, not the tokenizer's scratch copy).
+  void append_string(const char* p, size_t n, bool padded = false);
   void put_end();
   void prepare(Kind k);
   void fill_placeholders(const KindInfo& to);
@@ -149,11 +157,9 @@ inline const char* ColumnChunk::fast_int(const char* p) {
   for (unsigned d; (d = unsigned(*q - '0')) <= 9; ++q) v = v * 10 + d;  // the sentinel '\n' stops it
   const int64_t nd = q - digits;
   if (nd == 0 || nd > 18 || !dialect_.ends_field[(unsigned char)*q]) return nullptr;
-  room();
   const int64_t x = neg ? -int64_t(v) : int64_t(v);
   info_.negative |= x < 0;
-  put(x);
-  valid();
+  push(x);
   return q;
 }
 
@@ -164,9 +170,7 @@ inline const char* ColumnChunk::fast_float(const char* p) {
   // are null values by default).
   const char* q = parse_decimal(p, &v);
   if (q == nullptr || !dialect_.ends_field[(unsigned char)*q]) return nullptr;
-  room();
-  put(v);
-  valid();
+  push(v);
   return q;
 }
 
@@ -176,22 +180,17 @@ inline const char* ColumnChunk::fast_string(const char* p) {
   if (dialect_.esc && *q == dialect_.esc && q < end_) return nullptr;
   const size_t n = size_t(q - p);
   if (!spec_.nulls_are_text && sets_.nulls.contains(p, n)) return nullptr;
-  if (n <= 16 && !spilled_ && data_size_ + 16 <= slots_.bytes_capacity && length_ < slots_.capacity) {
-    // A short string as one 16-byte copy: the text is padded past its end, and the slot
-    // bytes past this string are the chunk's own.
-    std::memcpy(slots_.bytes + data_size_, p, 16);
-    data_size_ += int64_t(n);
-    put_end();
-    valid();
-    return q;
-  }
-  append_string(p, n);
+  append_string(p, n, /*padded=*/true);  // the reader's text is padded past its end
   return q;
 }
 
-inline void ColumnChunk::append_string(const char* p, size_t n) {
+inline void ColumnChunk::append_string(const char* p, size_t n, bool padded) {
   room();
-  if (!spilled_ && data_size_ + int64_t(n) <= slots_.bytes_capacity) {
+  if (padded && n <= 16 && !spilled_ && data_size_ + 16 <= slots_.bytes_capacity) {
+    // A short string as one 16-byte copy: the source is readable that far, and the slot
+    // bytes past this string are the chunk's own.
+    std::memcpy(slots_.bytes + data_size_, p, 16);
+  } else if (!spilled_ && data_size_ + int64_t(n) <= slots_.bytes_capacity) {
     if (n > 0) std::memcpy(slots_.bytes + data_size_, p, n);
   } else {
     if (!spilled_) {

@@ -499,14 +499,9 @@ uint64_t KeyColumns::fixed_bits(const Col& c, int64_t i) {
 
 uint64_t KeyColumns::hash_col(const Col& c, int64_t i) {
   if (!c.valid(i)) return kNullHash;
-  const int64_t s = c.offset + i;
-  if (c.kind == Kind::Bin32) {
-    const int32_t* o = reinterpret_cast<const int32_t*>(c.values);
-    return hash_bytes(c.bytes + o[s], int64_t(o[s + 1]) - o[s]);
-  }
-  if (c.kind == Kind::Bin64) {
-    const int64_t* o = reinterpret_cast<const int64_t*>(c.values);
-    return hash_bytes(c.bytes + o[s], o[s + 1] - o[s]);
+  if (c.kind == Kind::Bin32 || c.kind == Kind::Bin64) {
+    const std::string_view v = binary_view(c, i);
+    return hash_bytes(reinterpret_cast<const uint8_t*>(v.data()), int64_t(v.size()));
   }
   return fmix64(fixed_bits(c, i) + 0x9ae16a3b2f90404fULL);
 }
@@ -531,19 +526,7 @@ bool KeyColumns::equal(int64_t i, const KeyColumns& o, int64_t j) const {
     if (va != vb) return false;
     if (!va) continue;
     if (a.kind == Kind::Bin32 || a.kind == Kind::Bin64) {
-      auto view = [](const Col& c, int64_t r) {
-        const int64_t s = c.offset + r;
-        int64_t lo, hi;
-        if (c.kind == Kind::Bin32) {
-          const int32_t* o = reinterpret_cast<const int32_t*>(c.values);
-          lo = o[s], hi = o[s + 1];
-        } else {
-          const int64_t* o = reinterpret_cast<const int64_t*>(c.values);
-          lo = o[s], hi = o[s + 1];
-        }
-        return std::string_view(reinterpret_cast<const char*>(c.bytes) + lo, size_t(hi - lo));
-      };
-      if (view(a, i) != view(b, j)) return false;
+      if (binary_view(a, i) != binary_view(b, j)) return false;
     } else if (fixed_bits(a, i) != fixed_bits(b, j)) {
       return false;
     }

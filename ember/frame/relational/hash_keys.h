@@ -36,19 +36,7 @@ class KeyColumns {
   uint64_t bits(int64_t i) const { return fixed_bits(cols_[0], i); }
   // A single key of a string or binary type; str(i) is its element i (valid rows only).
   bool single_binary() const { return cols_.size() == 1 && (cols_[0].kind == Kind::Bin32 || cols_[0].kind == Kind::Bin64); }
-  std::string_view str(int64_t i) const {
-    const Col& c = cols_[0];
-    const int64_t s = c.offset + i;
-    int64_t lo, hi;
-    if (c.kind == Kind::Bin32) {
-      const int32_t* o = reinterpret_cast<const int32_t*>(c.values);
-      lo = o[s], hi = o[s + 1];
-    } else {
-      const int64_t* o = reinterpret_cast<const int64_t*>(c.values);
-      lo = o[s], hi = o[s + 1];
-    }
-    return std::string_view(reinterpret_cast<const char*>(c.bytes) + lo, size_t(hi - lo));
-  }
+  std::string_view str(int64_t i) const { return binary_view(cols_[0], i); }
   // A single integer key's element i as an int64 (the caller checked int_range()).
   int64_t int_value(int64_t i) const;
   // The columns' dtypes agree with `o`'s (nullable flags aside).
@@ -76,6 +64,19 @@ class KeyColumns {
     bool valid(int64_t i) const { return validity == nullptr || ((validity[(offset + i) >> 3] >> ((offset + i) & 7)) & 1); }
   };
   static uint64_t fixed_bits(const Col& c, int64_t i);
+  // Element i of a string or binary column.
+  static std::string_view binary_view(const Col& c, int64_t i) {
+    const int64_t s = c.offset + i;
+    int64_t lo, hi;
+    if (c.kind == Kind::Bin32) {
+      const int32_t* o = reinterpret_cast<const int32_t*>(c.values);
+      lo = o[s], hi = o[s + 1];
+    } else {
+      const int64_t* o = reinterpret_cast<const int64_t*>(c.values);
+      lo = o[s], hi = o[s + 1];
+    }
+    return std::string_view(reinterpret_cast<const char*>(c.bytes) + lo, size_t(hi - lo));
+  }
   static uint64_t hash_col(const Col& c, int64_t i);
   std::vector<Column> columns_;  // keeps the buffers alive (dictionaries decoded)
   std::vector<Col> cols_;
