@@ -36,7 +36,7 @@ struct AutogradMeta final : AutogradMetaInterface {
 
 // The meta of t, or null.
 inline AutogradMeta* get_meta(const Tensor& t) {
-  return static_cast<AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
+  return t.defined() ? static_cast<AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta()) : nullptr;
 }
 // The meta of t, created when missing.
 AutogradMeta* materialize_meta(const Tensor& t);

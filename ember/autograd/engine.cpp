@@ -528,10 +528,12 @@ const std::shared_ptr<autograd::Node>& null_node() {
 }  // namespace
 
 bool Tensor::requires_grad() const {
+  if (!impl_.defined()) return false;  // as LibTorch: an undefined tensor requires no grad
   auto* m = impl_->autograd_meta();
   return m && m->requires_grad();
 }
 Tensor& Tensor::requires_grad_(bool r) {
+  check_defined(*this, "requires_grad_");
   EMBER_CHECK(!r || is_floating_point() || is_complex(), "requires_grad_: only Tensors of floating point and "
               "complex dtype can require gradients (got ", dtype(), ")");
   AutogradMeta* existing = get_meta(*this);
@@ -549,6 +551,7 @@ bool Tensor::is_leaf() const {
 }
 Tensor Tensor::detach() const { return ember::detach(*this); }
 Tensor detach(const Tensor& self) {
+  check_defined(self, "detach");
   autograd::BelowAutogradGuard below;  // an alias with no history, sharing the version counter
   Tensor r = make_view(self, self.sizes(), self.strides(), self.storage_offset());
   r.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
@@ -570,6 +573,7 @@ const Tensor& Tensor::grad() const {
   return m->retained_grad_ ? *m->retained_grad_ : m->grad_;
 }
 Tensor& Tensor::mutable_grad() const {
+  check_defined(*this, "mutable_grad");
   AutogradMeta* m = autograd::materialize_meta(*this);
   return m->retained_grad_ ? *m->retained_grad_ : m->grad_;
 }
@@ -600,6 +604,7 @@ bool Tensor::retains_grad() const {
 }
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       std::optional<std::vector<Tensor>> inputs) const {
+  check_defined(*this, "backward");
   if (inputs) EMBER_CHECK(!inputs->empty(), "backward: 'inputs' argument to backward() cannot be empty.");
   autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{}, retain_graph,
                      create_graph, inputs.value_or(std::vector<Tensor>{}));

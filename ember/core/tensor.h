@@ -25,6 +25,7 @@ namespace indexing { class TensorIndex; }
 namespace autograd { struct Node; }
 template <class T, size_t N> class TensorAccessor;
 using TensorList = ArrayRef<Tensor>;
+[[noreturn]] void throw_undefined_argument(const char* op, const char* arg);
 
 class Tensor {
  public:
@@ -47,26 +48,28 @@ class Tensor {
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   uint32_t use_count() const { return impl_.use_count(); }
 
-  IntArrayRef sizes() const { return impl_->sizes(); }
-  IntArrayRef strides() const { return impl_->strides(); }
+  IntArrayRef sizes() const { return checked_impl("sizes")->sizes(); }
+  IntArrayRef strides() const { return checked_impl("strides")->strides(); }
   int64_t size(int64_t dim) const;
   int64_t stride(int64_t dim) const;
-  int64_t dim() const { return impl_->dim(); }
+  int64_t dim() const { return checked_impl("dim")->dim(); }
   int64_t ndimension() const { return dim(); }
-  int64_t numel() const { return impl_->numel(); }
-  int64_t storage_offset() const { return impl_->storage_offset(); }
-  size_t element_size() const { return impl_->itemsize(); }
-  size_t itemsize() const { return impl_->itemsize(); }
+  int64_t numel() const { return checked_impl("numel")->numel(); }
+  int64_t storage_offset() const { return checked_impl("storage_offset")->storage_offset(); }
+  size_t element_size() const { return checked_impl("element_size")->itemsize(); }
+  size_t itemsize() const { return checked_impl("itemsize")->itemsize(); }
   size_t nbytes() const { return size_t(numel()) * itemsize(); }
-  ScalarType scalar_type() const { return impl_->dtype(); }
-  ScalarType dtype() const { return impl_->dtype(); }
-  Device device() const { return impl_->device(); }
+  ScalarType scalar_type() const { return checked_impl("scalar_type")->dtype(); }
+  ScalarType dtype() const { return checked_impl("dtype")->dtype(); }
+  Device device() const { return checked_impl("device")->device(); }
   Layout layout() const { return kStrided; }
   TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
-  const Storage& storage() const { return impl_->storage(); }
+  const Storage& storage() const { return checked_impl("storage")->storage(); }
   bool is_alias_of(const Tensor& o) const { return storage().is_alias_of(o.storage()); }
-  bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return impl_->is_contiguous(f); }
-  bool is_non_overlapping_and_dense() const { return impl_->is_non_overlapping_and_dense(); }
+  bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return checked_impl("is_contiguous")->is_contiguous(f); }
+  bool is_non_overlapping_and_dense() const {
+    return checked_impl("is_non_overlapping_and_dense")->is_non_overlapping_and_dense();
+  }
   MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
@@ -80,8 +83,8 @@ class Tensor {
   bool has_names() const { return false; }
   bool is_conj() const { return false; }
   bool is_neg() const { return false; }
-  uint32_t _version() const { return impl_->version(); }
-  void bump_version() const { impl_->bump_version(); }
+  uint32_t _version() const { return checked_impl("_version")->version(); }
+  void bump_version() const { checked_impl("bump_version")->bump_version(); }
   std::string toString() const;
   void print() const;
 
@@ -472,8 +475,22 @@ class Tensor {
   Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
 
  private:
+  // Every accessor of the impl checks that there is one: an op given an undefined tensor
+  // (`torch::Tensor t; t.sum()`) throws instead of dereferencing null. Ops name themselves
+  // in their own checks (check_defined); this is the net under all of them.
+  TensorImpl* checked_impl(const char* accessor) const {
+    if (EMBER_UNLIKELY(!impl_.defined())) undefined_tensor_error(accessor);
+    return impl_.get();
+  }
+  [[noreturn]] static void undefined_tensor_error(const char* accessor);
+
   intrusive_ptr<TensorImpl> impl_;
 };
+
+// Throws "<op>: expected a defined tensor for argument '<arg>' ..." when t is undefined.
+inline void check_defined(const Tensor& t, const char* op, const char* arg = "self") {
+  if (EMBER_UNLIKELY(!t.defined())) throw_undefined_argument(op, arg);
+}
 
 // ---- operators ---------------------------------------------------------------
 Tensor operator-(const Tensor& a);
@@ -505,7 +522,7 @@ void check_data_ptr_type(const Tensor& t, ScalarType requested);
 template <class T>
 T* Tensor::data_ptr() const {
   check_data_ptr_type(*this, scalar_type_of<std::remove_cv_t<T>>);
-  return static_cast<T*>(impl_->data());
+  return static_cast<T*>(checked_impl("data_ptr")->data());
 }
 
 // TensorAccessor<T, N>: `a[i][j]` element access with strides, as in LibTorch.

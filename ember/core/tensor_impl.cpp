@@ -1,6 +1,8 @@
 // TensorImpl's cached layout flags and the shape helpers.
 #include "ember/core/tensor_impl.h"
 
+#include "ember/core/tensor.h"
+
 #include <algorithm>
 #include <ostream>
 
@@ -133,6 +135,16 @@ int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op, bool wrap_scal
                     ": dimension out of range (expected to be in range of [", -n, ", ", n - 1,
                     "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
+}
+
+void Tensor::undefined_tensor_error(const char* accessor) {
+  EMBER_ERROR(accessor, "() called on an undefined Tensor (a default-constructed Tensor holds no data; "
+              "give it a value first)");
+}
+
+void throw_undefined_argument(const char* op, const char* arg) {
+  EMBER_ERROR(op, ": expected a defined tensor for argument '", arg,
+              "' but got an undefined one (a default-constructed Tensor)");
 }
 
 }  // namespace ember

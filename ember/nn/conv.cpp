@@ -371,14 +371,20 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
 
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
+  check_defined(input, "conv3d", "input");
+  check_defined(weight, "conv3d", "weight");
   return conv_nd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d");
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
+  check_defined(input, "conv2d", "input");
+  check_defined(weight, "conv2d", "weight");
   return conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
 }
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
+  check_defined(input, "conv1d", "input");
+  check_defined(weight, "conv1d", "weight");
   return conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d");
 }
 }  // namespace functional

@@ -38,6 +38,7 @@ Tensor feature_dropout(const Tensor& input, double p, bool training, bool inplac
 }  // namespace
 
 Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
+  check_defined(input, "dropout", "input");
   check_dropout_p(p);
   if (!training || p == 0) return input;
   return dropout_with_mask(input, input.sizes(), p, inplace);
@@ -68,7 +69,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   const int64_t k = int64_t(normalized_shape.size());
   EMBER_CHECK(k >= 1 && input.dim() >= k, "layer_norm: normalized_shape ", normalized_shape,
               " does not fit input of shape ", input.sizes());
-  EMBER_CHECK(input.sizes().slice(size_t(input.dim() - k)) == normalized_shape, "Given normalized_shape=",
+  EMBER_CHECK(input.sizes().slice(size_t(input.dim() - k)) == normalized_shape, "layer_norm: Given normalized_shape=",
               normalized_shape, ", expected input with shape [*, ", normalized_shape, "], but got input of size ",
               input.sizes());
   std::vector<int64_t> dims;
@@ -86,16 +87,24 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
 
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
                  std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool /*sparse*/) {
+  check_defined(input, "embedding", "input");
+  check_defined(weight, "embedding", "weight");
   EMBER_CHECK_TYPE(input.scalar_type() == kLong || input.scalar_type() == kInt,
-                   "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-                   "but got ", input.scalar_type());
+                   "embedding: Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                   "Long, Int; but got ", input.scalar_type());
   EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D, got ", weight.sizes());
   if (padding_idx) {
     const int64_t n = weight.size(0);
-    EMBER_CHECK(*padding_idx < n && *padding_idx >= -n, "Padding_idx must be within num_embeddings");
+    EMBER_CHECK(*padding_idx < n && *padding_idx >= -n, "embedding: Padding_idx must be within num_embeddings");
     if (*padding_idx < 0) *padding_idx += n;
   }
   Tensor idx = input.reshape({-1}).to(kLong);
+  if (idx.numel() > 0) {  // checked here so that the error names embedding, not index_select
+    const auto [lo, hi] = aminmax(idx);
+    const int64_t min = lo.item<int64_t>(), max = hi.item<int64_t>();
+    EMBER_CHECK_INDEX(min >= 0 && max < weight.size(0), "embedding: index out of range in self (index ",
+                      min < 0 ? min : max, " with num_embeddings ", weight.size(0), ")");
+  }
   if (max_norm) {
     // The referenced rows are renormalized in place to max_norm, as PyTorch's embedding_renorm_.
     NoGradGuard g;

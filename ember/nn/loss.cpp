@@ -37,6 +37,8 @@ Tensor classes_last(const Tensor& x) { return x.dim() <= 2 ? x : x.movedim(1, -1
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_defined(input, "mse_loss", "input");
+  check_defined(target, "mse_loss", "target");
   EMBER_AUTOCAST(AutocastPolicy::Float32, mse_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("mse_loss", input, target);
   return apply_reduction(input.sub(target).square(), reduction);
@@ -66,32 +68,35 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
   return apply_reduction(where(d.lt(delta), d.square().mul(0.5), d.sub(0.5 * delta).mul(delta)), reduction);
 }
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, nll_loss(_ac[0], target, _ac[1], ignore_index, reduction), &input, &weight);
-  EMBER_CHECK(input.dim() >= 1, "nll_loss: input must have at least 1 dimension");
-  check_not_batchmean("nll_loss", reduction);
+namespace {
+// nll_loss with errors naming `op` (cross_entropy runs it on its log-probabilities).
+Tensor nll_loss_named(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                      Reduction reduction, const char* op) {
+  check_defined(input, op, "input");
+  check_defined(target, op, "target");
+  EMBER_CHECK(input.dim() >= 1, op, ": input must have at least 1 dimension");
+  check_not_batchmean(op, reduction);
   const bool unbatched = input.dim() == 1;
   Tensor in = unbatched ? input.unsqueeze(0) : input;
   Tensor tg = unbatched ? target.unsqueeze(0) : target;
-  EMBER_CHECK_TYPE(tg.scalar_type() == kLong, "nll_loss: expected target of dtype Long (class indices), got ",
+  EMBER_CHECK_TYPE(tg.scalar_type() == kLong, op, ": expected target of dtype Long (class indices), got ",
                    tg.scalar_type());
-  EMBER_CHECK(in.size(0) == tg.size(0), "Expected input batch_size (", in.size(0), ") to match target batch_size (",
+  EMBER_CHECK(in.size(0) == tg.size(0), op, ": Expected input batch_size (", in.size(0), ") to match target batch_size (",
               tg.size(0), ").");
   const int64_t C = in.size(1);
   Tensor lp = classes_last(in);
   Tensor t = tg.reshape({-1});
-  EMBER_CHECK(lp.size(0) == t.size(0), "nll_loss: input of shape ", input.sizes(), " and target of shape ",
+  EMBER_CHECK(lp.size(0) == t.size(0), op, ": input of shape ", input.sizes(), " and target of shape ",
               target.sizes(), " do not match");
   Tensor valid = t.ne(ignore_index);
   Tensor safe_t = where(valid, t, zeros_like(t));
   {
     Tensor bad = valid.logical_and(safe_t.lt(0).logical_or(safe_t.ge(C)));
-    EMBER_CHECK_INDEX(!bad.any().item<bool>(), "nll_loss: Target ", t.masked_select(bad)[0].item<int64_t>(),
+    EMBER_CHECK_INDEX(!bad.any().item<bool>(), op, ": Target ", t.masked_select(bad)[0].item<int64_t>(),
                       " is out of bounds (", C, " classes).");
   }
   if (weight.defined())
-    EMBER_CHECK(weight.dim() == 1 && weight.size(0) == C, "nll_loss: weight tensor should be defined either for all ",
+    EMBER_CHECK(weight.dim() == 1 && weight.size(0) == C, op, ": weight tensor should be defined either for all ",
                 C, " classes or no classes but got weight tensor of shape: ", weight.sizes());
   Tensor w = weight.defined() ? weight.to(lp.scalar_type()).index_select(0, safe_t) : ones_like(t, dtype(lp.scalar_type()));
   w = where(valid, w, zeros_like(w));
@@ -108,9 +113,18 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
     }
   }
 }
+}  // namespace
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, nll_loss(_ac[0], target, _ac[1], ignore_index, reduction), &input, &weight);
+  return nll_loss_named(input, target, weight, ignore_index, reduction, "nll_loss");
+}
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
+  check_defined(input, "cross_entropy", "input");
+  check_defined(target, "cross_entropy", "target");
   EMBER_AUTOCAST(AutocastPolicy::Float32, cross_entropy(_ac[0], _ac[1], _ac[2], ignore_index, reduction, label_smoothing), &input, &target, &weight);
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "label_smoothing must be between 0.0 and 1.0. Got: ",
               label_smoothing);
@@ -134,7 +148,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
       default: return input.dim() == 1 ? loss : loss.sum().div(double(input.numel() / C));
     }
   }
-  Tensor nll = nll_loss(lp, target, weight, ignore_index, reduction);
+  Tensor nll = nll_loss_named(lp, target, weight, ignore_index, reduction, "cross_entropy");
   if (label_smoothing == 0) return nll;
   // (1 - eps) * nll + eps / C * (-sum_c w_c log p_c), ignored positions excluded
   Tensor per = (weight.defined() ? lp.mul(weight.view(wshape)) : lp).sum(class_dim).neg();

@@ -95,8 +95,16 @@ namespace nn {
 namespace functional {
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
+  check_defined(input, "batch_norm", "input");
   EMBER_CHECK(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ", input.sizes());
   const int64_t C = input.size(1);
+  EMBER_CHECK(running_mean.defined() == running_var.defined(),
+              "batch_norm: running_mean and running_var must both be given or both be undefined");
+  const std::pair<const Tensor*, const char*> per_channel[] = {
+      {&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}};
+  for (const auto& [t, name] : per_channel)
+    EMBER_CHECK(!t->defined() || t->numel() == C, "batch_norm: ", name, " should contain ", C, " elements not ",
+                t->numel());
   Tensor mean = running_mean, var = running_var;
   if (training || !running_mean.defined()) {
     const int64_t count = input.numel() / std::max<int64_t>(C, 1);

@@ -30,6 +30,7 @@ std::string join(IntArrayRef v, const char* sep) {
 
 // (N, C, spatial...) from a batched or unbatched input of `d` spatial dims.
 Tensor batched(const Tensor& input, size_t d, const char* op) {
+  check_defined(input, op, "input");
   const int64_t r = input.dim(), n = int64_t(d);
   bool ok = r == n + 1 || r == n + 2;
   for (int64_t i = r - n - 1; ok && i < r; ++i) ok = input.size(i) != 0;
@@ -69,11 +70,11 @@ struct Pooling {
     p = expand_arg(padding, d, "padding", op);
     dil = expand_arg(dilation, d, "dilation", op);
     for (size_t i = 0; i < d; ++i) {
-      EMBER_CHECK(k[i] > 0, "kernel size should be greater than zero, but got ", letters("k", k));
-      EMBER_CHECK(s[i] > 0, "stride should be greater than zero, but got ", letters("d", s));
-      EMBER_CHECK(dil[i] > 0, "dilation should be greater than zero, but got ", letters("dilation", dil));
-      EMBER_CHECK(p[i] >= 0, "pad must be non-negative, but got pad: ", p[i]);
-      EMBER_CHECK(p[i] <= k[i] / 2, "pad should be at most half of kernel size, but got pad=", p[i],
+      EMBER_CHECK(k[i] > 0, op, ": kernel size should be greater than zero, but got ", letters("k", k));
+      EMBER_CHECK(s[i] > 0, op, ": stride should be greater than zero, but got ", letters("d", s));
+      EMBER_CHECK(dil[i] > 0, op, ": dilation should be greater than zero, but got ", letters("dilation", dil));
+      EMBER_CHECK(p[i] >= 0, op, ": pad must be non-negative, but got pad: ", p[i]);
+      EMBER_CHECK(p[i] <= k[i] / 2, op, ": pad should be at most half of kernel size, but got pad=", p[i],
                   " and kernel_size=", k[i]);
     }
     bool ok = true;
@@ -83,7 +84,7 @@ struct Pooling {
       out.push_back(o);
       ok = ok && o >= 1;
     }
-    EMBER_CHECK(ok, "Given input size: (", x.size(1), "x", join(in, "x"), "). Calculated output size: (", x.size(1),
+    EMBER_CHECK(ok, op, ": Given input size: (", x.size(1), "x", join(in, "x"), "). Calculated output size: (", x.size(1),
                 "x", join(out, "x"), "). Output size is too small");
   }
   // oneDNN's geometry: the right padding grows to cover ceil_mode's last window.
@@ -270,7 +271,7 @@ Tensor avg_pool_batched(const Tensor& x, const Pooling& g, bool count_include_pa
                         std::optional<int64_t> divisor_override, const char* op) {
   const ScalarType t = x.scalar_type();
   EMBER_CHECK_TYPE(!isComplexType(t) && t != kBool, "\"", op, "\" not implemented for '", t, "'");
-  EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor must be not zero");
   if (isIntegralType(t, false))  // C++ integer division of the window sums, as PyTorch
     return avg_pool_batched(x.to(kDouble), g, count_include_pad, divisor_override, op).trunc().to(t);
   const Divisor mode = divisor_override ? Divisor::One : count_include_pad ? Divisor::IncludePad : Divisor::ExcludePad;

@@ -108,7 +108,7 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
 }
 
 Tensor& fill_(Tensor& self, const Scalar& v) {
-  EMBER_CHECK(self.defined(), "fill_: undefined tensor");
+  check_defined(self, "fill_");
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() != nullptr)) {
     autograd::Recording rec({&self});
     if (rec.any()) {
@@ -167,9 +167,13 @@ Tensor& fill_(Tensor& self, const Scalar& v) {
   return self;
 }
 
-Tensor& zero_(Tensor& self) { return fill_(self, 0); }
+Tensor& zero_(Tensor& self) {
+  check_defined(self, "zero_");
+  return fill_(self, 0);
+}
 
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  check_defined(self, "clone");
   Tensor r = empty_like(self, {}, memory_format.value_or(MemoryFormat::Preserve));
   if (!r.is_meta()) r.copy_(self);
   return r;

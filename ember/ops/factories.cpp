@@ -53,6 +53,7 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
 }
 
 Tensor zeros(IntArrayRef size, const TensorOptions& options) {
+  checked_numel(size, "zeros");
   Tensor t = empty(size, options.requires_grad(false));  // default float dtype unless given
   if (!t.is_meta()) t.zero_();
   return finish(t, options);
@@ -62,6 +63,7 @@ Tensor ones(IntArrayRef size, const TensorOptions& options) {
 }
 
 Tensor full(IntArrayRef size, const Scalar& v, const TensorOptions& options) {
+  checked_numel(size, "full");
   TensorOptions o = options;
   if (!o.has_dtype()) {
     ScalarType t = v.isBoolean() ? kBool : v.isIntegral(false) ? kLong
@@ -188,6 +190,7 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options, std::optional<M
   return empty(t.sizes(), o.memory_format(std::nullopt), f);
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& options, std::optional<MemoryFormat> f) {
+  check_defined(t, "zeros_like");
   Tensor r = empty_like(t, options.requires_grad(false), f);
   if (!r.is_meta()) r.zero_();
   return finish(r, options);

@@ -30,16 +30,21 @@ enum class IndexErrorStyle : uint8_t {
   IndexCopy,  // "index_copy_(): index 5 is out of bounds for dimension 0 with size 3"; no negatives
   IndexFill,  // like Advanced, with the real dim; negatives wrap
 };
+// The style and the op that every message starts with ("index_select(): index out of range in self").
+struct IndexErrors {
+  IndexErrorStyle style;
+  const char* op;
+};
 
 // Indexes dims [first_dim, first_dim + indices.size()) of self with integer index tensors
 // (int64 or int32, broadcast together); the result has the broadcast index shape in place
 // of those dims. `dims_for_errors` names the dims in error messages (default: 0, 1, ...).
-Tensor index_dims(const Tensor& self, int64_t first_dim, const std::vector<Tensor>& indices, IndexErrorStyle style,
+Tensor index_dims(const Tensor& self, int64_t first_dim, const std::vector<Tensor>& indices, IndexErrors errors,
                   const std::vector<int64_t>& dims_for_errors = {});
 // Writes values (broadcast to the shape index_dims would return) into those positions.
 // All indices are validated before anything is written.
 void index_put_dims(const Tensor& self, int64_t first_dim, const std::vector<Tensor>& indices, const Tensor& values,
-                    bool accumulate, const Scalar& alpha, IndexErrorStyle style,
+                    bool accumulate, const Scalar& alpha, IndexErrors errors,
                     const std::vector<int64_t>& dims_for_errors = {});
 
 // Errors when an in-place op would write one memory location through several elements

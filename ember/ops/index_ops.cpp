@@ -32,13 +32,13 @@ Fn kernel_for(const OpDef<Fn>& op, Device d) {
 Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
 
 // Validates scatter indices before anything is written (in-place ops leave self intact).
-void check_scatter_indices(const Tensor& index, int64_t dim, int64_t size) {
+void check_scatter_indices(const char* op, const Tensor& index, int64_t dim, int64_t size) {
   if (index.numel() == 0 || index.is_meta()) return;
   Tensor c = index.contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
   for (int64_t i = 0, n = c.numel(); i < n; ++i)
-    EMBER_CHECK_INDEX(p[i] >= 0 && p[i] < size, "index ", p[i], " is out of bounds for dimension ", dim, " with size ",
-                      size);
+    EMBER_CHECK_INDEX(p[i] >= 0 && p[i] < size, op, "(): index ", p[i], " is out of bounds for dimension ", dim,
+                      " with size ", size);
 }
 
 // Note [Scatter-gather iteration]: iterate over index's shape with `dim` collapsed to 1;
@@ -68,10 +68,10 @@ void gather_into(Tensor& out, const Tensor& self, int64_t dim, const Tensor& ind
 }
 
 // self (in place) op= src along dim at index; src undefined for ScatterFill.
-void scatter_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterMode mode,
-                  const Scalar& value = Scalar()) {
+void scatter_into(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                  ScatterMode mode, const Scalar& value = Scalar()) {
   if (index.numel() == 0 || self.is_meta()) return;
-  check_scatter_indices(index, dim, self.size(dim));
+  check_scatter_indices(op, index, dim, self.size(dim));
   DimVector shape = collapsed_shape(index, dim);
   int64_t isz = int64_t(self.element_size());
   // A src sharing memory with self would be read after being overwritten.
@@ -98,9 +98,9 @@ void check_scatter_shapes(const char* op, const Tensor& self, int64_t dim, const
   EMBER_CHECK(index.scalar_type() == kLong, op, "(): Expected dtype int64 for index");
   if (src) EMBER_CHECK(self.scalar_type() == src->scalar_type(), op, "(): Expected self.dtype to be equal to src.dtype");
   int64_t nd = std::max<int64_t>(self.dim(), 1), id = std::max<int64_t>(index.dim(), 1);
-  EMBER_CHECK(id == nd, "Index tensor must have the same number of dimensions as self tensor");
+  EMBER_CHECK(id == nd, op, "(): Index tensor must have the same number of dimensions as self tensor");
   if (src) EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == id,
-                       "Index tensor must have the same number of dimensions as src tensor");
+                       op, "(): Index tensor must have the same number of dimensions as src tensor");
   Tensor s = at_least_1d(self), i = at_least_1d(index);
   bool ok = true;
   for (int64_t d = 0; d < nd; ++d) {
@@ -109,10 +109,10 @@ void check_scatter_shapes(const char* op, const Tensor& self, int64_t dim, const
   }
   if (!ok) {
     if (src)
-      EMBER_ERROR("Expected index ", index.sizes(), " to be smaller than self ", self.sizes(), " apart from dimension ",
-                  dim, " and to be smaller size than src ", src->sizes());
-    EMBER_ERROR("Expected index ", index.sizes(), " to be smaller than self ", self.sizes(), " apart from dimension ",
-                dim);
+      EMBER_ERROR(op, "(): Expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
+                  " apart from dimension ", dim, " and to be smaller size than src ", src->sizes());
+    EMBER_ERROR(op, "(): Expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
+                " apart from dimension ", dim);
   }
 }
 
@@ -121,7 +121,7 @@ Tensor& scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_scatter_shapes(op, self, dim, index, &src);
   check_no_internal_overlap(self, op);
-  scatter_into(at_least_1d(self), dim, at_least_1d(index), at_least_1d(src), mode);
+  scatter_into(op, at_least_1d(self), dim, at_least_1d(index), at_least_1d(src), mode);
   return self;
 }
 
@@ -179,6 +179,8 @@ void check_value_fits(const char* op, const Tensor& self, const Scalar& v) {
 
 // ---- index_select / gather / scatter ---------------------------------------------------------
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  check_defined(self, "index_select");
+  check_defined(index, "index_select", "index");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
     DimVector sizes(self.sizes());
     return autograd::differentiable(
@@ -191,14 +193,16 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   check_index_vector("index_select", index, true);
   if (self.dim() == 0) {
     maybe_wrap_dim(dim, 0, "index_select");
-    index_dims(self.view({1}), 0, {index.reshape({-1})}, IndexErrorStyle::Select);  // validates
+    index_dims(self.view({1}), 0, {index.reshape({-1})}, {IndexErrorStyle::Select, "index_select"});  // validates
     return self.clone();
   }
   dim = maybe_wrap_dim(dim, self.dim(), "index_select");
-  return index_dims(self, dim, {index.reshape({-1})}, IndexErrorStyle::Select);
+  return index_dims(self, dim, {index.reshape({-1})}, {IndexErrorStyle::Select, "index_select"});
 }
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  check_defined(self, "gather");
+  check_defined(index, "gather", "index");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
     DimVector sizes(self.sizes());
     return autograd::differentiable(
@@ -212,10 +216,10 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   EMBER_CHECK(index.scalar_type() == kLong, "gather(): Expected dtype int64 for index");
   int64_t nd = std::max<int64_t>(self.dim(), 1);
   EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd,
-              "Index tensor must have the same number of dimensions as input tensor");
+              "gather(): Index tensor must have the same number of dimensions as input tensor");
   Tensor s = at_least_1d(self), i = at_least_1d(index);
   for (int64_t d = 0; d < nd; ++d)
-    EMBER_CHECK(d == dim || i.size(d) <= s.size(d), "Size does not match at dimension ", d, " expected index ",
+    EMBER_CHECK(d == dim || i.size(d) <= s.size(d), "gather(): Size does not match at dimension ", d, " expected index ",
                 index.sizes(), " to be smaller than self ", self.sizes(), " apart from dimension ", dim);
   Tensor out = empty(index.sizes(), self.options());
   if (index.numel() == 0 || self.is_meta()) return out;
@@ -370,7 +374,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
   check_scatter_shapes("scatter", *this, dim, index, nullptr);
   check_no_internal_overlap(*this, "scatter_");
   check_value_fits("scatter_", *this, value);
-  scatter_into(at_least_1d(*this), dim, at_least_1d(index), Tensor(), ScatterMode::ScatterFill, value);
+  scatter_into("scatter", at_least_1d(*this), dim, at_least_1d(index), Tensor(), ScatterMode::ScatterFill, value);
   return *this;
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
@@ -391,14 +395,15 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
   EMBER_CHECK_TYPE(!is_complex() || reduce == "sum" || reduce == "prod" || reduce == "mean", "scatter_reduce(): ",
                    reduce, " is not supported for complex dtype ", dtype());
   Tensor self1 = at_least_1d(*this), idx1 = at_least_1d(index), src1 = at_least_1d(src);
-  if (!include_self) scatter_into(self1, dim, idx1, Tensor(), ScatterMode::ScatterFill, reduce_identity(reduce, dtype()));
+  if (!include_self)
+    scatter_into("scatter_reduce", self1, dim, idx1, Tensor(), ScatterMode::ScatterFill, reduce_identity(reduce, dtype()));
   ScatterMode mode = reduce == "prod" ? ScatterMode::Prod : reduce == "amax" ? ScatterMode::Amax
                    : reduce == "amin" ? ScatterMode::Amin : ScatterMode::Sum;
-  scatter_into(self1, dim, idx1, src1, mode);
+  scatter_into("scatter_reduce", self1, dim, idx1, src1, mode);
   if (reduce == "mean") {
     Tensor count = include_self ? ones_like(*this) : zeros_like(*this);
     Tensor c1 = at_least_1d(count);
-    scatter_into(c1, dim, idx1, at_least_1d(ones_like(src)), ScatterMode::Sum);
+    scatter_into("scatter_reduce", c1, dim, idx1, at_least_1d(ones_like(src)), ScatterMode::Sum);
     count.masked_fill_(count.eq(0), 1);
     if (is_floating_point() || is_complex()) div_(count);
     else div_(count, "floor");
@@ -419,7 +424,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   check_no_internal_overlap(*this, "index_add_");
   Tensor idx = index.reshape({-1});
   Tensor src = source_for("index_add_", *this, dim, source, idx.numel());
-  index_put_dims(at_least_1d(*this), dim, {idx}, src, true, alpha, IndexErrorStyle::Select);
+  index_put_dims(at_least_1d(*this), dim, {idx}, src, true, alpha, {IndexErrorStyle::Select, "index_add_"});
   return *this;
 }
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
@@ -453,7 +458,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   check_no_internal_overlap(*this, "index_copy_");
   Tensor idx = index.reshape({-1});
   Tensor src = source_for("index_copy_", *this, dim, source, idx.numel());
-  index_put_dims(at_least_1d(*this), dim, {idx}, src, false, 1, IndexErrorStyle::IndexCopy, {dim});
+  index_put_dims(at_least_1d(*this), dim, {idx}, src, false, 1, {IndexErrorStyle::IndexCopy, "index_copy_"}, {dim});
   return *this;
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
@@ -485,7 +490,7 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
               "index_fill_(): Converting complex Scalar to non-complex type is not supported");
   check_no_internal_overlap(*this, "index_fill_");
   Tensor idx = index.reshape({-1});
-  index_put_dims(at_least_1d(*this), dim, {idx}, scalar_tensor(value, options()), false, 1, IndexErrorStyle::IndexFill,
+  index_put_dims(at_least_1d(*this), dim, {idx}, scalar_tensor(value, options()), false, 1, {IndexErrorStyle::IndexFill, "index_fill_"},
                  {dim});
   return *this;
 }
@@ -533,6 +538,8 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   return masked_fill_(mask, value.item());
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_defined(self, "masked_fill");
+  check_defined(mask, "masked_fill", "mask");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
     return autograd::differentiable(
         "masked_fill", {&self}, [&] { return masked_fill(self, mask, value); },
@@ -545,6 +552,9 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   return r.masked_fill_(mask, value);
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_defined(self, "masked_fill");
+  check_defined(mask, "masked_fill", "mask");
+  check_defined(value, "masked_fill", "value");
   EMBER_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
   return masked_fill(self, mask, value.item());
@@ -579,7 +589,7 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
   if (count == 0) return *this;
   std::vector<Tensor> cols;
   for (int64_t d = 0; d < self1.dim(); ++d) cols.push_back(nz.select(1, d));
-  index_put_dims(self1, 0, cols, source.reshape({-1}).narrow(0, 0, count), false, 1, IndexErrorStyle::Advanced);
+  index_put_dims(self1, 0, cols, source.reshape({-1}).narrow(0, 0, count), false, 1, {IndexErrorStyle::Advanced, "masked_scatter_"});
   return *this;
 }
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
@@ -625,7 +635,7 @@ Tensor take(const Tensor& self, const Tensor& index) {
         [&](const auto& t, const Tensor&) { return take(t(0), index); });
   }
   EMBER_CHECK(index.scalar_type() == kLong, "take(): Expected a long tensor for index, but got ", index.scalar_type());
-  return index_dims(self.reshape({-1}), 0, {index}, IndexErrorStyle::Take);
+  return index_dims(self.reshape({-1}), 0, {index}, {IndexErrorStyle::Take, "take"});
 }
 Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
 
@@ -640,11 +650,11 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
   check_no_internal_overlap(*this, "put_");
   if (index.numel() == 0) return *this;
   if (is_contiguous()) {
-    index_put_dims(view({-1}), 0, {index.reshape({-1})}, source.reshape({-1}), accumulate, 1, IndexErrorStyle::Take);
+    index_put_dims(view({-1}), 0, {index.reshape({-1})}, source.reshape({-1}), accumulate, 1, {IndexErrorStyle::Take, "put_"});
   } else {
     Tensor tmp = contiguous();
     index_put_dims(tmp.view({-1}), 0, {index.reshape({-1})}, source.reshape({-1}), accumulate, 1,
-                   IndexErrorStyle::Take);
+                   {IndexErrorStyle::Take, "put_"});
     copy_(tmp);
   }
   return *this;
@@ -686,6 +696,9 @@ Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
 std::vector<Tensor> Tensor::nonzero_numpy() const { return ember::nonzero_numpy(*this); }
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  check_defined(condition, "where", "condition");
+  check_defined(self, "where", "input");
+  check_defined(other, "where", "other");
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || other.unsafeGetTensorImpl()->autograd_meta())) {
     autograd::Recording rec({&self, &other});
     if (rec.any()) {

@@ -56,34 +56,36 @@ DimVector broadcast_index_shapes(const std::vector<Tensor>& idx) {
   return shape;
 }
 
-[[noreturn]] void index_out_of_range(int64_t v, int64_t size, int64_t dim, IndexErrorStyle style) {
-  switch (style) {
+[[noreturn]] void index_out_of_range(int64_t v, int64_t size, int64_t dim, IndexErrors errors) {
+  const char* op = errors.op;
+  switch (errors.style) {
     case IndexErrorStyle::Take:
-      EMBER_CHECK_INDEX(false, "out of range: tried to access index ", v, " on a tensor of ", size, " elements.");
+      EMBER_CHECK_INDEX(false, op, "(): out of range: tried to access index ", v, " on a tensor of ", size, " elements.");
       break;
     case IndexErrorStyle::Select:
-      EMBER_CHECK_INDEX(false, "index out of range in self");
+      EMBER_CHECK_INDEX(false, op, "(): index out of range in self (index ", v, ", dimension ", dim, " of size ", size,
+                        ")");
       break;
     case IndexErrorStyle::IndexCopy:
-      EMBER_CHECK_INDEX(false, "index_copy_(): index ", v, " is out of bounds for dimension ", dim, " with size ", size);
+      EMBER_CHECK_INDEX(false, op, "(): index ", v, " is out of bounds for dimension ", dim, " with size ", size);
       break;
     default:
-      EMBER_CHECK_INDEX(false, "index ", v, " is out of bounds for dimension ", dim, " with size ", size);
+      EMBER_CHECK_INDEX(false, op, ": index ", v, " is out of bounds for dimension ", dim, " with size ", size);
   }
   __builtin_unreachable();
 }
 
 // The byte offsets of Note [Indexing by byte offsets], contiguous over `shape`.
 Tensor compute_offsets(const std::vector<Tensor>& indices, IntArrayRef shape, IntArrayRef dim_sizes,
-                       IntArrayRef dim_strides, int64_t itemsize, IndexErrorStyle style,
+                       IntArrayRef dim_strides, int64_t itemsize, IndexErrors errors,
                        const std::vector<int64_t>& err_dims) {
   std::vector<Tensor> idx;
   idx.reserve(indices.size());
   for (const Tensor& t : indices) idx.push_back(t.to(kLong).expand(shape).contiguous());
   Tensor off = empty(shape, dtype(kLong));
   int64_t* o = off.data_ptr<int64_t>();
-  const bool wrap = style == IndexErrorStyle::Advanced || style == IndexErrorStyle::Take ||
-                    style == IndexErrorStyle::IndexFill;
+  const bool wrap = errors.style == IndexErrorStyle::Advanced || errors.style == IndexErrorStyle::Take ||
+                    errors.style == IndexErrorStyle::IndexFill;
   parallel_for(0, off.numel(), 32768, [&](int64_t b, int64_t e) {
     for (size_t k = 0; k < idx.size(); ++k) {
       const int64_t* ip = idx[k].data_ptr<int64_t>();
@@ -92,7 +94,7 @@ Tensor compute_offsets(const std::vector<Tensor>& indices, IntArrayRef shape, In
       for (int64_t i = b; i < e; ++i) {
         int64_t v = ip[i];
         if (EMBER_UNLIKELY(v < lo || v >= size))
-          index_out_of_range(v, size, err_dims.empty() ? int64_t(k) : err_dims[k], style);
+          index_out_of_range(v, size, err_dims.empty() ? int64_t(k) : err_dims[k], errors);
         if (v < 0) v += size;
         o[i] = k == 0 ? v * stride : o[i] + v * stride;
       }
@@ -135,7 +137,7 @@ void check_index_dtypes(const std::vector<Tensor>& indices) {
 
 }  // namespace
 
-Tensor index_dims(const Tensor& self, int64_t first, const std::vector<Tensor>& indices, IndexErrorStyle style,
+Tensor index_dims(const Tensor& self, int64_t first, const std::vector<Tensor>& indices, IndexErrors errors,
                   const std::vector<int64_t>& err_dims) {
   EMBER_INTERNAL_ASSERT(!indices.empty() && first + int64_t(indices.size()) <= self.dim());
   check_index_dtypes(indices);
@@ -144,7 +146,7 @@ Tensor index_dims(const Tensor& self, int64_t first, const std::vector<Tensor>& 
   Tensor out = empty(p.out_shape, self.options());
   if (self.is_meta()) return out;
   Tensor off = compute_offsets(indices, ishape, self.sizes().slice(first, indices.size()),
-                               self.strides().slice(first, indices.size()), int64_t(self.element_size()), style,
+                               self.strides().slice(first, indices.size()), int64_t(self.element_size()), errors,
                                err_dims);
   if (out.numel() == 0) return out;
   Tensor src_r = make_view(self, p.out_shape, p.src_strides, self.storage_offset());
@@ -172,7 +174,7 @@ void check_no_internal_overlap(const Tensor& self, const char* op) {
 }
 
 void index_put_dims(const Tensor& self, int64_t first, const std::vector<Tensor>& indices, const Tensor& values,
-                    bool accumulate, const Scalar& alpha, IndexErrorStyle style, const std::vector<int64_t>& err_dims) {
+                    bool accumulate, const Scalar& alpha, IndexErrors errors, const std::vector<int64_t>& err_dims) {
   EMBER_INTERNAL_ASSERT(!indices.empty() && first + int64_t(indices.size()) <= self.dim());
   EMBER_INTERNAL_ASSERT(values.scalar_type() == self.scalar_type());
   check_index_dtypes(indices);
@@ -184,11 +186,11 @@ void index_put_dims(const Tensor& self, int64_t first, const std::vector<Tensor>
     int64_t v = values.size(values.dim() - i), s = shape[shape.size() - i];
     ok = v == s || v == 1;
   }
-  EMBER_CHECK(ok, "shape mismatch: value tensor of shape ", values.sizes(),
+  EMBER_CHECK(ok, errors.op, ": shape mismatch: value tensor of shape ", values.sizes(),
               " cannot be broadcast to indexing result of shape ", shape);
   if (self.is_meta()) return;
   Tensor off = compute_offsets(indices, ishape, self.sizes().slice(first, indices.size()),
-                               self.strides().slice(first, indices.size()), int64_t(self.element_size()), style,
+                               self.strides().slice(first, indices.size()), int64_t(self.element_size()), errors,
                                err_dims);
   if (checked_numel(shape, "index_put_") == 0) return;
   // Values that alias self would be read after being overwritten.
@@ -221,9 +223,9 @@ struct PreparedIndex {
   std::vector<Tensor> indices;
 };
 
-PreparedIndex prepare_index(const Tensor& self_in, ArrayRef<std::optional<Tensor>> indices) {
+PreparedIndex prepare_index(const Tensor& self_in, ArrayRef<std::optional<Tensor>> indices, const char* op) {
   Tensor self = self_in;
-  EMBER_CHECK_INDEX(int64_t(indices.size()) <= self.dim(), "too many indices for tensor of dimension ", self.dim(),
+  EMBER_CHECK_INDEX(int64_t(indices.size()) <= self.dim(), op, ": too many indices for tensor of dimension ", self.dim(),
                     " (got ", indices.size(), ")");
   std::vector<Tensor> list;
   for (const auto& o : indices) {
@@ -245,7 +247,7 @@ PreparedIndex prepare_index(const Tensor& self_in, ArrayRef<std::optional<Tensor
       list.push_back(t.item<bool>() ? zeros({1}, dtype(kLong)) : empty({0}, dtype(kLong)));
       continue;
     }
-    EMBER_CHECK_INDEX(pos + t.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+    EMBER_CHECK_INDEX(pos + t.dim() <= self.dim(), op, ": too many indices for tensor of dimension ", self.dim());
     for (int64_t j = 0; j < t.dim(); ++j)
       EMBER_CHECK_INDEX(t.size(j) == self.size(pos + j), "The shape of the mask ", t.sizes(), " at index ", j,
                         " does not match the shape of the indexed tensor ", self.sizes(), " at index ", pos + j);
@@ -278,6 +280,7 @@ PreparedIndex prepare_index(const Tensor& self_in, ArrayRef<std::optional<Tensor
 }  // namespace
 
 Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
+  check_defined(self, "index");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
     DimVector sizes(self.sizes());
     std::vector<std::optional<Tensor>> idx(indices.begin(), indices.end());
@@ -289,9 +292,9 @@ Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
         },
         [&](const auto& t, const Tensor&) { return index(t(0), indices); });
   }
-  PreparedIndex p = prepare_index(self, indices);
+  PreparedIndex p = prepare_index(self, indices, "index");
   if (p.indices.empty()) return alias(p.self);
-  return index_dims(p.self, p.first, p.indices, IndexErrorStyle::Advanced);
+  return index_dims(p.self, p.first, p.indices, {IndexErrorStyle::Advanced, "index"});
 }
 
 Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values, bool accumulate) {
@@ -300,14 +303,14 @@ Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const 
   EMBER_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, got ",
               self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
   check_no_internal_overlap(self, "index_put_");
-  PreparedIndex p = prepare_index(self, indices);
+  PreparedIndex p = prepare_index(self, indices, "index_put_");
   if (p.indices.empty()) {
     Tensor v = values.expand(self.sizes());
     if (accumulate) self.add_(v);
     else self.copy_(v);
     return self;
   }
-  index_put_dims(p.self, p.first, p.indices, values, accumulate, 1, IndexErrorStyle::Advanced);
+  index_put_dims(p.self, p.first, p.indices, values, accumulate, 1, {IndexErrorStyle::Advanced, "index_put_"});
   return self;
 }
 
@@ -386,21 +389,23 @@ void record_index(std::vector<std::optional<Tensor>>& out, int64_t& dim, const T
 
 // PyTorch's applySlicing: integers, slices, None, Ellipsis and bools become views;
 // index tensors are collected (by the dim they apply to) for one advanced-indexing step.
-Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices, std::vector<std::optional<Tensor>>& out) {
+Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices, std::vector<std::optional<Tensor>>& out,
+                     const char* op) {
+  check_defined(self, op);
   int64_t self_dim = self.dim();
   if (self_dim == 0 && indices.size() == 1 && (indices[0].is_integer() || indices[0].is_slice()))
-    EMBER_CHECK_INDEX(false, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+    EMBER_CHECK_INDEX(false, op, ": invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                              "in C++ to convert a 0-dim tensor to a number");
   int64_t specified = 0;
   for (const TensorIndex& i : indices) {
     if (i.is_integer() || i.is_slice()) ++specified;
     else if (i.is_tensor()) {
-      EMBER_CHECK(i.tensor().defined(), "index: an undefined tensor cannot be used as an index");
+      EMBER_CHECK(i.tensor().defined(), op, ": an undefined tensor cannot be used as an index");
       ScalarType st = i.tensor().scalar_type();
       specified += (st == kBool || st == kByte) ? i.tensor().dim() : 1;
     }
   }
-  EMBER_CHECK_INDEX(specified <= self_dim, "too many indices for tensor of dimension ", self_dim);
+  EMBER_CHECK_INDEX(specified <= self_dim, op, ": too many indices for tensor of dimension ", self_dim);
   Tensor result = self;
   int64_t dim = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
@@ -456,7 +461,7 @@ Tensor strip_leading_ones(const Tensor& v) {
 Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
   EMBER_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index() is not valid syntax");
   std::vector<std::optional<Tensor>> tensor_indices;
-  Tensor sliced = apply_slicing(*this, indices, tensor_indices);
+  Tensor sliced = apply_slicing(*this, indices, tensor_indices, "index");
   if (tensor_indices.empty()) return sliced.is_same(*this) ? alias(sliced) : sliced;
   return ember::index(sliced, tensor_indices);
 }
@@ -464,7 +469,7 @@ Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
 Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) {
   EMBER_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   std::vector<std::optional<Tensor>> tensor_indices;
-  Tensor sliced = apply_slicing(*this, indices, tensor_indices);
+  Tensor sliced = apply_slicing(*this, indices, tensor_indices, "index_put_");
   if (tensor_indices.empty()) {
     copy_to(sliced, rhs);
     return *this;
@@ -476,7 +481,7 @@ Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor
 Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) {
   EMBER_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   std::vector<std::optional<Tensor>> tensor_indices;
-  Tensor sliced = apply_slicing(*this, indices, tensor_indices);
+  Tensor sliced = apply_slicing(*this, indices, tensor_indices, "index_put_");
   if (tensor_indices.empty()) {
     sliced.fill_(v);
     return *this;

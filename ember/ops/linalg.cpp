@@ -50,35 +50,35 @@ void init_from_self(Tensor& result, const Tensor& self, const Scalar& beta) {
   if (!is_zero(beta)) result.copy_(self.expand(result.sizes()));
 }
 
-void check_mm_shapes(const Tensor& m1, const Tensor& m2) {
-  EMBER_CHECK(m1.size(1) == m2.size(0), "mat1 and mat2 shapes cannot be multiplied (", m1.size(0), "x", m1.size(1),
+void check_mm_shapes(const char* op, const Tensor& m1, const Tensor& m2) {
+  EMBER_CHECK(m1.size(1) == m2.size(0), op, ": mat1 and mat2 shapes cannot be multiplied (", m1.size(0), "x", m1.size(1),
               " and ", m2.size(0), "x", m2.size(1), ")");
 }
 
 void check_bmm_args(const char* op, const Tensor& b1, const Tensor& b2) {
-  EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
-  EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
+  EMBER_CHECK(b1.dim() == 3, op, ": batch1 must be a 3D tensor, got ", b1.dim(), "-D");
+  EMBER_CHECK(b2.dim() == 3, op, ": batch2 must be a 3D tensor, got ", b2.dim(), "-D");
   EMBER_CHECK(b2.size(0) == b1.size(0) && b2.size(1) == b1.size(2),
-              "Expected size for first two dimensions of batch2 tensor to be: [", b1.size(0), ", ", b1.size(2),
+              op, ": Expected size for first two dimensions of batch2 tensor to be: [", b1.size(0), ", ", b1.size(2),
               "] but got: [", b2.size(0), ", ", b2.size(1), "].");
   check_same_dtype(b1, b2);
   check_gemm_dtype(op, b1.scalar_type());
 }
 
 void check_addmm_args(const Tensor& self, const Tensor& m1, const Tensor& m2) {
-  EMBER_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
-  EMBER_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
-  check_mm_shapes(m1, m2);
+  EMBER_CHECK(m1.dim() == 2, "addmm: mat1 must be a matrix, got ", m1.dim(), "-D tensor");
+  EMBER_CHECK(m2.dim() == 2, "addmm: mat2 must be a matrix, got ", m2.dim(), "-D tensor");
+  check_mm_shapes("addmm", m1, m2);
   check_same_dtype(m1, m2);
   EMBER_CHECK(self.scalar_type() == m2.scalar_type(), "self and mat2 must have the same dtype");
   check_gemm_dtype("addmm", m1.scalar_type());
 }
 
 void check_mv_args(int64_t self_dim, const Tensor& mat, const Tensor& vec, int64_t self_size) {
-  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && self_dim <= 1, "vector + matrix @ vector expected, got ", self_dim,
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && self_dim <= 1, "mv: vector + matrix @ vector expected, got ", self_dim,
               ", ", mat.dim(), ", ", vec.dim());
   EMBER_CHECK(mat.size(1) == vec.size(0) && (mat.size(0) == self_size || self_size == 1),
-              "size mismatch, got ", self_size, ", ", mat.size(0), "x", mat.size(1), ",", vec.size(0));
+              "mv: size mismatch, got ", self_size, ", ", mat.size(0), "x", mat.size(1), ",", vec.size(0));
   check_same_dtype(mat, vec);
   check_gemm_dtype("addmv", mat.scalar_type());
 }
@@ -145,15 +145,17 @@ Tensor record_matmul(const Tensor& a, const Tensor& b, const char* op, const std
 }  // namespace
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
+  check_defined(self, "mm");
+  check_defined(mat2, "mm", "mat2");
   EMBER_AUTOCAST(mm_op.autocast, mm(_ac[0], _ac[1]), &self, &mat2);
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
     if (autograd::Recording({&self, &mat2}).any())
       return record_matmul(self, mat2, "mm", [&] { return mm(self, mat2); });
   }
   check_same_device("mm", {&self, &mat2});
-  EMBER_CHECK(self.dim() == 2, "self must be a matrix");
-  EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
-  check_mm_shapes(self, mat2);
+  EMBER_CHECK(self.dim() == 2, "mm: self must be a matrix, got ", self.dim(), "-D tensor");
+  EMBER_CHECK(mat2.dim() == 2, "mm: mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+  check_mm_shapes("mm", self, mat2);
   check_same_dtype(self, mat2);
   check_gemm_dtype("mm", self.scalar_type());
   Tensor out = empty({self.size(0), mat2.size(1)}, self.options());
@@ -163,9 +165,9 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
   check_same_device("mm", {&out, &self, &mat2});
-  EMBER_CHECK(self.dim() == 2, "self must be a matrix");
-  EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
-  check_mm_shapes(self, mat2);
+  EMBER_CHECK(self.dim() == 2, "mm: self must be a matrix, got ", self.dim(), "-D tensor");
+  EMBER_CHECK(mat2.dim() == 2, "mm: mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+  check_mm_shapes("mm", self, mat2);
   check_same_dtype(self, mat2);
   check_gemm_dtype("mm", self.scalar_type());
   check_out_dtype(out, self.scalar_type());
@@ -175,6 +177,8 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  check_defined(self, "bmm");
+  check_defined(mat2, "bmm", "mat2");
   EMBER_AUTOCAST(bmm_op.autocast, bmm(_ac[0], _ac[1]), &self, &mat2);
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
     if (autograd::Recording({&self, &mat2}).any())
@@ -623,8 +627,13 @@ bool leading_dims_viewable(const Tensor& t, int64_t nb) {
 Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   check_same_device("matmul", {&a, &b});
   const int64_t da = a.dim(), db = b.dim();
-  EMBER_CHECK(da > 0 && db > 0, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
-              "D");
+  EMBER_CHECK(da > 0 && db > 0, "matmul: both arguments to matmul need to be at least 1D, but they are ", da,
+              "D and ", db, "D");
+  // The shapes are checked here so that errors name matmul, not the op it runs.
+  const int64_t inner_a = a.size(-1), inner_b = db == 1 ? b.size(0) : b.size(-2);
+  if (da <= 2 && db <= 2)
+    EMBER_CHECK(inner_a == inner_b, "matmul: ", da == 1 && db == 1 ? "inconsistent tensor size" : db == 1 ? "size mismatch" :
+                "mat1 and mat2 shapes cannot be multiplied", " (", a.sizes(), " and ", b.sizes(), ")");
   if (da == 1 && db == 1) return dot(a, b);
   if (da == 2 && db == 1) return mv(a, b);
   if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
@@ -636,9 +645,9 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     for (int64_t d = 0; d < da - 1; ++d) rows *= a.size(d);
     const int64_t kdim = a.size(da - 1);
     if (db == 1) {
-      EMBER_CHECK(kdim == b.size(0), "size mismatch, got ", rows, ", ", rows, "x", kdim, ",", b.size(0));
+      EMBER_CHECK(kdim == b.size(0), "matmul: size mismatch, got ", rows, ", ", rows, "x", kdim, ",", b.size(0));
     } else {
-      EMBER_CHECK(kdim == b.size(0), "mat1 and mat2 shapes cannot be multiplied (", rows, "x", kdim, " and ",
+      EMBER_CHECK(kdim == b.size(0), "matmul: mat1 and mat2 shapes cannot be multiplied (", rows, "x", kdim, " and ",
                   b.size(0), "x", b.size(1), ")");
       out_sizes.push_back(b.size(1));
     }
@@ -653,9 +662,9 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     for (int64_t d = 0; d < db; ++d) rows *= d == db - 2 ? 1 : b.size(d);
     const int64_t kb = b.size(db - 2), ka = a.size(da - 1);
     if (da == 1) {
-      EMBER_CHECK(ka == kb, "size mismatch, got ", rows, ", ", rows, "x", kb, ",", ka);
+      EMBER_CHECK(ka == kb, "matmul: size mismatch, got ", rows, ", ", rows, "x", kb, ",", ka);
     } else {
-      EMBER_CHECK(ka == kb, "mat1 and mat2 shapes cannot be multiplied (", rows, "x", kb, " and ", ka, "x", a.size(0),
+      EMBER_CHECK(ka == kb, "matmul: mat1 and mat2 shapes cannot be multiplied (", rows, "x", kb, " and ", ka, "x", a.size(0),
                   ")");
     }
   }
@@ -667,7 +676,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   std::vector<int64_t> batch = broadcast_shapes(ba, bb);
   int64_t B = 1;
   for (int64_t s : batch) B *= s;
-  EMBER_CHECK(ka == kb, "Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", ka,
+  EMBER_CHECK(ka == kb, "matmul: Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", ka,
               "] but got: [", B, ", ", kb, "].");
   check_same_dtype(a, b);
   check_gemm_dtype("matmul", a.scalar_type());

@@ -122,7 +122,7 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
     for (const Tensor& t : indices) full.emplace_back(t);
     return index(self, full);
   }
-  return index_dims(self, nd - k, indices, IndexErrorStyle::Advanced);
+  return index_dims(self, nd - k, indices, {IndexErrorStyle::Advanced, "pad"});
 }
 
 // ---- one_hot ---------------------------------------------------------------------------------------

@@ -232,6 +232,7 @@ Tensor threshold(const Tensor& self, const Scalar& th, const Scalar& value) {
 }
 
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_defined(self, "clamp");
   EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
   ResultTypeState st = update_result_type_state(self, {});
   if (min) st = update_result_type_state(*min, st);
@@ -246,6 +247,7 @@ Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::option
   return self;
 }
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_defined(self, "clamp");
   EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
   if (min && max) return run_pointwise(clamp_tensor_op, {}, {self, *min, *max});
   if (min) return maximum(self, *min);
@@ -378,6 +380,7 @@ EMBER_BINARY_API(xlogy, xlogy, EMBER_NO_CHECK)
 // negative integer *scalar* exponent is an error there.
 Tensor pow(const Tensor& self, const Tensor& exp) { return run_pointwise(pow_op, {}, {self, exp}); }
 Tensor pow(const Tensor& self, const Scalar& exp) {
+  check_defined(self, "pow");
   EMBER_CHECK(!(isIntegralType(self.scalar_type(), true) && exp.isIntegral(false) && exp.toLong() < 0),
               "Integers to negative integer powers are not allowed.");
   return pow(self, wrap(exp));

@@ -163,6 +163,7 @@ ScalarType natural_sum_type(ScalarType t) { return isIntegralType(t, true) ? kLo
 // (integral -> wider integral needs no cast: the kernel sums in int64, which wraps alike).
 Tensor sum_like(const ReduceOp& op, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                 std::optional<ScalarType> dtype, const char* name) {
+  check_defined(self, name);
   DimMask mask = make_dim_mask(dim, self.dim(), name);
   Tensor in = self;
   ScalarType result = dtype ? *dtype : natural_sum_type(self.scalar_type());
@@ -178,6 +179,7 @@ namespace {
 // sum and mean with their derivatives (mean divides by the reduced count).
 Tensor differentiable_sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                           bool is_mean, const std::function<Tensor()>& impl) {
+  check_defined(self, is_mean ? "mean" : "sum");
   autograd::Recording rec({&self});
   if (EMBER_LIKELY(!rec.any())) return impl();
   Tensor r;
@@ -238,6 +240,7 @@ Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::op
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) { return mean(self, std::nullopt, false, dtype); }
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_defined(self, "mean");
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() != nullptr)) {
     autograd::Recording rec({&self});
     if (rec.any())
@@ -322,6 +325,7 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarT
 // ---- all, any, count_nonzero ----------------------------------------------------------------
 namespace {
 Tensor all_any(const ReduceOp& op, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const char* name) {
+  check_defined(self, name);
   DimMask mask = make_dim_mask(dim, self.dim(), name);
   ScalarType out = self.scalar_type() == kByte ? kByte : kBool;
   return reduce_to(op, self, mask, keepdim, out);

@@ -28,6 +28,7 @@ void check_has_elements(const Tensor& self, const DimMask& mask, bool all_dims, 
 // ---- amax, amin -----------------------------------------------------------------------------
 namespace {
 Tensor amax_amin(const ReduceOp& op, const Tensor& self, IntArrayRef dim, bool keepdim, const char* name) {
+  check_defined(self, name);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
     // The gradient is shared evenly among the elements equal to the extremum (PyTorch's rule).
     std::vector<int64_t> dims = autograd::reduced_dims(self.dim(), dim);
@@ -75,6 +76,7 @@ std::tuple<Tensor, Tensor> minmax_dim(const ReduceOp& op, const Tensor& self, in
 }
 
 Tensor arg_impl(const ReduceOp& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* name) {
+  check_defined(self, name);
   EMBER_CHECK_TYPE(!self.is_complex(), name, "(): not implemented for complex dtype ", self.scalar_type());
   DimMask mask = dim ? make_dim_mask(IntArrayRef(&*dim, 1), self.dim(), name)
                      : make_dim_mask(std::nullopt, self.dim(), name);

@@ -73,6 +73,7 @@ Tensor& cum_inplace(const OpDef<ScanFn>& op, Tensor& self, int64_t dim, std::opt
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_defined(self, "cumsum");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
     // The gradient is the reversed cumulative sum of the output gradient.
     return autograd::differentiable(
@@ -221,9 +222,11 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
 }  // namespace
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_defined(self, "softmax");
   return softmax_impl(self, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_defined(self, "log_softmax");
   return softmax_impl(self, dim, dtype, true);
 }
 

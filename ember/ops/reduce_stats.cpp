@@ -65,6 +65,7 @@ std::tuple<Tensor, Tensor> differentiable_var_std(const Tensor& self, OptionalIn
 
 std::tuple<Tensor, Tensor> var_std_impl(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
                                         bool keepdim, bool take_sqrt, bool want_mean, const char* name) {
+  check_defined(self, name);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return differentiable_var_std(self, dim, correction, keepdim, take_sqrt, want_mean, name);
   EMBER_CHECK_TYPE(self.is_floating_point() || self.is_complex(),
@@ -188,6 +189,7 @@ Tensor vector_norm(const Tensor& x, const Scalar& ord, OptionalIntArrayRef dim, 
 
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p) { return norm(self, p, IntArrayRef(), false); }
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  check_defined(self, "norm");
   EMBER_CHECK_TYPE(self.is_floating_point() || self.is_complex(),
                    "norm(): input dtype should be either floating point or complex. Got ", self.scalar_type(), " instead.");
   return linalg::vector_norm(self, p.value_or(Scalar(2.0)), dim, keepdim);

@@ -79,6 +79,8 @@ std::vector<Tensor> atleast_nd(TensorList tensors, int n) {
 
 Tensor cat(TensorList tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  for (size_t i = 0; i < tensors.size(); ++i)
+    EMBER_CHECK(tensors[i].defined(), "torch.cat(): tensor at position ", i, " is undefined");
   // Autocast: the widest floating dtype (stack and hstack/vstack/dstack come through here).
   EMBER_AUTOCAST(AutocastPolicy::Promote, cat(_ac, dim), std::vector<Tensor>(tensors.begin(), tensors.end()));
   bool ad = false;
@@ -145,9 +147,9 @@ Tensor cat(TensorList tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (legacy_empty(t)) continue;
-    EMBER_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ", t.dim());
+    EMBER_CHECK(t.dim() == ref->dim(), "torch.cat(): Tensors must have same number of dimensions: got ", ref->dim(), " and ", t.dim());
     for (int64_t d = 0; d < t.dim(); ++d)
-      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "Sizes of tensors must match except in dimension ", dim,
+      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "torch.cat(): Sizes of tensors must match except in dimension ", dim,
                   ". Expected size ", ref->size(d), " but got size ", t.size(d), " for tensor number ", i,
                   " in the list.");
     total += t.size(dim);
@@ -168,6 +170,7 @@ Tensor concat(TensorList tensors, int64_t dim) { return cat(tensors, dim); }
 Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) { return write_out(out, cat(tensors, dim), "cat_out"); }
 
 Tensor stack(TensorList tensors, int64_t dim) {
+  for (size_t i = 0; i < tensors.size(); ++i) check_defined(tensors[i], "stack", "tensors");
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   for (size_t i = 1; i < tensors.size(); ++i)
     EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",

@@ -43,6 +43,7 @@ DimVector with_dim_size(const Tensor& t, int64_t dim, int64_t n) {
 
 // ---- sort / argsort / topk / kthvalue ---------------------------------------------------------
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  check_defined(self, "sort");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return autograd::differentiable_select("sort", self, dim, true, [&] { return sort(self, stable, dim, descending); });
   check_sortable("sort", self);
@@ -62,6 +63,7 @@ Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  check_defined(self, "topk");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return autograd::differentiable_select("topk", self, dim, true, [&] { return topk(self, k, dim, largest, sorted); });
   check_sortable("topk", self);

@@ -35,15 +35,19 @@ Tensor to_impl(const Tensor& t, std::optional<ScalarType> dt, std::optional<Devi
 }
 }  // namespace
 Tensor Tensor::to(ScalarType t, bool, bool copy, std::optional<MemoryFormat> f) const {
+  check_defined(*this, "to");
   return to_impl(*this, t, std::nullopt, copy, f);
 }
 Tensor Tensor::to(Device d, ScalarType t, bool, bool copy, std::optional<MemoryFormat> f) const {
+  check_defined(*this, "to");
   return to_impl(*this, t, d, copy, f);
 }
 Tensor Tensor::to(Device d, bool, bool copy, std::optional<MemoryFormat> f) const {
+  check_defined(*this, "to");
   return to_impl(*this, std::nullopt, d, copy, f);
 }
 Tensor Tensor::to(TensorOptions o, bool, bool copy, std::optional<MemoryFormat> f) const {
+  check_defined(*this, "to");
   return to_impl(*this, o.dtype_opt(), o.device_opt(), copy, f ? f : o.memory_format_opt());
 }
 Tensor Tensor::to(const Tensor& other, bool, bool copy, std::optional<MemoryFormat> f) const {
@@ -201,6 +205,8 @@ Tensor& Tensor::clip_(const std::optional<Scalar>& lo, const std::optional<Scala
 namespace {
 // In-place results keep self's shape: other must broadcast to it.
 void check_inplace_shape(const char* name, const Tensor& self, const Tensor& other) {
+  check_defined(self, name);
+  check_defined(other, name, "other");
   if (other.sizes() == self.sizes()) return;
   DimVector b = infer_size(self.sizes(), other.sizes(), name);
   EMBER_CHECK(IntArrayRef(b) == self.sizes(), name, ": output with shape ", self.sizes(),

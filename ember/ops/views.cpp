@@ -24,23 +24,23 @@ namespace {
 ViewHook g_view_hook = nullptr;
 
 // Replaces a single -1 in `shape` given numel; errors like PyTorch.
-DimVector infer_shape(IntArrayRef shape, int64_t numel) {
+DimVector infer_shape(IntArrayRef shape, int64_t numel, const char* op) {
   DimVector r(shape);
   int64_t infer = -1, prod = 1;
   for (size_t d = 0; d < r.size(); ++d) {
     if (r[d] == -1) {
-      EMBER_CHECK(infer < 0, "shape '", shape, "': only one dimension can be inferred");
+      EMBER_CHECK(infer < 0, op, ": shape '", shape, "': only one dimension can be inferred");
       infer = d;
     } else {
-      EMBER_CHECK(r[d] >= 0, "shape '", shape, "': invalid shape dimension ", r[d]);
+      EMBER_CHECK(r[d] >= 0, op, ": shape '", shape, "': invalid shape dimension ", r[d]);
       prod *= r[d];
     }
   }
   if (infer >= 0) {
-    EMBER_CHECK(prod != 0 && numel % prod == 0, "shape '", shape, "' is invalid for input of size ", numel);
+    EMBER_CHECK(prod != 0 && numel % prod == 0, op, ": shape '", shape, "' is invalid for input of size ", numel);
     r[infer] = numel / prod;
   } else {
-    EMBER_CHECK(prod == numel, "shape '", shape, "' is invalid for input of size ", numel);
+    EMBER_CHECK(prod == numel, op, ": shape '", shape, "' is invalid for input of size ", numel);
   }
   return r;
 }
@@ -88,7 +88,8 @@ void view_hook(const Tensor& base, Tensor& view) {
 }
 
 Tensor view(const Tensor& self, IntArrayRef size) {
-  DimVector shape = infer_shape(size, self.numel());
+  check_defined(self, "view");
+  DimVector shape = infer_shape(size, self.numel(), "view");
   auto st = compute_view_strides(self.sizes(), self.strides(), shape);
   EMBER_CHECK(st.has_value(), "view: view size ", IntArrayRef(shape), " is not compatible with input tensor's size ",
               self.sizes(), " and stride ", self.strides(),
@@ -97,13 +98,15 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef size) {
-  DimVector shape = infer_shape(size, self.numel());
+  check_defined(self, "reshape");
+  DimVector shape = infer_shape(size, self.numel(), "reshape");
   if (auto st = compute_view_strides(self.sizes(), self.strides(), shape))
     return make_view(self, shape, *st, self.storage_offset());
   return view(self.clone(MemoryFormat::Contiguous), shape);
 }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  check_defined(self, "flatten");
   int64_t nd = self.dim();
   start_dim = maybe_wrap_dim(start_dim, nd, "flatten");
   end_dim = maybe_wrap_dim(end_dim, nd, "flatten");
@@ -122,7 +125,7 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
 Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   dim = maybe_wrap_dim(dim, self.dim(), "unflatten");
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
-  DimVector inner = infer_shape(sizes, self.size(dim));
+  DimVector inner = infer_shape(sizes, self.size(dim), "unflatten");
   DimVector shape;
   for (int64_t d = 0; d < dim; ++d) shape.push_back(self.size(d));
   for (int64_t s : inner) shape.push_back(s);
@@ -131,12 +134,14 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
 }
 
 Tensor squeeze(const Tensor& self) {
+  check_defined(self, "squeeze");
   DimVector sz, st;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (self.size(d) != 1) { sz.push_back(self.size(d)); st.push_back(self.stride(d)); }
   return make_view(self, sz, st, self.storage_offset());
 }
 Tensor squeeze(const Tensor& self, int64_t dim) {
+  check_defined(self, "squeeze");
   dim = maybe_wrap_dim(dim, self.dim(), "squeeze");
   if (self.dim() == 0 || self.size(dim) != 1) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
   DimVector sz(self.sizes()), st(self.strides());
@@ -145,6 +150,7 @@ Tensor squeeze(const Tensor& self, int64_t dim) {
   return make_view(self, sz, st, self.storage_offset());
 }
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  check_defined(self, "unsqueeze");
   dim = maybe_wrap_dim(dim, self.dim() + 1, "unsqueeze");
   DimVector sz(self.sizes()), st(self.strides());
   int64_t s = dim >= self.dim() ? 1 : self.size(dim) * self.stride(dim);
@@ -154,6 +160,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
+  check_defined(self, "permute");
   int64_t nd = self.dim();
   EMBER_CHECK(int64_t(dims.size()) == nd, "permute: number of dims don't match in permute (got ", dims.size(),
               " dims ", dims, " for a tensor of ", nd, " dims)");
@@ -170,6 +177,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  check_defined(self, "transpose");
   int64_t nd = self.dim();
   if (nd == 0) return make_view(self, {}, {}, self.storage_offset());
   dim0 = maybe_wrap_dim(dim0, nd, "transpose");
@@ -186,6 +194,7 @@ Tensor t(const Tensor& self) {
 }
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool) {
+  check_defined(self, "expand");
   int64_t nd = size.size(), sd = self.dim();
   EMBER_CHECK(nd >= sd, "expand: the number of sizes provided (", nd,
               ") must be greater or equal to the number of dimensions in the tensor (", sd, ")");
@@ -223,6 +232,7 @@ std::vector<Tensor> broadcast_tensors(TensorList tensors) {
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  check_defined(self, "narrow");
   EMBER_CHECK(self.dim() > 0, "narrow: cannot be applied to a 0-dim tensor.");
   dim = maybe_wrap_dim(dim, self.dim(), "narrow");
   int64_t cur = self.size(dim);
@@ -235,6 +245,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  check_defined(self, "select");
   EMBER_CHECK_INDEX(self.dim() > 0, "select: cannot be applied to a 0-dim tensor.");
   dim = maybe_wrap_dim(dim, self.dim(), "select");
   int64_t size = self.size(dim);

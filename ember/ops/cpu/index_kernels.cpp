@@ -108,7 +108,8 @@ void index_put_kernel(TensorIterator& it, bool accumulate, const Scalar& alpha) 
 
 // ---- scatter / gather along a dim ---------------------------------------------------------
 [[noreturn]] void scatter_gather_oob(int64_t idx, const ScatterGatherArgs& a) {
-  EMBER_CHECK_INDEX(false, "index ", idx, " is out of bounds for dimension ", a.dim, " with size ", a.self_dim_size);
+  EMBER_CHECK_INDEX(false, a.mode == ScatterMode::Gather ? "gather" : "scatter", "(): index ", idx,
+                    " is out of bounds for dimension ", a.dim, " with size ", a.self_dim_size);
   __builtin_unreachable();
 }
 
