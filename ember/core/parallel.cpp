@@ -2,6 +2,7 @@
 #include "ember/core/parallel.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -33,6 +34,24 @@ namespace ember {
 namespace {
 std::atomic<int> g_num_threads{0};
 thread_local bool t_in_parallel = false;
+
+// Note [Parallel regions after fork]: libgomp's thread team does not survive fork(), and an
+// OpenMP region in a child forked after the parent ran one hangs (seen: a checkpoint saved in
+// a forked child never finished its first fill). So a child forked after the team started
+// runs single-threaded: ember's parallel_for and, through omp_set_num_threads, oneDNN's and
+// OpenBLAS's OpenMP regions, as PyTorch's forked workers do; asking it for more threads is an
+// error that says why. A child forked before any region keeps its thread count.
+std::atomic<bool> g_team_started{false};
+std::atomic<bool> g_forked_after_team{false};
+[[maybe_unused]] const bool g_fork_handler = [] {
+  pthread_atfork(nullptr, nullptr, [] {
+    if (!g_team_started.load(std::memory_order_relaxed)) return;
+    g_forked_after_team.store(true, std::memory_order_relaxed);
+    g_num_threads.store(1, std::memory_order_relaxed);
+    omp_set_num_threads(1);
+  });
+  return true;
+}();
 }  // namespace
 
 int num_available_cpus() {
@@ -56,6 +75,9 @@ int get_num_threads() {
 
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, "set_num_threads: expected a positive number of threads, got ", n);
+  EMBER_CHECK(n == 1 || !g_forked_after_team.load(std::memory_order_relaxed), "set_num_threads(", n,
+              "): this process was forked after its parent ran parallel regions, and OpenMP's threads do not "
+              "survive fork(); a forked child runs with one thread (Note [Parallel regions after fork])");
   g_num_threads.store(n, std::memory_order_relaxed);
 }
 
@@ -69,6 +91,7 @@ void parallel_run(int64_t begin, int64_t end, int64_t grain,
   int64_t nthreads = std::min<int64_t>(get_num_threads(), (range + grain - 1) / std::max<int64_t>(grain, 1));
   std::exception_ptr err;
   std::mutex err_mu;
+  if (!g_team_started.load(std::memory_order_relaxed)) g_team_started.store(true, std::memory_order_relaxed);
 #pragma omp parallel num_threads(nthreads)
   {
     int64_t tid = omp_get_thread_num(), nt = omp_get_num_threads();

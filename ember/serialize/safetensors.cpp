@@ -202,44 +202,6 @@ SafetensorsContents from_safetensors(const void* data, size_t size, const std::s
   return out;
 }
 
-void write_file_atomic(const std::string& path, const std::string& bytes) {
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string tmp = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  EMBER_CHECK(fd >= 0, "save: cannot create a temporary file next to '", path, "': ", errno_text());
-  auto fail = [&](const char* step) {
-    const std::string reason = errno_text();
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    EMBER_ERROR("save: ", step, " '", tmp, "' failed: ", reason, " ('", path, "' is unchanged)");
-  };
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) fail("writing");
-    done += size_t(w);
-  }
-  if (::fchmod(fd, 0644) != 0) fail("setting permissions of");
-  if (::fsync(fd) != 0) fail("syncing");
-  if (::close(fd) != 0) {
-    const std::string reason = errno_text();
-    ::unlink(tmp.c_str());
-    EMBER_ERROR("save: closing '", tmp, "' failed: ", reason);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = errno_text();
-    ::unlink(tmp.c_str());
-    EMBER_ERROR("save: renaming '", tmp, "' to '", path, "' failed: ", reason);
-  }
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {  // make the rename durable; best effort where directories cannot be opened
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
 void save_file(const std::map<std::string, Tensor>& tensors, const std::string& path,
                const std::map<std::string, std::string>& metadata) {
   write_file_atomic(path, to_safetensors(tensors, metadata));

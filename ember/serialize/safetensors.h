@@ -10,14 +10,15 @@
 // Reading is safe on untrusted files: every length and offset is checked against the file
 // before it is used, the byte ranges must tile the data section exactly (as the reference
 // implementation requires), and every failure is an ember::Error naming the file.
-// Writing is atomic: a temporary file in the same directory, fsync, rename, fsync of the
-// directory, so an interrupted save leaves the previous file intact.
+// Writing is atomic (ember/serialize/atomic_file.h), so an interrupted save leaves the
+// previous file intact.
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
 #include "ember/core/tensor.h"
+#include "ember/serialize/atomic_file.h"
 
 namespace ember::serialize {
 
@@ -35,8 +36,5 @@ SafetensorsContents from_safetensors(const void* data, size_t size, const std::s
 void save_file(const std::map<std::string, Tensor>& tensors, const std::string& path,
                const std::map<std::string, std::string>& metadata = {});
 SafetensorsContents load_file(const std::string& path);
-
-// Writes `bytes` to `path` atomically (temp file, fsync, rename, directory fsync).
-void write_file_atomic(const std::string& path, const std::string& bytes);
 
 }  // namespace ember::serialize

@@ -8,10 +8,12 @@
 #include <atomic>
 #include <mutex>
 #include <set>
+#include <string>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "ember/core/error.h"
 #include "ember/core/parallel.h"
 
 namespace ember {
@@ -148,6 +150,33 @@ TEST(ParallelFor, ForkedChildWithOneThread) {
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// Note [Parallel regions after fork]: a child forked after the parent's team started runs
+// single-threaded by itself (a region with more threads would hang there), and asking it for
+// more threads is a clear error.
+TEST(ParallelFor, ForkedChildRunsSingleThreadedByItself) {
+  Threads t(2);
+  std::atomic<int> n{0};
+  parallel_for(0, 10, 1, [&](int64_t b, int64_t e) { n += int(e - b); });
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(20);  // a hang ends the child with SIGALRM
+    std::atomic<int> m{0};
+    for (int j = 0; j < 100; ++j) parallel_for(0, 10, 1, [&](int64_t b, int64_t e) { m += int(e - b); });
+    bool refused = false;
+    try {
+      set_num_threads(2);
+    } catch (const Error& e) {
+      refused = std::string(e.what()).find("forked") != std::string::npos;
+    }
+    _exit(m.load() == 1000 && get_num_threads() == 1 && refused ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(get_num_threads(), 2);  // the parent keeps its threads
 }
 
 }  // namespace
