@@ -46,6 +46,8 @@ class IValue {
   bool isDouble() const { return std::holds_alternative<double>(v_); }
   bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
   bool isString() const { return std::holds_alternative<std::string>(v_); }
+  bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
+  bool isTensorList() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
   bool toBool() const { return get<bool>("Bool"); }
   int64_t toInt() const { return get<int64_t>("Int"); }
   double toDouble() const { return isInt() ? double(toInt()) : get<double>("Double"); }

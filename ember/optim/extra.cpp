@@ -76,6 +76,10 @@ Adadelta::Adadelta(std::vector<Tensor> params, const AdadeltaOptions& o) : Adade
 Adadelta::Adadelta(std::vector<OptimizerParamGroup> groups, const AdadeltaOptions& o)
     : Optimizer(std::move(groups), checked(o)) {}
 
+std::optional<Optimizer::StateSchema> Adadelta::state_schema(const OptimizerOptions&) const {
+  return StateSchema{.tensors = {"square_avg", "acc_delta"}, .step = true};
+}
+
 Tensor Adadelta::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
@@ -94,6 +98,10 @@ Adamax::Adamax(std::vector<Tensor> params, const AdamaxOptions& o) : Adamax(one_
 Adamax::Adamax(std::vector<OptimizerParamGroup> groups, const AdamaxOptions& o)
     : Optimizer(std::move(groups), checked(o)) {}
 
+std::optional<Optimizer::StateSchema> Adamax::state_schema(const OptimizerOptions&) const {
+  return StateSchema{.tensors = {"exp_avg", "exp_inf"}, .step = true};
+}
+
 Tensor Adamax::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
@@ -111,6 +119,10 @@ Tensor Adamax::step(LossClosure closure) {
 NAdam::NAdam(std::vector<Tensor> params, const NAdamOptions& o) : NAdam(one_group(std::move(params)), o) {}
 NAdam::NAdam(std::vector<OptimizerParamGroup> groups, const NAdamOptions& o)
     : Optimizer(std::move(groups), checked(o)) {}
+
+std::optional<Optimizer::StateSchema> NAdam::state_schema(const OptimizerOptions&) const {
+  return StateSchema{.tensors = {"exp_avg", "exp_avg_sq"}, .scalars = {"mu_product"}, .step = true};
+}
 
 Tensor NAdam::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
@@ -142,6 +154,10 @@ Tensor NAdam::step(LossClosure closure) {
 RAdam::RAdam(std::vector<Tensor> params, const RAdamOptions& o) : RAdam(one_group(std::move(params)), o) {}
 RAdam::RAdam(std::vector<OptimizerParamGroup> groups, const RAdamOptions& o)
     : Optimizer(std::move(groups), checked(o)) {}
+
+std::optional<Optimizer::StateSchema> RAdam::state_schema(const OptimizerOptions&) const {
+  return StateSchema{.tensors = {"exp_avg", "exp_avg_sq"}, .step = true};
+}
 
 Tensor RAdam::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
@@ -283,6 +299,66 @@ LBFGS::LBFGS(std::vector<Tensor> params, const LBFGSOptions& o) : LBFGS(one_grou
 LBFGS::LBFGS(std::vector<OptimizerParamGroup> groups, const LBFGSOptions& o)
     : Optimizer(std::move(groups), checked(o)) {
   EMBER_CHECK(groups_.size() == 1, "LBFGS doesn't support per-parameter options (parameter groups)");
+}
+
+// The layout of Note [LBFGS state]: every parameter holds the same pieces, shaped like it;
+// the first also the scalars, with as many "ro_<i>" as there are history pairs.
+void LBFGS::check_state(const OptimizerStateDict& dict, const std::vector<const Tensor*>& params,
+                        const std::vector<const OptimizerOptions*>&) const {
+  if (dict.state.empty()) return;
+  const std::string op = "LBFGS::load_state_dict";
+  auto first = dict.state.find(0);
+  EMBER_CHECK(first != dict.state.end(), op, ": the state has entries but none for parameter 0, which holds the scalars");
+  const auto& scalars = first->second.tensors;
+  auto count_prefixed = [](const std::map<std::string, Tensor>& m, const std::string& prefix) {
+    size_t n = 0;
+    while (m.count(prefix + std::to_string(n))) ++n;
+    return n;
+  };
+  const size_t history = count_prefixed(scalars, "ro_");
+  const bool has_direction = scalars.count("t") > 0;
+  std::vector<std::string> pieces;
+  if (has_direction) pieces = {"d", "prev_flat_grad"};
+  for (size_t i = 0; i < history; ++i) {
+    pieces.push_back("old_dirs_" + std::to_string(i));
+    pieces.push_back("old_stps_" + std::to_string(i));
+  }
+  std::vector<std::string> scalar_names = {"func_evals", "n_iter"};
+  if (has_direction) scalar_names.insert(scalar_names.end(), {"t", "H_diag", "prev_loss"});
+  for (size_t i = 0; i < history; ++i) scalar_names.push_back("ro_" + std::to_string(i));
+  EMBER_CHECK(history == 0 || has_direction, op, ": parameter 0 has ", history, " history pairs but no 't'");
+  for (size_t index = 0; index < params.size(); ++index) {
+    const std::string where = op + ": state of parameter " + std::to_string(index);
+    auto it = dict.state.find(int64_t(index));
+    EMBER_CHECK(it != dict.state.end() || pieces.empty(), where, " is missing (parameter 0 has ", pieces.size(),
+                " state tensors)");
+    if (it == dict.state.end()) continue;
+    const auto& st = it->second.tensors;
+    EMBER_CHECK(it->second.step == 0, where, ": has a step count, which LBFGS does not keep");
+    const Tensor& p = *params[index];
+    for (const std::string& name : pieces) {
+      auto t = st.find(name);
+      EMBER_CHECK(t != st.end(), where, ": tensor '", name, "' is missing");
+      EMBER_CHECK(t->second.defined() && t->second.sizes() == p.sizes() &&
+                      (t->second.is_floating_point() || t->second.is_complex()),
+                  where, ": tensor '", name, "' should be a floating tensor of the parameter's shape ", p.sizes());
+    }
+    const size_t expected = pieces.size() + (index == 0 ? scalar_names.size() : 0);
+    if (index == 0)
+      for (const std::string& name : scalar_names) {
+        auto t = st.find(name);
+        EMBER_CHECK(t != st.end(), where, ": scalar '", name, "' is missing");
+        EMBER_CHECK(t->second.defined() && t->second.numel() == 1 && t->second.is_floating_point(), where,
+                    ": '", name, "' should hold one floating-point number");
+      }
+    if (st.size() != expected) {
+      for (const auto& [name, t] : st) {
+        const bool known = std::find(pieces.begin(), pieces.end(), name) != pieces.end() ||
+                           (index == 0 && std::find(scalar_names.begin(), scalar_names.end(), name) != scalar_names.end());
+        EMBER_CHECK(known, where, ": unexpected tensor '", name, "'");
+      }
+    }
+  }
 }
 
 // See Note [LBFGS state].

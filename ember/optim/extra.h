@@ -34,6 +34,9 @@ class Adadelta : public Optimizer {
   Adadelta(std::vector<Tensor> params, const AdadeltaOptions& options = AdadeltaOptions());
   Adadelta(std::vector<OptimizerParamGroup> groups, const AdadeltaOptions& options = AdadeltaOptions());
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
 };
 
 struct AdamaxOptions : OptimizerOptions {
@@ -56,6 +59,9 @@ class Adamax : public Optimizer {
   Adamax(std::vector<Tensor> params, const AdamaxOptions& options = AdamaxOptions());
   Adamax(std::vector<OptimizerParamGroup> groups, const AdamaxOptions& options = AdamaxOptions());
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
 };
 
 // (PyTorch 1.13's NAdam and RAdam have no `maximize`.)
@@ -80,6 +86,9 @@ class NAdam : public Optimizer {
   NAdam(std::vector<Tensor> params, const NAdamOptions& options = NAdamOptions());
   NAdam(std::vector<OptimizerParamGroup> groups, const NAdamOptions& options = NAdamOptions());
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
 };
 
 struct RAdamOptions : OptimizerOptions {
@@ -101,6 +110,9 @@ class RAdam : public Optimizer {
   RAdam(std::vector<Tensor> params, const RAdamOptions& options = RAdamOptions());
   RAdam(std::vector<OptimizerParamGroup> groups, const RAdamOptions& options = RAdamOptions());
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
 };
 
 struct LBFGSOptions : OptimizerOptions {
@@ -135,6 +147,10 @@ class LBFGS : public Optimizer {
   LBFGS(std::vector<Tensor> params, const LBFGSOptions& options = LBFGSOptions());
   LBFGS(std::vector<OptimizerParamGroup> groups, const LBFGSOptions& options = LBFGSOptions());
   Tensor step(LossClosure closure) override;
+
+ protected:
+  void check_state(const OptimizerStateDict& dict, const std::vector<const Tensor*>& params,
+                   const std::vector<const OptimizerOptions*>& options) const override;
 
  private:
   struct History;

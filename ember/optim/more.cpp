@@ -22,6 +22,14 @@ RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& 
   for (const auto& g : groups) add_param_group(g);
 }
 
+std::optional<Optimizer::StateSchema> RMSprop::state_schema(const OptimizerOptions& group_options) const {
+  const auto& o = static_cast<const RMSpropOptions&>(group_options);
+  StateSchema s{.tensors = {"square_avg"}};
+  if (o.momentum() > 0) s.tensors.push_back("momentum_buffer");
+  if (o.centered()) s.tensors.push_back("grad_avg");
+  return s;
+}
+
 Tensor RMSprop::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
@@ -68,6 +76,10 @@ Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& 
   EMBER_CHECK(o.initial_accumulator_value() >= 0, "Invalid initial_accumulator_value value: ",
               o.initial_accumulator_value());
   for (const auto& g : groups) add_param_group(g);
+}
+
+std::optional<Optimizer::StateSchema> Adagrad::state_schema(const OptimizerOptions&) const {
+  return StateSchema{.tensors = {"sum"}, .step = true};
 }
 
 Tensor Adagrad::step(LossClosure closure) {

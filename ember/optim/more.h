@@ -36,6 +36,9 @@ class RMSprop : public Optimizer {
   RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = RMSpropOptions());
   RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& options = RMSpropOptions());
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
 };
 
 struct AdagradOptions : OptimizerOptions {
@@ -57,6 +60,9 @@ class Adagrad : public Optimizer {
   Adagrad(std::vector<Tensor> params, const AdagradOptions& options = AdagradOptions());
   Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& options = AdagradOptions());
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
 };
 
 // Schedulers set each group's lr from the initial lr and the epoch count (step()).

@@ -1,5 +1,6 @@
 #include "ember/optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <typeinfo>
 
@@ -96,6 +97,12 @@ Tensor SGD::step(LossClosure closure) {
 }
 
 
+std::optional<Optimizer::StateSchema> SGD::state_schema(const OptimizerOptions& group_options) const {
+  const auto& o = static_cast<const SGDOptions&>(group_options);
+  if (o.momentum() == 0) return StateSchema{};
+  return StateSchema{.tensors = {"momentum_buffer"}};
+}
+
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_group(std::move(params)), options) {}
 Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& options)
     : Adam(std::move(groups), std::make_unique<AdamOptions>(options), false) {}
@@ -107,6 +114,12 @@ Adam::Adam(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOpt
 AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& options) : AdamW(one_group(std::move(params)), options) {}
 AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamOptions& options)
     : Adam(std::move(groups), options.clone(), true) {}
+
+std::optional<Optimizer::StateSchema> Adam::state_schema(const OptimizerOptions& group_options) const {
+  StateSchema s{.tensors = {"exp_avg", "exp_avg_sq"}, .step = true};
+  if (static_cast<const AdamOptions&>(group_options).amsgrad()) s.tensors.push_back("max_exp_avg_sq");
+  return s;
+}
 
 Tensor Adam::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
@@ -179,10 +192,79 @@ OptimizerStateDict Optimizer::state_dict() const {
   return d;
 }
 
+namespace {
+// Every floating-point option finite and the learning rate non-negative: options come from
+// checkpoints too (a corrupted "lr" must not reach step()).
+struct FiniteOptions : OptionVisitor {
+  size_t group = 0;
+  using OptionVisitor::field;
+  void field(const char* name, double& v) override {
+    EMBER_CHECK(std::isfinite(v), "Optimizer::load_state_dict: option '", name, "' of parameter group ", group,
+                " is ", v, " (expected a finite number)");
+  }
+  void field(const char*, int64_t&) override {}
+  void field(const char*, bool&) override {}
+};
+
+std::string join_names(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::string out;
+  for (const auto* list : {&a, &b})
+    for (const std::string& n : *list) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+}  // namespace
+
+void Optimizer::check_state(const OptimizerStateDict& dict, const std::vector<const Tensor*>& params,
+                            const std::vector<const OptimizerOptions*>& options) const {
+  for (const auto& [index, ps] : dict.state) {
+    const Tensor& p = *params[size_t(index)];
+    const std::string where = "Optimizer::load_state_dict: state of parameter " + std::to_string(index);
+    EMBER_CHECK(ps.step >= 0, where, ": step count ", ps.step, " is negative");
+    for (const auto& [name, t] : ps.tensors) {
+      EMBER_CHECK(t.defined(), where, ": tensor '", name, "' is undefined");
+      EMBER_CHECK(t.is_floating_point() || t.is_complex(), where, ": tensor '", name, "' has dtype ", t.scalar_type(),
+                  " (optimizer state is floating point)");
+    }
+    const std::optional<StateSchema> schema = state_schema(*options[size_t(index)]);
+    if (!schema) {
+      for (const auto& [name, t] : ps.tensors)
+        EMBER_CHECK(t.numel() == 1 || t.sizes() == p.sizes(), where, ": tensor '", name, "' has shape ", t.sizes(),
+                    " but the parameter has shape ", p.sizes());
+      continue;
+    }
+    if (ps.tensors.empty() && ps.step == 0) continue;  // no state
+    auto listed = [](const std::vector<std::string>& v, const std::string& n) {
+      return std::find(v.begin(), v.end(), n) != v.end();
+    };
+    for (const auto& [name, t] : ps.tensors) {
+      if (listed(schema->tensors, name)) {
+        EMBER_CHECK(t.sizes() == p.sizes(), where, ": tensor '", name, "' has shape ", t.sizes(),
+                    " but the parameter has shape ", p.sizes());
+        EMBER_CHECK(t.is_complex() == p.is_complex(), where, ": tensor '", name, "' has dtype ", t.scalar_type(),
+                    " but the parameter has dtype ", p.scalar_type());
+      } else {
+        EMBER_CHECK(listed(schema->scalars, name), where, ": unexpected tensor '", name,
+                    "' (this optimizer keeps ", join_names(schema->tensors, schema->scalars), ")");
+        EMBER_CHECK(t.numel() == 1 && !t.is_complex(), where, ": tensor '", name,
+                    "' should hold one real number, got shape ", t.sizes(), " and dtype ", t.scalar_type());
+      }
+    }
+    for (const auto* list : {&schema->tensors, &schema->scalars})
+      for (const std::string& name : *list)
+        EMBER_CHECK(ps.tensors.count(name), where, ": tensor '", name, "' is missing (this optimizer keeps ",
+                    join_names(schema->tensors, schema->scalars), ")");
+    if (schema->step)
+      EMBER_CHECK(ps.step >= 1, where, ": the step count is missing (expected one >= 1 with the state)");
+    else
+      EMBER_CHECK(ps.step == 0, where, ": has a step count, which this optimizer does not keep");
+  }
+}
+
 void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
   EMBER_CHECK(dict.param_groups.size() == groups_.size(), "Optimizer::load_state_dict: loaded state dict has ",
               dict.param_groups.size(), " parameter groups but the optimizer has ", groups_.size());
   std::vector<const Tensor*> params;
+  std::vector<const OptimizerOptions*> options;  // each parameter's group options, as loaded
   for (size_t i = 0; i < groups_.size(); ++i) {
     const auto& loaded = dict.param_groups[i];
     EMBER_CHECK(loaded.params.size() == groups_[i].params().size(), "Optimizer::load_state_dict: parameter group ",
@@ -190,16 +272,26 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
                 groups_[i].params().size(), " in the optimizer");
     EMBER_CHECK(!loaded.options || typeid(*loaded.options) == typeid(groups_[i].options()),
                 "Optimizer::load_state_dict: parameter group ", i, " holds options of another optimizer type");
-    for (const Tensor& p : groups_[i].params()) params.push_back(&p);
+    const OptimizerOptions& o = loaded.options ? *loaded.options : groups_[i].options();
+    FiniteOptions finite;
+    finite.group = i;
+    std::unique_ptr<OptimizerOptions> copy = o.clone();  // visit() takes a mutable struct
+    copy->visit(finite);
+    EMBER_CHECK(o.get_lr() >= 0, "Optimizer::load_state_dict: parameter group ", i, " has learning rate ",
+                o.get_lr(), " (expected >= 0)");
+    for (size_t k = 0; k < loaded.params.size(); ++k)
+      EMBER_CHECK(loaded.params[k] == int64_t(params.size() + k), "Optimizer::load_state_dict: parameter group ", i,
+                  " lists parameter ", loaded.params[k], " at position ", k, " (expected ", params.size() + k,
+                  ": parameters are numbered in order across groups)");
+    for (const Tensor& p : groups_[i].params()) {
+      params.push_back(&p);
+      options.push_back(&o);
+    }
   }
-  for (const auto& [index, ps] : dict.state) {
+  for (const auto& [index, ps] : dict.state)
     EMBER_CHECK(index >= 0 && index < int64_t(params.size()), "Optimizer::load_state_dict: state for parameter ",
                 index, " but the optimizer has ", params.size(), " parameters");
-    const Tensor& p = *params[size_t(index)];
-    for (const auto& [name, t] : ps.tensors)
-      EMBER_CHECK(!t.defined() || t.numel() == 1 || t.sizes() == p.sizes(), "Optimizer::load_state_dict: state '",
-                  name, "' of parameter ", index, " has shape ", t.sizes(), " but the parameter has shape ", p.sizes());
-  }
+  check_state(dict, params, options);
   // Checked: now replace options and state.
   for (size_t i = 0; i < groups_.size(); ++i)
     if (dict.param_groups[i].options) groups_[i].set_options(dict.param_groups[i].options->clone());

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -146,6 +147,24 @@ class Optimizer {
   // Per-parameter state (momentum buffers, moments), keyed by the parameter's TensorImpl.
   std::map<const TensorImpl*, std::map<std::string, Tensor>> state_;
   std::map<const TensorImpl*, int64_t> steps_;
+
+  // Note [Optimizer state schema]: what step() keeps per parameter, so that load_state_dict
+  // refuses state it would later trip over (a missing, unknown, misshapen, undefined or
+  // non-floating tensor, a missing or negative step count) with an error naming the tensor,
+  // instead of accepting it and failing inside step(). A parameter has either no state or
+  // all of it. nullopt (the default, for optimizers defined by users): only shapes are checked.
+  struct StateSchema {
+    std::vector<std::string> tensors;  // shaped like the parameter (complex iff it is)
+    std::vector<std::string> scalars;  // one-element tensors
+    bool step = false;                 // a step count (>= 1) comes with the state
+  };
+  virtual std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const {
+    return std::nullopt;
+  }
+  // Checks the per-parameter state of a dict about to be loaded: params[i] is parameter i and
+  // options[i] the options of its group (the dict's). The default checks state_schema().
+  virtual void check_state(const OptimizerStateDict& dict, const std::vector<const Tensor*>& params,
+                           const std::vector<const OptimizerOptions*>& options) const;
 };
 
 struct SGDOptions : OptimizerOptions {
@@ -174,6 +193,9 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, const SGDOptions& options);
   SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options);
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
 };
 
 struct AdamOptions : OptimizerOptions {
@@ -221,6 +243,7 @@ class Adam : public Optimizer {
 
  protected:
   Adam(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults, bool decoupled);
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
   bool decoupled_ = false;
 };
 class AdamW : public Adam {

@@ -1,9 +1,11 @@
 #include "ember/serialize/json.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "ember/core/error.h"
 
@@ -242,7 +244,17 @@ class Parser {
       const long long i = std::strtoll(token.c_str(), &end, 10);
       if (errno == 0) return Value(int64_t(i));
     }
-    return Value(std::strtod(token.c_str(), nullptr));
+    // from_chars, unlike strtod, ignores the process locale (a comma decimal point).
+    double d = 0;
+    const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), d);
+    if (ec == std::errc::result_out_of_range) {  // as strtod: overflow to +-inf, underflow to +-0
+      const bool tiny = token.find("e-") != std::string::npos || token.find("E-") != std::string::npos;
+      d = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+      if (token[0] == '-') d = -d;
+    } else if (ec != std::errc() || end != token.data() + token.size()) {
+      fail("invalid number '" + token + "'");
+    }
+    return Value(d);
   }
 
   std::string_view s_;
@@ -259,9 +271,15 @@ void dump_to(std::string& out, const Value& v) {
     case 3: {
       const double d = std::get<double>(v.v);
       EMBER_CHECK(std::isfinite(d), "json::dump: ", d, " has no JSON representation");
+      // The shortest text that reads back as exactly d, locale-independent, and always with
+      // a '.' or an exponent: "1" or "-0" would read back as the integer 0 (losing -0.0's
+      // sign) and change the value's type from double to integer.
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", d);
-      out += buf;
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+      EMBER_INTERNAL_ASSERT(ec == std::errc(), "json::dump: to_chars failed");
+      const std::string_view text(buf, size_t(end - buf));
+      out += text;
+      if (text.find_first_of(".eE") == std::string_view::npos) out += ".0";
       break;
     }
     case 4: dump_string(out, std::get<std::string>(v.v)); break;

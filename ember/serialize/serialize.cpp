@@ -98,7 +98,7 @@ void optim::Optimizer::save(serialize::OutputArchive& archive) const {
 void optim::Optimizer::load(serialize::InputArchive& archive) {
   IValue count;
   archive.read("param_groups.size", count);
-  EMBER_CHECK(count.toInt() == int64_t(groups_.size()), "Optimizer::load: the checkpoint has ", count.toInt(),
+  EMBER_CHECK(count.isInt() && count.toInt() == int64_t(groups_.size()), "Optimizer::load: the checkpoint has ", count.toInt(),
               " parameter groups but the optimizer has ", groups_.size());
   OptimizerStateDict dict;
   for (size_t i = 0; i < groups_.size(); ++i) {
@@ -106,6 +106,7 @@ void optim::Optimizer::load(serialize::InputArchive& archive) {
     archive.read("param_groups." + std::to_string(i), group);
     IValue params;
     group.read("params", params);
+    EMBER_CHECK(params.isIntList(), "Optimizer::load: '", group.qualified("params"), "' is not a list of integers");
     OptimizerStateDict::Group g;
     g.params = params.toIntVector();
     g.options = groups_[i].options().clone();  // same type; every field is then read
@@ -127,6 +128,7 @@ void optim::Optimizer::load(serialize::InputArchive& archive) {
         if (name == "step") {
           IValue step;
           st.read("step", step);
+          EMBER_CHECK(step.isInt(), "Optimizer::load: '", st.qualified("step"), "' is not an integer step count");
           ps.step = step.toInt();
         } else {
           st.read(name, ps.tensors[name]);
@@ -157,7 +159,15 @@ OutputArchive& operator<<(OutputArchive& archive, const std::vector<Tensor>& ten
 InputArchive& operator>>(InputArchive& archive, std::vector<Tensor>& tensors) {
   IValue size;
   archive.read("size", size);
-  std::vector<Tensor> out(size_t(size.toInt()));
+  EMBER_CHECK(size.isInt(), "load: the tensor list's 'size' in ", archive.qualified("size"),
+              " is not an integer");
+  // The list is "0".."n-1" plus "size": n comes from the file, so it is checked against the
+  // entries actually present before anything is allocated.
+  const int64_t n = size.toInt();
+  const size_t entries = archive.keys().size();
+  EMBER_CHECK(n >= 0 && uint64_t(n) + 1 == entries, "load: the tensor list's 'size' is ", n, " but the archive holds ",
+              entries - 1, " entries besides it (expected one tensor per index 0..size-1)");
+  std::vector<Tensor> out(static_cast<size_t>(n));
   for (size_t i = 0; i < out.size(); ++i) archive.read(std::to_string(i), out[i]);
   tensors = std::move(out);
   return archive;

@@ -6,7 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iterator>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +60,25 @@ TEST(Json, ParsesAndDumps) {
   EXPECT_ERROR_WITH(json::parse(std::string(100, '[') + std::string(100, ']')), "nesting deeper than 64");
   EXPECT_ERROR_WITH(json::parse("[1, x]", "hdr"), "hdr: invalid JSON at byte 4");
   EXPECT_ERROR_WITH(v.find("s")->as_int("field s"), "field s: expected a JSON integer but got string");
+}
+
+// json.h promises exact double round trips: the value, its sign (-0.0 had been written "-0",
+// which reads back as the integer 0) and its type (1.0 stays a double).
+TEST(Json, DoublesRoundTripWithSignAndType) {
+  for (double d : {-0.0, 0.0, 1.0, -1.0, 0.1, 1.0 / 3, 1e300, -1e-300, 5e-324, 9007199254740993.0, 1e21, 123456789.0}) {
+    const std::string text = json::dump(json::Value(d));
+    const json::Value back = json::parse(text);
+    ASSERT_FALSE(back.is_int()) << text;
+    EXPECT_EQ(std::signbit(back.as_double()), std::signbit(d)) << text;
+    EXPECT_EQ(back.as_double(), d) << text;
+  }
+  EXPECT_EQ(json::dump(json::Value(-0.0)), "-0.0");
+  EXPECT_EQ(json::dump(json::Value(0.1)), "0.1");  // the shortest text that reads back exactly
+  EXPECT_EQ(json::dump(json::Value(int64_t(-0))), "0");
+  EXPECT_TRUE(json::parse("-0").is_int());  // an integer in the text stays one
+  EXPECT_TRUE(std::isinf(json::parse("1e400").as_double()));  // out of range: as strtod
+  EXPECT_EQ(json::parse("-1e-400").as_double(), 0.0);
+  EXPECT_TRUE(std::signbit(json::parse("-1e-400").as_double()));
 }
 
 TEST(Safetensors, RoundTripsEveryDtype) {
@@ -401,6 +425,189 @@ TEST(Serialize, OptimizerMismatchesAreClearErrors) {
                                                  optim::OptimizerParamGroup({m->bias})};
   optim::SGD two(groups, optim::SGDOptions(0.1));
   EXPECT_ERROR_WITH(load(two, dir / "sgd.safetensors"), "the checkpoint has 1 parameter groups but the optimizer has 2");
+}
+
+// Size claims in a tensor list's "size" are checked against the entries present before any
+// allocation: a 147-byte file claiming 150,000,000 tensors had zero-filled 1.2 GB.
+TEST(Serialize, TensorListSizeFromTheFileIsChecked) {
+  TempDir dir;
+  for (int64_t claim : {int64_t(-1), int64_t(1) << 62, int64_t(150'000'000), int64_t(0), int64_t(2)}) {
+    serialize::OutputArchive out;
+    out.write("0", ones({2}));
+    out.write("size", IValue(claim));
+    const std::string path = dir / ("claim" + std::to_string(claim) + ".safetensors");
+    out.save_to(path);
+    std::vector<Tensor> back{ones({1})};
+    SCOPED_TRACE(claim);
+    EXPECT_ERROR_WITH(load(back, path), "the tensor list's 'size' is " + std::to_string(claim));
+    EXPECT_EQ(back.size(), 1u);  // the target is untouched by a failed load
+  }
+  serialize::OutputArchive not_int;
+  not_int.write("size", IValue(std::string("3")));
+  not_int.save_to(dir / "str.safetensors");
+  std::vector<Tensor> back;
+  EXPECT_ERROR_WITH(load(back, dir / "str.safetensors"), "is not an integer");
+}
+
+// Rewrites checkpoint `path` into `out` after `edit` changes its tensors (by full name).
+void rewrite_checkpoint(const std::string& path, const std::string& out,
+                        const std::function<void(std::map<std::string, Tensor>&)>& edit) {
+  serialize::SafetensorsContents c = serialize::load_file(path);
+  edit(c.tensors);
+  serialize::save_file(c.tensors, out, c.metadata);
+}
+
+// Every way a state tensor of a checkpoint can be wrong (renamed by one byte, missing, extra,
+// misshapen, integer, complex) makes torch::load(optimizer) throw an error naming the tensor,
+// leaves the optimizer as it was, and it trains on.
+template <class Opt, class Options>
+void check_corrupted_optimizer_state(const Options& options, const char* what) {
+  SCOPED_TRACE(what);
+  TempDir dir;
+  manual_seed(5);
+  nn::Linear m(3, 1);
+  Opt opt(m->parameters(), options);
+  train_steps(m, opt, 2, 7);
+  const std::string good = dir / "good.safetensors";
+  save(opt, good);
+  const auto keys = serialize::load_file(good).tensors;
+  std::vector<std::string> state_keys;
+  for (const auto& [k, t] : keys)
+    if (k.rfind("state.", 0) == 0) state_keys.push_back(k);
+  ASSERT_FALSE(state_keys.empty());
+  const optim::OptimizerStateDict before = opt.state_dict();
+  int cases = 0;
+  auto expect_refused = [&](const std::string& file, const std::string& needle) {
+    ++cases;
+    SCOPED_TRACE(file + ": " + needle);
+    EXPECT_ERROR_WITH(load(opt, file), needle);
+  };
+  for (const std::string& key : state_keys) {
+    const std::string name = key.substr(key.rfind('.') + 1);
+    const std::string bad = dir / "bad.safetensors";
+    rewrite_checkpoint(good, bad, [&](auto& t) {
+      Tensor v = t.at(key);
+      t.erase(key);
+      t[key.substr(0, key.size() - 1) + "X"] = v;  // one byte changed, as the fuzzer did
+    });
+    expect_refused(bad, name.substr(0, name.size() - 1) + "X");
+    rewrite_checkpoint(good, bad, [&](auto& t) { t.erase(key); });
+    const std::string prefix = key.substr(0, key.rfind('.') + 1);
+    const auto contents = serialize::load_file(good);
+    size_t others = contents.metadata.count("ember.value." + prefix + "step");
+    for (const std::string& k : state_keys) others += k != key && k.rfind(prefix, 0) == 0;
+    if (others > 0) {
+      expect_refused(bad, "'" + name + "' is missing");
+    } else {  // its only entry gone: the parameter has no state, which is valid (SGD before a step)
+      load(opt, bad);
+      load(opt, good);
+    }
+    rewrite_checkpoint(good, bad, [&](auto& t) { t[key] = zeros({7, 7}); });
+    expect_refused(bad, name);
+    rewrite_checkpoint(good, bad, [&](auto& t) { t[key] = t.at(key).to(kLong); });
+    expect_refused(bad, "'" + name + "' has dtype");
+    rewrite_checkpoint(good, bad, [&](auto& t) { t[key.substr(0, key.rfind('.')) + ".unexpected"] = zeros({1}); });
+    expect_refused(bad, "unexpected");
+  }
+  EXPECT_GE(cases, 5);
+  // Failed loads changed nothing: the state is as before and training goes on.
+  const optim::OptimizerStateDict after = opt.state_dict();
+  ASSERT_EQ(after.state.size(), before.state.size());
+  for (const auto& [i, ps] : before.state)
+    for (const auto& [name, t] : ps.tensors) EXPECT_TENSOR_EQ(after.state.at(i).tensors.at(name), t);
+  train_steps(m, opt, 1, 8);
+  load(opt, good);  // and the intact file still loads
+}
+
+TEST(Serialize, CorruptedOptimizerStateIsRefusedAtLoad) {
+  check_corrupted_optimizer_state<optim::Adam>(optim::AdamOptions(0.01), "Adam");
+  check_corrupted_optimizer_state<optim::Adam>(optim::AdamOptions(0.01).amsgrad(true), "Adam amsgrad");
+  check_corrupted_optimizer_state<optim::AdamW>(optim::AdamWOptions(0.01), "AdamW");
+  check_corrupted_optimizer_state<optim::SGD>(optim::SGDOptions(0.1).momentum(0.9), "SGD");
+  check_corrupted_optimizer_state<optim::RMSprop>(optim::RMSpropOptions(0.01).centered(true).momentum(0.5),
+                                                  "RMSprop");
+  check_corrupted_optimizer_state<optim::Adagrad>(optim::AdagradOptions(0.1), "Adagrad");
+  check_corrupted_optimizer_state<optim::Adadelta>(optim::AdadeltaOptions(), "Adadelta");
+  check_corrupted_optimizer_state<optim::Adamax>(optim::AdamaxOptions(), "Adamax");
+  check_corrupted_optimizer_state<optim::NAdam>(optim::NAdamOptions(), "NAdam");
+  check_corrupted_optimizer_state<optim::RAdam>(optim::RAdamOptions(), "RAdam");
+}
+
+// The defect as found: one byte of "state.0.exp_avg_sq" changed; load throws, naming it.
+TEST(Serialize, AdamCheckpointWithOneByteChangedInAStateKey) {
+  TempDir dir;
+  nn::Linear m(3, 1);
+  optim::Adam adam(m->parameters(), optim::AdamOptions(0.01));
+  train_steps(m, adam, 1, 1);
+  save(adam, dir / "adam.safetensors");
+  std::ifstream in(dir / "adam.safetensors", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = bytes.find("state.0.exp_avg_sq");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + std::strlen("state.0.exp_avg_s")] = 'X';
+  std::ofstream(dir / "bad.safetensors", std::ios::binary) << bytes;
+  optim::Adam fresh(m->parameters(), optim::AdamOptions(0.01));
+  EXPECT_ERROR_WITH(load(fresh, dir / "bad.safetensors"), "unexpected tensor 'exp_avg_sX'");
+  train_steps(m, fresh, 1, 2);  // the failed load left no half state behind
+}
+
+TEST(Serialize, CorruptedOptimizerOptionsAndStepsAreRefused) {
+  TempDir dir;
+  nn::Linear m(3, 1);
+  optim::Adam adam(m->parameters(), optim::AdamOptions(0.01));
+  train_steps(m, adam, 1, 1);
+  optim::OptimizerStateDict d = adam.state_dict();
+  auto bad = d;
+  bad.state.begin()->second.step = -3;
+  EXPECT_ERROR_WITH(adam.load_state_dict(bad), "step count -3 is negative");
+  bad = d;
+  bad.state.begin()->second.step = 0;
+  EXPECT_ERROR_WITH(adam.load_state_dict(bad), "the step count is missing");
+  bad = d;
+  static_cast<optim::AdamOptions&>(*bad.param_groups[0].options).lr(std::nan(""));
+  EXPECT_ERROR_WITH(adam.load_state_dict(bad), "option 'lr' of parameter group 0 is nan");
+  bad = d;
+  static_cast<optim::AdamOptions&>(*bad.param_groups[0].options).lr(-1);
+  EXPECT_ERROR_WITH(adam.load_state_dict(bad), "learning rate -1");
+  bad = d;
+  bad.param_groups[0].params = {1, 0};
+  EXPECT_ERROR_WITH(adam.load_state_dict(bad), "lists parameter 1 at position 0");
+  bad = d;
+  bad.state.begin()->second.tensors.at("exp_avg") = Tensor();
+  EXPECT_ERROR_WITH(adam.load_state_dict(bad), "'exp_avg' is undefined");
+  adam.load_state_dict(d);
+
+  // In a file: a step stored as a double, an options value that is not a number.
+  save(adam, dir / "a.safetensors");
+  serialize::SafetensorsContents c = serialize::load_file(dir / "a.safetensors");
+  auto step_key = std::find_if(c.metadata.begin(), c.metadata.end(),
+                               [](const auto& kv) { return kv.first.find(".step") != std::string::npos; });
+  ASSERT_NE(step_key, c.metadata.end());
+  step_key->second = "double:1.5";
+  serialize::save_file(c.tensors, dir / "b.safetensors", c.metadata);
+  EXPECT_ERROR_WITH(load(adam, dir / "b.safetensors"), "is not an integer step count");
+
+  // LBFGS: its history pieces are checked as a whole.
+  optim::LBFGS lbfgs(m->parameters(), optim::LBFGSOptions(0.1).max_iter(3));
+  auto closure = [&] {
+    lbfgs.zero_grad();
+    Tensor loss = nn::functional::mse_loss(m(ones({4, 3})), zeros({4, 1}));
+    loss.backward();
+    return loss;
+  };
+  lbfgs.step(closure);
+  optim::OptimizerStateDict l = lbfgs.state_dict();
+  auto lb = l;
+  lb.state.at(1).tensors.erase("d");
+  EXPECT_ERROR_WITH(lbfgs.load_state_dict(lb), "state of parameter 1: tensor 'd' is missing");
+  lb = l;
+  lb.state.at(0).tensors.erase("n_iter");
+  EXPECT_ERROR_WITH(lbfgs.load_state_dict(lb), "scalar 'n_iter' is missing");
+  lb = l;
+  lb.state.at(0).tensors["old_dirs_99"] = zeros({1, 3});
+  EXPECT_ERROR_WITH(lbfgs.load_state_dict(lb), "unexpected tensor 'old_dirs_99'");
+  lbfgs.load_state_dict(l);
+  lbfgs.step(closure);
 }
 
 TEST(Serialize, RngStateRestoresTheStream) {
