@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 #include <locale.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "ember/core/error.h"
@@ -141,8 +142,17 @@ class PrefixStream final : public InputStream {
   StreamPtr rest_;
 };
 
+// Note [Member sizes]: a member holds the bytes stored in the archive, never what a header
+// claims beyond them. libarchive honours a tar header's GNU "realsize" field (offset 483)
+// even on a regular member and then reports the member as that long, and archive_read_data
+// zero-fills the claimed rest: a 10 KB tar streamed zeros without end. Members are read by
+// data block instead: the stored blocks are the content, a claim past the last block is
+// ignored (as GNU tar does for regular members), and the holes of a genuinely sparse
+// member are zero-filled only up to kMaxSparseFill bytes per member.
 class MemberStream final : public InputStream {
  public:
+  static constexpr int64_t kMaxSparseFill = int64_t(1) << 30;  // documented hard limit: 1 GiB of holes
+
   MemberStream(std::shared_ptr<detail::ArchiveState> st, std::string name, std::string member)
       : st_(std::move(st)), gen_(st_->generation), name_(std::move(name)), member_(std::move(member)) {}
   const std::string& name() const override { return name_; }
@@ -152,17 +162,51 @@ class MemberStream final : public InputStream {
     EMBER_CHECK(st_->a && st_->generation == gen_, st_->op(), ": member '", member_, "' of '", st_->name(),
                 "' was read after the archive moved on to another member; a member's stream is valid only "
                 "until the next member is requested, so read it (or read_all() it) first");
-    if (done_ || n == 0) return 0;
-    const la_ssize_t k = archive_read_data(st_->a, buf, n);
-    if (k < 0) st_->fail("cannot read member '" + member_ + "'");
-    if (k == 0) done_ = true;
-    return size_t(k);
+    if (n == 0) return 0;
+    while (block_left_ == 0) {
+      if (done_) return 0;
+      const void* data = nullptr;
+      size_t size = 0;
+      la_int64_t offset = 0;
+      const int r = archive_read_data_block(st_->a, &data, &size, &offset);
+      if (r == ARCHIVE_EOF) {
+        done_ = true;  // any size claimed past the last stored block is not content
+        return 0;
+      }
+      if (r != ARCHIVE_OK) st_->fail("cannot read member '" + member_ + "'");  // a warning too (a bad CRC)
+      EMBER_CHECK(offset >= position_, st_->op(), ": '", st_->name(), "': member '", member_,
+                  "' has data blocks out of order (offset ", offset, " after ", position_, ")");
+      hole_left_ = offset - position_;
+      filled_ += hole_left_;
+      EMBER_CHECK(filled_ <= kMaxSparseFill, st_->op(), ": '", st_->name(), "': member '", member_,
+                  "' is a sparse file whose holes exceed ", kMaxSparseFill,
+                  " bytes (the limit on zeros ember fills in for bytes the archive does not store)");
+      block_ = static_cast<const char*>(data);
+      block_left_ = size + size_t(hole_left_);
+      position_ = offset + la_int64_t(size);
+    }
+    size_t k = std::min(n, block_left_);
+    if (hole_left_ > 0) {
+      k = std::min<size_t>(k, size_t(hole_left_));
+      std::memset(buf, 0, k);
+      hole_left_ -= int64_t(k);
+    } else {
+      std::memcpy(buf, block_, k);
+      block_ += k;
+    }
+    block_left_ -= k;
+    return k;
   }
 
  private:
   std::shared_ptr<detail::ArchiveState> st_;
   uint64_t gen_;
   std::string name_, member_;
+  const char* block_ = nullptr;  // the rest of the current data block (after its hole)
+  size_t block_left_ = 0;        // hole + data bytes still to hand out
+  int64_t hole_left_ = 0;        // zeros to hand out before block_
+  int64_t position_ = 0;         // member offset just past the current block
+  int64_t filled_ = 0;           // zeros filled so far
   bool done_ = false;
 };
 
