@@ -213,6 +213,23 @@ TEST(FrameIoCsv, GivenTypes) {
   EXPECT_EQ(values(df, "b"), (std::vector<Value>{true, false, true}));
 }
 
+// A header and no rows, for every given type: empty columns of those types (a Boolean column's
+// null buffers had reached memcpy, which UBSan aborts on).
+TEST(FrameIoCsv, HeaderOnlyGivesEmptyColumnsOfTheGivenTypes) {
+  for (const DType& type : {dt::boolean, dt::Boolean(true), dt::int64, dt::float64, dt::string, dt::date32,
+                            dt::Dictionary(dt::int32, dt::string, true)}) {
+    CsvReadOptions o;
+    o.dtypes = {{"b", type}};
+    for (const char* text : {"id,b\n", "id,b", "id,b\r\n"}) {
+      const DataFrame df = read_csv_string(text, o);
+      ASSERT_EQ(df.num_columns(), 2) << text;
+      EXPECT_EQ(df.num_rows(), 0) << text;
+      EXPECT_EQ(df["b"].dtype(), type) << text;
+      EXPECT_EQ(df["b"].length(), 0);
+    }
+  }
+}
+
 TEST(FrameIoCsv, HeaderOptions) {
   CsvReadOptions none;
   none.header = false;

@@ -9,11 +9,12 @@
 namespace ember::frame::io::detail {
 
 void copy_bits(const uint8_t* src, int64_t src_offset, int64_t n, uint8_t* dst, int64_t dst_offset) {
+  if (n <= 0) return;  // an empty column's buffers may be null (memcpy must not see them)
   int64_t i = 0;
   for (; i < n && ((dst_offset + i) & 7); ++i) bits::set_to(dst, dst_offset + i, bits::get(src, src_offset + i));
   if ((src_offset + i) % 8 == 0) {
     const int64_t whole = (n - i) / 8;
-    std::memcpy(dst + (dst_offset + i) / 8, src + (src_offset + i) / 8, size_t(whole));
+    if (whole > 0) std::memcpy(dst + (dst_offset + i) / 8, src + (src_offset + i) / 8, size_t(whole));
     i += whole * 8;
   } else {
     // Each destination byte takes bits p..p+7 of the source, which span two source bytes;

@@ -832,7 +832,7 @@ Input read_path(const std::string& path) {
   } catch (const std::exception& e) {
     EMBER_ERROR("read_csv: reading '", path, "' failed: ", e.what());
   }
-  std::memcpy(in.allocate(int64_t(text.size())), text.data(), text.size());
+  if (!text.empty()) std::memcpy(in.allocate(int64_t(text.size())), text.data(), text.size());
   return in;
 }
 
