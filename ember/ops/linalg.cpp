@@ -629,11 +629,17 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, "matmul: both arguments to matmul need to be at least 1D, but they are ", da,
               "D and ", db, "D");
-  // The shapes are checked here so that errors name matmul, not the op it runs.
-  const int64_t inner_a = a.size(-1), inner_b = db == 1 ? b.size(0) : b.size(-2);
-  if (da <= 2 && db <= 2)
-    EMBER_CHECK(inner_a == inner_b, "matmul: ", da == 1 && db == 1 ? "inconsistent tensor size" : db == 1 ? "size mismatch" :
-                "mat1 and mat2 shapes cannot be multiplied", " (", a.sizes(), " and ", b.sizes(), ")");
+  // The shapes are checked here so that errors name matmul, not the op it runs (PyTorch's texts).
+  if (da == 1 && db == 1)
+    EMBER_CHECK(a.size(0) == b.size(0), "matmul: inconsistent tensor size, expected tensor [", a.size(0),
+                "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0), " and ",
+                b.size(0), " elements respectively");
+  if (da == 2 && db == 1)
+    EMBER_CHECK(a.size(1) == b.size(0), "matmul: size mismatch, got ", a.size(0), ", ", a.size(0), "x", a.size(1), ",",
+                b.size(0));
+  if (da <= 2 && db == 2)
+    EMBER_CHECK(a.size(-1) == b.size(0), "matmul: mat1 and mat2 shapes cannot be multiplied (",
+                da == 1 ? 1 : a.size(0), "x", a.size(-1), " and ", b.size(0), "x", b.size(1), ")");
   if (da == 1 && db == 1) return dot(a, b);
   if (da == 2 && db == 1) return mv(a, b);
   if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
