@@ -136,9 +136,15 @@ class IstreamSource final : public MessageSource {
     EMBER_CHECK(len > 0 && len <= kMaxMetadataBytes, "the message at byte ", pos_, " claims ", len,
                 " bytes of metadata");
     m.offset = pos_;
-    m.storage.resize(size_t(len));
-    EMBER_CHECK(read_some(m.storage.data(), len) == len, "truncated: the metadata of the message at byte ", m.offset,
-                " is cut off");
+    // In pieces too: a claim of 256 MB in an 8-byte stream must not zero-fill 256 MB first.
+    m.storage.clear();
+    for (int64_t done = 0; done < len;) {
+      const int64_t piece = std::min<int64_t>(len - done, int64_t(1) << 20);
+      m.storage.resize(size_t(done + piece));
+      EMBER_CHECK(read_some(m.storage.data() + done, piece) == piece, "truncated: the metadata of the message at byte ",
+                  m.offset, " (", len, " bytes) is cut off");
+      done += piece;
+    }
     m.view = io::detail::decode_message(m.storage.data(), len, "IPC message metadata");
     // The body in pieces, so that a corrupt length runs into the end of the data before it
     // allocates much.
