@@ -415,7 +415,40 @@ TEST_F(S3ConfigTest, Errors) {
 // fork() while other threads use a connection pool: the child's first request must not hang
 // on a pool mutex copied in the locked state (pools register with a fork handler that takes
 // their mutexes around fork).
+//
+// Skipped under AddressSanitizer runtimes that leave their own allocator locks held in the
+// child: GCC 12's libasan has no fork handler (no fork interceptor, no pthread_atfork call),
+// nor has clang 14's (LLVM added one in llvm-project#75290, "[asan] Install pthread_atfork",
+// LLVM 18), and neither exports a way for a library to take those locks around fork. The
+// users' threads malloc and free curl's 256 KiB receive buffer (CURLOPT_BUFFERSIZE) on every
+// request, so the fork often lands while one of them holds the secondary allocator's spin
+// lock, and the child's own malloc of that buffer spins on its copy until SIGALRM. Under two
+// busy loops, this test in build-asan failed 6 of 10 repeats (6 of 400 children hung); gdb
+// attached to each hung child showed the same stack, every time:
+//   #0  __sanitizer::internal_sched_yield ()
+//   #1  __sanitizer::StaticSpinMutex::LockSlow ()                 sanitizer_mutex.cpp:24
+//   #3  GenericScopedLock<StaticSpinMutex> (mu=<__asan::instance+680>)
+//   #4  __sanitizer::LargeMmapAllocator<__asan::AsanMapUnmapCallback, ...>::Allocate
+//   #6  __asan::Allocator::Allocate                                asan_allocator.cpp:536
+//   #7  __asan::asan_malloc (size=262145)   #8 __interceptor_malloc (size=262145)
+//   #9, #10 libcurl.so.4   #11 curl_multi_perform   #12 curl_easy_perform
+//   #13 ember::data::s3::detail::HttpPool::perform                 http.cpp:211
+// Without ASan nothing of the kind is held: glibc's fork takes malloc's arena locks itself,
+// curl takes no process-wide lock in a request (a numeric address, no TLS, no share handle),
+// and the pools' mutexes are ember's fork handler's. The Release build passed 200 of 200
+// repeats (8000 forks) under the same load.
+#if defined(__clang__)
+#if __has_feature(address_sanitizer) && __clang_major__ < 18
+#define EMBER_TEST_ASAN_WITHOUT_FORK_HANDLER 1
+#endif
+#elif defined(__SANITIZE_ADDRESS__)  // GCC: 12 is the one checked; revisit when it has the handler
+#define EMBER_TEST_ASAN_WITHOUT_FORK_HANDLER 1
+#endif
 TEST(S3Http, ForkWhileOtherThreadsUseThePool) {
+#ifdef EMBER_TEST_ASAN_WITHOUT_FORK_HANDLER
+  GTEST_SKIP() << "this ASan runtime takes no locks around fork(): a child forked while another "
+                  "thread is in malloc can spin forever on ASan's allocator lock (see the comment above)";
+#endif
   // A port with nothing listening: each request fails at once, but takes and returns a handle.
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);
