@@ -1,6 +1,10 @@
 // Columns of every type ember::frame supports (nulls, slices, nesting), shared by the C
 // Data Interface tests, the import fuzzer and the pyarrow bridge (pyarrow_bridge.cpp, whose
 // Python side, pyarrow_interop.py, spells the same values with pyarrow).
+//
+// A one-element list of lists is written Value::List{Value(Value::List{...})}: with
+// Value::List{Value::List{...}} clang (the fuzz build, fuzz/) copies the inner list instead
+// (CWG 2137), where GCC makes a list of one.
 #pragma once
 #include <string>
 #include <utility>
@@ -55,9 +59,9 @@ inline std::vector<std::pair<std::string, Column>> fixtures() {
   const DType point = fixture_dt::Struct({{"x", fixture_dt::Int64(true)}, {"tags", fixture_dt::List(fixture_dt::string)}}, true);
   f.push_back({"nested", column_from_values({Value::List{Value::List{1, Value::List{"a", "b"}}, Value()},
                                              Value::List{},
-                                             Value::List{Value::List{Value(), Value::List{}}}},
+                                             Value::List{Value(Value::List{Value(), Value::List{}})}},
                                             fixture_dt::List(point))});
-  f.push_back({"map_of_lists", column_from_values({Value::List{Value::List{"a", Value::List{1.5}}}, Value::List{}},
+  f.push_back({"map_of_lists", column_from_values({Value::List{Value(Value::List{"a", Value::List{1.5}})}, Value::List{}},
                                                   fixture_dt::Map(fixture_dt::string, fixture_dt::List(fixture_dt::float64)))});
   f.push_back({"timestamp_ns_tz", column({1, std::nullopt}, fixture_dt::Timestamp(TimeUnit::Nano, "Asia/Tokyo", true))});
   f.push_back({"sliced_dictionary", column({"a", "b", std::nullopt, "a", "c"}).dictionary_encode().slice(1, 4)});

@@ -217,6 +217,18 @@ void load_graph_seeds(NodeBase& root, const json::Value& seeds);
 
 // ---- the handle -----------------------------------------------------------------------
 
+// Note [Constrained module pipes]: the module pipes below (open_files, parse_csv, ...) are
+// members constrained to one element type and defined in their module as explicit
+// specializations (template <> ... IterDataPipe<std::string>::open_files). GCC matches those
+// to the constrained declaration; clang (the fuzz build, fuzz/) finds no matching declaration
+// unless the declaration is unconstrained, so there a call on the wrong element type is a
+// link error instead of a compile error (and check_hash(dict) of a stream pipe is ambiguous).
+#if defined(__clang__)
+#define EMBER_PIPE_REQUIRES(...)
+#else
+#define EMBER_PIPE_REQUIRES(...) requires(__VA_ARGS__)
+#endif
+
 template <class T> struct Collated;  // collate.h
 
 template <class T>
@@ -334,46 +346,47 @@ class IterDataPipe {
   template <class KVFn> auto to_map_datapipe(KVFn key_value_fn) const;
 
   // ---- module pipes: declared here, defined where the module lives ----
+  // (Each is constrained to its element type with EMBER_PIPE_REQUIRES, see its Note.)
   // files.h / files.cpp: the functional forms of the file pipes (see files.h for each).
   using Stream_ = std::pair<std::string, std::shared_ptr<io::InputStream>>;
   using FilepathFn_ = std::function<std::string(const std::string&)>;
   static constexpr bool kPaths_ = std::is_same_v<T, std::string>;
   static constexpr bool kStreams_ = std::is_same_v<T, Stream_>;
   static constexpr bool kBytes_ = std::is_same_v<T, std::pair<std::string, std::string>>;
-  IterDataPipe<Stream_> open_files(std::string mode = "b") const requires kPaths_;
+  IterDataPipe<Stream_> open_files(std::string mode = "b") const EMBER_PIPE_REQUIRES(kPaths_);
   IterDataPipe<std::string> on_disk_cache(FilepathFn_ filepath_fn = nullptr,
                                           std::map<std::string, std::string> hash_dict = {},
-                                          std::string hash_type = "sha256") const requires kPaths_;
+                                          std::string hash_type = "sha256") const EMBER_PIPE_REQUIRES(kPaths_);
   IterDataPipe<std::pair<std::string, std::string>> readlines(bool strip_newline = true, int64_t skip_lines = 0) const
-    requires kStreams_;
-  IterDataPipe<std::vector<std::string>> parse_csv(const io::CsvOptions& options) const requires kStreams_;
-  IterDataPipe<std::vector<std::string>> parse_csv() const requires kStreams_;
-  IterDataPipe<io::CsvDictRow> parse_csv_as_dict(const io::CsvOptions& options) const requires kStreams_;
-  IterDataPipe<io::CsvDictRow> parse_csv_as_dict() const requires kStreams_;
-  IterDataPipe<std::pair<std::string, json::Value>> parse_json_files() const requires kStreams_;
-  IterDataPipe<Stream_> load_from_tar() const requires kStreams_;
-  IterDataPipe<Stream_> load_from_zip() const requires kStreams_;
-  IterDataPipe<Stream_> decompress(std::string file_type = "") const requires kStreams_;
+    EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<std::vector<std::string>> parse_csv(const io::CsvOptions& options) const EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<std::vector<std::string>> parse_csv() const EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<io::CsvDictRow> parse_csv_as_dict(const io::CsvOptions& options) const EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<io::CsvDictRow> parse_csv_as_dict() const EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<std::pair<std::string, json::Value>> parse_json_files() const EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<Stream_> load_from_tar() const EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<Stream_> load_from_zip() const EMBER_PIPE_REQUIRES(kStreams_);
+  IterDataPipe<Stream_> decompress(std::string file_type = "") const EMBER_PIPE_REQUIRES(kStreams_);
   IterDataPipe<Stream_> check_hash(std::map<std::string, std::string> hash_dict, std::string hash_type = "sha256",
-                                   bool rewind = true) const requires kStreams_;
+                                   bool rewind = true) const EMBER_PIPE_REQUIRES(kStreams_);
   IterDataPipe<T> check_hash(std::map<std::string, std::string> hash_dict, std::string hash_type = "sha256") const
-    requires kBytes_;
-  IterDataPipe<std::string> save_to_disk(FilepathFn_ filepath_fn = nullptr) const requires(kStreams_ || kBytes_);
-  IterDataPipe<std::string> end_caching(FilepathFn_ filepath_fn = nullptr) const requires(kStreams_ || kBytes_);
+    EMBER_PIPE_REQUIRES(kBytes_);
+  IterDataPipe<std::string> save_to_disk(FilepathFn_ filepath_fn = nullptr) const EMBER_PIPE_REQUIRES(kStreams_ || kBytes_);
+  IterDataPipe<std::string> end_caching(FilepathFn_ filepath_fn = nullptr) const EMBER_PIPE_REQUIRES(kStreams_ || kBytes_);
   // s3.h / s3.cpp: "s3://bucket/prefix" URLs -> object URLs -> (url, stream).
   IterDataPipe<std::string> list_files_by_s3(const s3::S3Options& options, std::vector<std::string> masks = {}) const
-    requires kPaths_;
-  IterDataPipe<std::string> list_files_by_s3() const requires kPaths_;
-  IterDataPipe<Stream_> load_files_by_s3(const s3::S3Options& options) const requires kPaths_;
-  IterDataPipe<Stream_> load_files_by_s3() const requires kPaths_;
+    EMBER_PIPE_REQUIRES(kPaths_);
+  IterDataPipe<std::string> list_files_by_s3() const EMBER_PIPE_REQUIRES(kPaths_);
+  IterDataPipe<Stream_> load_files_by_s3(const s3::S3Options& options) const EMBER_PIPE_REQUIRES(kPaths_);
+  IterDataPipe<Stream_> load_files_by_s3() const EMBER_PIPE_REQUIRES(kPaths_);
   // ---- frame pipes (frame_pipes.h / frame_pipes.cpp): rows -> DataFrames ----
   // TorchData's .dataframe(): frames of `rows_per_frame` rows (the last may be shorter) from
   // rows of frame::Values, typed by a struct dtype or, given column names, inferred per frame.
   static constexpr bool kFrameRows_ = std::is_same_v<T, std::vector<frame::Value>>;
   IterDataPipe<frame::DataFrame> dataframe(int64_t rows_per_frame, const frame::DType& dtype) const
-    requires kFrameRows_;
+    EMBER_PIPE_REQUIRES(kFrameRows_);
   IterDataPipe<frame::DataFrame> dataframe(int64_t rows_per_frame, std::vector<std::string> columns) const
-    requires kFrameRows_;
+    EMBER_PIPE_REQUIRES(kFrameRows_);
   // ---- end frame pipes ----
 
  private:
