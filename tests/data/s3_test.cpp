@@ -298,6 +298,33 @@ TEST(S3Xml, MalformedInputRaisesErrors) {
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += "<a>";
   EXPECT_ERROR_WITH(s3::parse_xml(deep, "resp"), "nested too deeply");
+  // CDATA before the root has no element to belong to (it read from an empty stack; found by
+  // fuzz/s3_xml_fuzz.cpp, tests/fuzz/regressions/s3_xml/).
+  EXPECT_ERROR_WITH(s3::parse_xml("<![CDATA[x]]>", "resp"), "CDATA section outside the root element");
+  EXPECT_ERROR_WITH(s3::parse_xml("<?xml version=\"1.0\"?> <![CDATA[]]><a/>", "resp"), "outside the root element");
+}
+
+TEST(S3Xml, ListPagesAndErrorBodies) {
+  // What ListObjectsV2 and failed requests parse from bodies (s3::detail, fuzzed by fuzz/s3_xml_fuzz.cpp).
+  auto page = [](const std::string& size) {
+    return s3::detail::parse_list_page("<ListBucketResult><EncodingType>url</EncodingType><Contents><Key>a%20b+c</Key>"
+                                       "<Size>" + size + "</Size></Contents></ListBucketResult>",
+                                       "resp");
+  };
+  s3::ListPage p = page("12");
+  ASSERT_EQ(p.objects.size(), 1u);
+  EXPECT_EQ(p.objects[0].key, "a b c");
+  EXPECT_EQ(p.objects[0].size, 12u);
+  EXPECT_FALSE(p.is_truncated);
+  EXPECT_EQ(page("18446744073709551615").objects[0].size, UINT64_MAX);
+  // Only plain digits: strtoull alone took " -1" as 2^64 - 1.
+  for (const char* bad : {" -1", "-1", "+5", " 7", "7 ", "0x10", "", "18446744073709551616"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    EXPECT_ERROR_WITH(page(bad), "<Size> of key 'a b c': expected a non-negative integer");
+  }
+  EXPECT_EQ(s3::detail::parse_error_body("<Error><Code>NoSuchKey</Code><Message>no &amp; key</Message></Error>"),
+            std::make_pair(std::string("NoSuchKey"), std::string("no & key")));
+  EXPECT_EQ(s3::detail::parse_error_body("<html>bad gateway"), std::make_pair(std::string(), std::string()));
 }
 
 // ---- configuration -------------------------------------------------------------------------

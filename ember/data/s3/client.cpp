@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "ember/data/s3/http.h"
 #include "ember/data/s3/sigv4.h"
@@ -51,12 +52,15 @@ std::string url_decode(const std::string& s) {  // S3's encoding-type=url (form 
   return out;
 }
 
+// Plain decimal digits only: strtoull alone would also take leading spaces and a sign, so
+// " -1" would become 2^64 - 1.
 uint64_t parse_u64(const std::string& s, const std::string& what) {
   char* end = nullptr;
   errno = 0;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  EMBER_CHECK(!s.empty() && s[0] != '-' && end && *end == '\0' && errno == 0, "s3: ", what,
-              ": expected a non-negative integer, got '", s.substr(0, 64), "'");
+  const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  unsigned long long v = digits ? std::strtoull(s.c_str(), &end, 10) : 0;
+  EMBER_CHECK(digits && end && *end == '\0' && errno == 0, "s3: ", what, ": expected a non-negative integer, got '",
+              s.substr(0, 64), "'");
   return v;
 }
 
@@ -150,15 +154,7 @@ struct S3Client::Impl {
     }
     f.status = static_cast<int>(r.status);
     std::string msg;
-    if (!r.body.empty()) {
-      try {
-        XmlNode err = parse_xml(r.body, "error response");
-        f.code = err.child_text("Code");
-        msg = err.child_text("Message");
-      } catch (const Error&) {
-        // Not XML (a proxy's HTML page, say): the status has to do.
-      }
-    }
+    if (!r.body.empty()) std::tie(f.code, msg) = detail::parse_error_body(r.body);
     f.retryable = r.status >= 500 || r.status == 429 || is_throttle_code(f.code);
     f.message = "HTTP " + std::to_string(r.status);
     if (!f.code.empty()) f.message += " " + f.code;
@@ -220,29 +216,10 @@ struct S3Client::Impl {
   }
 };
 
-S3Url parse_s3_url(std::string_view url) {
-  EMBER_CHECK(url.substr(0, 5) == "s3://", "s3: expected a URL like s3://bucket/key, got '", url, "'");
-  std::string_view rest = url.substr(5);
-  size_t slash = rest.find('/');
-  S3Url out{std::string(rest.substr(0, slash)), slash == std::string_view::npos ? "" : std::string(rest.substr(slash + 1))};
-  EMBER_CHECK(!out.bucket.empty(), "s3: no bucket in URL '", url, "'");
-  EMBER_CHECK(out.bucket.find_first_of(" \\?#%") == std::string::npos, "s3: invalid bucket name '", out.bucket,
-              "' in URL '", url, "'");
-  return out;
-}
+namespace detail {
 
-S3Client::S3Client(const S3Options& options) : impl_(std::make_shared<Impl>(resolve_config(options))) {}
-
-const S3Config& S3Client::config() const { return impl_->cfg; }
-
-ListPage S3Client::list_objects_v2(const std::string& bucket, const std::string& prefix,
-                                   const std::string& continuation_token, int max_keys) const {
-  Params q = {{"list-type", "2"}, {"prefix", prefix}, {"encoding-type", "url"},
-              {"max-keys", std::to_string(max_keys > 0 ? max_keys : impl_->cfg.max_keys)}};
-  if (!continuation_token.empty()) q.emplace_back("continuation-token", continuation_token);
-  HttpResponse r = impl_->request("ListObjectsV2", "GET", bucket, "", q, {}, {}, &prefix);
-  std::string what = "ListObjectsV2 response for s3://" + bucket + "/" + prefix;
-  XmlNode root = parse_xml(r.body, what);
+ListPage parse_list_page(std::string_view body, const std::string& what) {
+  XmlNode root = parse_xml(body, what);
   EMBER_CHECK(root.name == "ListBucketResult", "s3: ", what, ": expected <ListBucketResult>, got <", root.name, ">");
   bool url_encoded = root.child_text("EncodingType") == "url";
   ListPage page;
@@ -264,6 +241,41 @@ ListPage S3Client::list_objects_v2(const std::string& bucket, const std::string&
                 ": IsTruncated is true but there is no NextContinuationToken");
   }
   return page;
+}
+
+std::pair<std::string, std::string> parse_error_body(std::string_view body) {
+  try {
+    XmlNode err = parse_xml(body, "error response");
+    return {err.child_text("Code"), err.child_text("Message")};
+  } catch (const Error&) {
+    return {};  // not XML (a proxy's HTML page, say): the status has to do
+  }
+}
+
+}  // namespace detail
+
+S3Url parse_s3_url(std::string_view url) {
+  EMBER_CHECK(url.substr(0, 5) == "s3://", "s3: expected a URL like s3://bucket/key, got '", url, "'");
+  std::string_view rest = url.substr(5);
+  size_t slash = rest.find('/');
+  S3Url out{std::string(rest.substr(0, slash)), slash == std::string_view::npos ? "" : std::string(rest.substr(slash + 1))};
+  EMBER_CHECK(!out.bucket.empty(), "s3: no bucket in URL '", url, "'");
+  EMBER_CHECK(out.bucket.find_first_of(" \\?#%") == std::string::npos, "s3: invalid bucket name '", out.bucket,
+              "' in URL '", url, "'");
+  return out;
+}
+
+S3Client::S3Client(const S3Options& options) : impl_(std::make_shared<Impl>(resolve_config(options))) {}
+
+const S3Config& S3Client::config() const { return impl_->cfg; }
+
+ListPage S3Client::list_objects_v2(const std::string& bucket, const std::string& prefix,
+                                   const std::string& continuation_token, int max_keys) const {
+  Params q = {{"list-type", "2"}, {"prefix", prefix}, {"encoding-type", "url"},
+              {"max-keys", std::to_string(max_keys > 0 ? max_keys : impl_->cfg.max_keys)}};
+  if (!continuation_token.empty()) q.emplace_back("continuation-token", continuation_token);
+  HttpResponse r = impl_->request("ListObjectsV2", "GET", bucket, "", q, {}, {}, &prefix);
+  return detail::parse_list_page(r.body, "ListObjectsV2 response for s3://" + bucket + "/" + prefix);
 }
 
 void S3Client::list_objects(const std::string& bucket, const std::string& prefix,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ember/core/error.h"
@@ -49,6 +50,15 @@ struct ListPage {
   std::string next_continuation_token;  // "" on the last page
   bool is_truncated = false;
 };
+
+// What the client parses out of response bodies (public for the tests and fuzz/s3_xml_fuzz).
+namespace detail {
+// A ListObjectsV2 body (<ListBucketResult>) as a page; `what` names the response in errors.
+ListPage parse_list_page(std::string_view body, const std::string& what);
+// An error body (<Error><Code>...</Code><Message>...</Message></Error>) as {code, message};
+// both empty when the body is not XML (a proxy's HTML page, say).
+std::pair<std::string, std::string> parse_error_body(std::string_view body);
+}  // namespace detail
 
 class S3Client {
  public:

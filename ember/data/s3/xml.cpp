@@ -1,3 +1,4 @@
+// The S3 XML reader (xml.h): one pass over the document with an explicit element stack.
 #include "ember/data/s3/xml.h"
 
 #include <cstring>
@@ -140,6 +141,9 @@ struct Parser {
       }
       if (misc()) continue;
       if (starts("<![CDATA[")) {
+        // Character data belongs to an element: outside the root it is malformed (and there
+        // is no element to append it to).
+        if (stack.empty()) fail("CDATA section outside the root element");
         size_t b = i + 9;
         skip_past("]]>", "unterminated CDATA section");
         stack.back().text.append(s.substr(b, i - 3 - b));
