@@ -11,6 +11,9 @@ packages=(
   libarchive-dev libcurl4-openssl-dev libssl-dev zstd bzip2 xz-utils
   # the DataFrame: regular expressions (RE2), IPC buffer compression (LZ4, ZSTD)
   libre2-dev liblz4-dev libzstd-dev
+  # the fuzz targets (make fuzz, make test-fuzz): clang with libFuzzer and the sanitizer
+  # runtimes, llvm-symbolizer for their stack traces
+  clang-14 libclang-rt-14-dev llvm-14
 )
 # Benchmarks against LibTorch and golden-data generation (optional: EMBER_WITH_TORCH=1).
 if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then

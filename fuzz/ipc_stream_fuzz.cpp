@@ -1,0 +1,34 @@
+// Fuzzes the Arrow IPC stream reader (ember/frame/io/ipc.h: IpcStreamReader over bytes, and
+// read_ipc_stream over a std::istream): every message it accepts must give a frame whose
+// every element can be read; anything else must raise ember::Error.
+#include <sstream>
+
+#include "ember/frame/frame.h"
+#include "fuzz_util.h"
+
+namespace {
+
+using namespace ember;
+using namespace ember::frame;
+
+void touch(const DataFrame& df) {
+  for (int64_t c = 0; c < df.num_columns(); ++c) (void)df.column(c).to_values();
+  (void)df.to_string();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::setup();
+  EMBER_FUZZ_TRY({
+    IpcStreamReader r(Buffer::wrap(data, int64_t(size), nullptr), "fuzz input");
+    (void)r.schema().to_string();
+    (void)r.metadata();
+    while (auto b = r.next()) touch(*b);
+  });
+  EMBER_FUZZ_TRY({
+    std::istringstream in(fuzz::as_string(data, size));
+    touch(read_ipc_stream(in));
+  });
+  return 0;
+}
