@@ -350,6 +350,11 @@ void LBFGS::check_state(const OptimizerStateDict& dict, const std::vector<const 
         EMBER_CHECK(t != st.end(), where, ": scalar '", name, "' is missing");
         EMBER_CHECK(t->second.defined() && t->second.numel() == 1 && t->second.is_floating_point(), where,
                     ": '", name, "' should hold one floating-point number");
+        if (name == "func_evals" || name == "n_iter") {  // counts, converted to int64 by step()
+          const double v = t->second.item<double>();
+          EMBER_CHECK(v >= 0 && v <= 9007199254740992.0 && v == std::floor(v), where, ": '", name, "' is ", v,
+                      " (expected a count: a whole number from 0 to 2^53)");
+        }
       }
     if (st.size() != expected) {
       for (const auto& [name, t] : st) {

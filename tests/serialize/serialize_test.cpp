@@ -604,6 +604,12 @@ TEST(Serialize, CorruptedOptimizerOptionsAndStepsAreRefused) {
   lb.state.at(0).tensors.erase("n_iter");
   EXPECT_ERROR_WITH(lbfgs.load_state_dict(lb), "scalar 'n_iter' is missing");
   lb = l;
+  lb.state.at(0).tensors.at("n_iter") = full({}, 9.2663e+218, TensorOptions().dtype(kDouble));  // found by fuzz/
+  EXPECT_ERROR_WITH(lbfgs.load_state_dict(lb), "'n_iter' is 9.2663e+218 (expected a count");
+  lb = l;
+  lb.state.at(0).tensors.at("func_evals") = full({}, -1.0, TensorOptions().dtype(kDouble));
+  EXPECT_ERROR_WITH(lbfgs.load_state_dict(lb), "'func_evals' is -1");
+  lb = l;
   lb.state.at(0).tensors["old_dirs_99"] = zeros({1, 3});
   EXPECT_ERROR_WITH(lbfgs.load_state_dict(lb), "unexpected tensor 'old_dirs_99'");
   lbfgs.load_state_dict(l);
