@@ -52,8 +52,8 @@ case "$mode" in
     # shellcheck disable=SC2046
     "$bin" "${flags[@]}" $(limits "$short") -max_total_time="$seconds" -artifact_prefix="$work/artifacts/$short/" "${dirs[@]}" >"$log" 2>&1
     rc=$?
-    done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
-    [[ -z $done_line ]] && done_line=$(grep -E '^#[0-9]+[[:space:]].* cov: ' "$log" | tail -1)
+    done_line=$(grep -aE '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
+    [[ -z $done_line ]] && done_line=$(grep -aE '^#[0-9]+[[:space:]].* cov: ' "$log" | tail -1)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$done_line")
@@ -61,7 +61,7 @@ case "$mode" in
     corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9A-Za-z]*\).*/\1/p' <<<"$done_line")
     if ((rc != 0)); then
       echo "$short: FAILED (exit $rc) after ${execs:-?} executions; log $log:"
-      grep -E 'ERROR|SUMMARY|ember fuzz finding|Test unit written|terminate|what\(\)' "$log" | head -20
+      grep -aE 'ERROR|SUMMARY|ember fuzz finding|Test unit written|terminate|what\(\)' "$log" | head -20
       exit "$rc"
     fi
     printf '%-18s %10s execs %8s exec/s  cov: %-6s ft: %-7s corp: %s\n' "$short" "${execs:-?}" "${rate:-?}" \
