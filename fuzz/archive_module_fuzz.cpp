@@ -15,11 +15,7 @@ nn::Sequential make_net() { return nn::Sequential(nn::Linear(4, 3), nn::BatchNor
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::setup();
   serialize::InputArchive archive;
-  try {
-    archive.load_from(data, size);
-  } catch (const Error&) {
-    return 0;
-  }
+  if (!fuzz::parse_archive(data, size, archive)) return 0;
   manual_seed(0);
   nn::Sequential net = make_net();
   try {

@@ -44,11 +44,7 @@ const std::vector<MakeScheduler>& schedulers() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::setup();
   serialize::InputArchive archive;
-  try {
-    archive.load_from(data, size);
-  } catch (const Error&) {
-    return 0;
-  }
+  if (!fuzz::parse_archive(data, size, archive)) return 0;
   const Tensor w = zeros({2}).requires_grad_(true);
   for (const MakeScheduler& make : schedulers()) {
     SGD opt({w}, SGDOptions(0.1).momentum(0.9));

@@ -28,11 +28,7 @@ void walk(serialize::InputArchive& a, int depth) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::setup();
   serialize::InputArchive archive;
-  try {
-    archive.load_from(data, size);
-  } catch (const Error&) {
-    return 0;
-  }
+  if (!fuzz::parse_archive(data, size, archive)) return 0;
   EMBER_FUZZ_TRY({
     std::vector<Tensor> list;
     archive >> list;

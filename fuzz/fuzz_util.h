@@ -8,6 +8,7 @@
 
 #include "ember/core/error.h"
 #include "ember/data/io/stream.h"
+#include "ember/serialize/archive.h"
 
 namespace ember::fuzz {
 
@@ -27,6 +28,17 @@ inline std::string as_string(const uint8_t* data, size_t size) {
 // A stream over `bytes` that hands out at most `max_read` bytes per read (>= 1), so that
 // readers meet their refill paths at every offset.
 data::io::StreamPtr choppy_stream(std::string bytes, size_t max_read, std::string name = "fuzz input");
+
+// The input parsed as a checkpoint archive into `archive`; false when it is not one (the
+// archive targets then have nothing to load).
+inline bool parse_archive(const uint8_t* data, size_t size, serialize::InputArchive& archive) {
+  try {
+    archive.load_from(data, size);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 }  // namespace ember::fuzz
 

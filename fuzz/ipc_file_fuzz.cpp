@@ -2,6 +2,7 @@
 // bytes): the footer, every record batch it indexes, and read_table's concatenation; each
 // frame it gives must be readable element by element; anything else must raise ember::Error.
 #include "ember/frame/frame.h"
+#include "frame_fuzz_common.h"
 #include "fuzz_util.h"
 
 namespace {
@@ -9,10 +10,7 @@ namespace {
 using namespace ember;
 using namespace ember::frame;
 
-void touch(const DataFrame& df) {
-  for (int64_t c = 0; c < df.num_columns(); ++c) (void)df.column(c).to_values();
-  (void)df.to_string();
-}
+using fuzz::touch;
 
 }  // namespace
 

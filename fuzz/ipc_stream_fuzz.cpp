@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ember/frame/frame.h"
+#include "frame_fuzz_common.h"
 #include "fuzz_util.h"
 
 namespace {
@@ -12,10 +13,7 @@ namespace {
 using namespace ember;
 using namespace ember::frame;
 
-void touch(const DataFrame& df) {
-  for (int64_t c = 0; c < df.num_columns(); ++c) (void)df.column(c).to_values();
-  (void)df.to_string();
-}
+using fuzz::touch;
 
 // What the reader accepted, written and read again, is the same frame.
 void round_trip(const DataFrame& df) {
