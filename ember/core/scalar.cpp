@@ -31,10 +31,13 @@ int64_t Scalar::toLong() const {
   switch (tag_) {
     case Tag::Bool: case Tag::Int: return v_.i;
     case Tag::Double:
-      EMBER_CHECK(std::isfinite(v_.d) && std::abs(v_.d) < 9.3e18,
-                  "Scalar: value ", v_.d, " cannot be converted to an integer without overflow");
-      return static_cast<int64_t>(v_.d);
-    case Tag::Complex: return static_cast<int64_t>(v_.z[0]);
+    case Tag::Complex: {
+      // [-2^63, 2^63): what int64 holds (NaN fails both comparisons).
+      const double d = tag_ == Tag::Double ? v_.d : v_.z[0];
+      EMBER_CHECK(d >= -9223372036854775808.0 && d < 9223372036854775808.0,
+                  "Scalar: value ", d, " cannot be converted to an integer without overflow");
+      return static_cast<int64_t>(d);
+    }
   }
   return 0;
 }

@@ -1,8 +1,11 @@
 // ScalarType: names and sizes, PyTorch's promotion table, canCast, result_type with 0-dim
 // tensors and wrapped numbers, and the default dtype, all against tables that
 // tests/golden/gen_golden.py recorded from PyTorch (tests/golden/dtypes.golden).
+#include <climits>
+#include <limits>
 #include <sstream>
 
+#include "ember/ops/convert.h"
 #include "ember/ops/type_promotion.h"
 #include "test_util.h"
 
@@ -247,3 +250,33 @@ TEST(Dtype, DtypeSet) {
 
 }  // namespace
 }  // namespace ember::test
+
+// Note [Float to integer conversion] (ember/ops/convert.h): floating values outside an integer
+// type's range, and NaN, convert as PyTorch's do on x86 instead of being undefined behaviour.
+// Expected values printed by PyTorch 1.13 (python3-torch) on x86-64:
+//   torch.tensor([1e300, -1e300, nan, 3e9, -1.0, 300.0, -2147483648.5, 2.5e19, 1.5e19]).to(dt)
+TEST(Dtype, OutOfRangeFloatToIntegerConversionsMatchPyTorchOnX86) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto x = ember::tensor({1e300, -1e300, nan, 3e9, -1.0, 300.0, -2147483648.5, 2.5e19, 1.5e19},
+                         ember::kDouble);
+  const int64_t m64 = INT64_MIN, m32 = INT32_MIN;
+  const std::vector<std::pair<ember::ScalarType, std::vector<int64_t>>> cases = {
+      {ember::kLong, {m64, m64, m64, 3000000000, -1, 300, -2147483648, m64, m64}},
+      {ember::kInt, {m32, m32, m32, m32, -1, 300, m32, m32, m32}},
+      {ember::kShort, {0, 0, 0, 0, -1, 300, 0, 0, 0}},
+      {ember::kChar, {0, 0, 0, 0, -1, 44, 0, 0, 0}},
+      {ember::kByte, {0, 0, 0, 0, 255, 44, 0, 0, 0}},
+  };
+  for (const auto& src : {x, x.to(ember::kFloat)}) {
+    for (const auto& [dtype, expected] : cases) {
+      SCOPED_TRACE(ember::detail::str_cat(src.scalar_type(), " -> ", dtype));
+      auto got = src.to(dtype).to(ember::kLong);
+      ASSERT_EQ(got.numel(), int64_t(expected.size()));
+      for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_EQ(got[int64_t(i)].item<int64_t>(), expected[i]) << "element " << i;
+    }
+  }
+  // uint64 takes values in [0, 2^64) directly.
+  EXPECT_EQ(ember::detail::float_to_integer<uint64_t>(1.5e19), uint64_t(15000000000000000000ull));
+  EXPECT_EQ(ember::detail::float_to_integer<uint64_t>(-1.0), uint64_t(-1));
+}

@@ -1,3 +1,0 @@
-// LibTorch compatibility: <ATen/ATen.h> is covered by <torch/torch.h>.
-#pragma once
-#include <torch/torch.h>

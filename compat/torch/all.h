@@ -1,3 +1,0 @@
-// LibTorch compatibility: <torch/all.h> is covered by <torch/torch.h>.
-#pragma once
-#include <torch/torch.h>

@@ -1,3 +1,0 @@
-// LibTorch source compatibility: <torch/data/datasets.h> brings in what <torch/torch.h> does.
-#pragma once
-#include <torch/torch.h>
