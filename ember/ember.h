@@ -14,6 +14,7 @@
 #include "ember/core/parallel.h"
 #include "ember/core/tensor.h"
 #include "ember/nn/aten.h"
+#include "ember/ops/special.h"
 #include "ember/nn/init.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/ctc.h"

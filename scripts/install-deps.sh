@@ -14,10 +14,13 @@ packages=(
   # the fuzz targets (make fuzz, make test-fuzz): clang with libFuzzer and the sanitizer
   # runtimes, llvm-symbolizer for their stack traces
   clang-14 libclang-rt-14-dev llvm-14
+  # the references: tests/libtorch is built against LibTorch too (libtorch_reference_tests), and
+  # the tests that compare with PyTorch itself need python3-torch
+  libtorch-dev python3-torch python3-numpy
 )
-# Benchmarks against LibTorch and golden-data generation (optional: EMBER_WITH_TORCH=1).
+# Benchmarks (optional: EMBER_WITH_TORCH=1): bench/s3_bench.sh serves files with nginx.
 if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then
-  packages+=(libtorch-dev python3-torch python3-numpy nginx-light)  # nginx: bench/s3_bench.sh
+  packages+=(nginx-light)
 fi
 
 missing=()

@@ -8,6 +8,8 @@
 
 namespace ember::autograd {
 
+using Variable = Tensor;  // LibTorch's name for a tensor in autograd code
+
 using variable_list = std::vector<Tensor>;
 
 // Gradients of `outputs` (weighted by `grad_outputs`, which may be omitted for scalar

@@ -11,6 +11,11 @@
 
 namespace ember::autograd {
 
+// How a differentiable view came to be (LibTorch's names). ember records DEFAULT for every view
+// it tracks; it keeps no view metadata for views made in no-grad or inference mode (LibTorch
+// marks those NO_GRAD_MODE / INFERENCE_MODE and refuses in-place changes to them later).
+enum class CreationMeta : uint8_t { DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, INFERENCE_MODE };
+
 struct AutogradMeta final : AutogradMetaInterface {
   Tensor grad_;
   std::shared_ptr<Node> grad_fn_;
@@ -32,7 +37,12 @@ struct AutogradMeta final : AutogradMetaInterface {
 
   bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
   void set_requires_grad(bool r) override;
+
+  // LibTorch's DifferentiableViewMeta accessors (this struct is also that).
+  bool has_bw_view() const { return is_view_; }
+  CreationMeta get_creation_meta() const { return CreationMeta::DEFAULT; }
 };
+using DifferentiableViewMeta = AutogradMeta;
 
 // The meta of t, or null.
 inline AutogradMeta* get_meta(const Tensor& t) {

@@ -532,18 +532,18 @@ bool Tensor::requires_grad() const {
   auto* m = impl_->autograd_meta();
   return m && m->requires_grad();
 }
-Tensor& Tensor::requires_grad_(bool r) {
-  check_defined(*this, "requires_grad_");
+Tensor& Tensor::requires_grad_(bool r) const {
+  check_defined(self(), "requires_grad_");
   EMBER_CHECK(!r || is_floating_point() || is_complex(), "requires_grad_: only Tensors of floating point and "
               "complex dtype can require gradients (got ", dtype(), ")");
-  AutogradMeta* existing = get_meta(*this);
-  if (!r && (!existing || !existing->requires_grad())) return *this;
-  AutogradMeta* m = autograd::materialize_meta(*this);
+  AutogradMeta* existing = get_meta(self());
+  if (!r && (!existing || !existing->requires_grad())) return self();
+  AutogradMeta* m = autograd::materialize_meta(self());
   EMBER_CHECK(!m->grad_fn_ || r, "you can only change requires_grad flags of leaf variables. If you want to use a "
               "computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  if (m->grad_fn_) return *this;
+  if (m->grad_fn_) return self();
   m->requires_grad_ = r;
-  return *this;
+  return self();
 }
 bool Tensor::is_leaf() const {
   AutogradMeta* m = get_meta(*this);
@@ -557,15 +557,15 @@ Tensor detach(const Tensor& self) {
   r.unsafeGetTensorImpl()->set_autograd_meta(nullptr);
   return r;
 }
-Tensor& Tensor::detach_() {
-  AutogradMeta* m = get_meta(*this);
+Tensor& Tensor::detach_() const {
+  AutogradMeta* m = get_meta(self());
   if (m) {
     EMBER_CHECK(!m->is_view_, "detach_: Can't detach views in-place. Use detach() instead.");
     m->grad_fn_ = nullptr;
     m->requires_grad_ = false;
     m->output_nr_ = 0;
   }
-  return *this;
+  return self();
 }
 const Tensor& Tensor::grad() const {
   AutogradMeta* m = get_meta(*this);

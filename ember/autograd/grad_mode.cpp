@@ -1,5 +1,7 @@
 #include "ember/autograd/grad_mode.h"
 
+#include "ember/core/storage.h"
+
 #include <atomic>
 
 #include "ember/autograd/forward_ad.h"
@@ -41,11 +43,13 @@ bool forward_ad_flag() { return t_fw_enabled; }
 InferenceMode::InferenceMode(bool enabled)
     : prev_grad_(autograd::GradMode::is_enabled()), prev_inference_(autograd::t_inference) {
   autograd::t_inference = enabled;
+  detail::set_inference_mode_enabled(enabled);
   autograd::GradMode::set_enabled(!enabled && prev_grad_);
   if (!enabled) autograd::GradMode::set_enabled(true);
 }
 InferenceMode::~InferenceMode() {
   autograd::t_inference = prev_inference_;
+  detail::set_inference_mode_enabled(prev_inference_);
   autograd::GradMode::set_enabled(prev_grad_);
 }
 bool InferenceMode::is_enabled() { return autograd::t_inference; }

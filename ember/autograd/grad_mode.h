@@ -51,8 +51,9 @@ struct NoGradGuard : AutoGradMode {
 };
 
 // Inference mode: no recording, as NoGradGuard; `InferenceMode::is_enabled()` reports it.
-// (ember's tensors created inside are ordinary tensors; LibTorch's "inference tensors"
-// restrictions are not enforced.)
+// Tensors allocated inside are inference tensors (Tensor::is_inference(), views of them too;
+// views of ordinary tensors stay ordinary). LibTorch's restrictions on using inference tensors
+// outside the mode (in-place updates, saving for backward) are not enforced yet.
 class InferenceMode {
  public:
   explicit InferenceMode(bool enabled = true);
@@ -66,6 +67,7 @@ class InferenceMode {
 };
 
 namespace autograd {
+using ::ember::InferenceMode;  // torch::autograd::InferenceMode, as LibTorch's
 // torch::autograd::DetectAnomalyGuard
 struct DetectAnomalyGuard {
   explicit DetectAnomalyGuard(bool enabled = true) : prev_(AnomalyMode::is_enabled()) {

@@ -120,6 +120,10 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
 }
 
 UnpackedDual unpack_dual(const Tensor& t, int64_t level) {
+  if (level < 0) {  // the innermost level; with none open, t has no tangent (as PyTorch)
+    std::lock_guard<std::mutex> lock(g_levels_mutex);
+    if (g_levels.empty()) return {t, Tensor()};
+  }
   uint64_t l = resolve_level(level, "unpack_dual");
   Tensor tangent = fw_grad(t, l);
   // The primal is a view without the tangent at this level.

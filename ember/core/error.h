@@ -2,22 +2,60 @@
 // dtypes, indices): the message names the op and what was expected. EMBER_INTERNAL_ASSERT
 // is for ember's own bugs.
 #pragma once
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ember/core/macros.h"
 
 namespace ember {
 
+// Where a warning or an error was raised: {__func__, __FILE__, __LINE__} (c10::SourceLocation).
+struct SourceLocation {
+  const char* function;
+  const char* file;
+  uint32_t line;
+};
+std::ostream& operator<<(std::ostream& out, const SourceLocation& loc);
+
+// The error every check raises. what() is the message followed by any context added while the
+// error propagated (one line each), as c10::Error's is; ember keeps no backtrace, so
+// what_without_backtrace() is what() and backtrace() is empty.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(std::string msg);
+  explicit Error(const char* msg) : Error(std::string(msg)) {}
+  // c10::Error(SourceLocation, msg): the message, then where it was raised.
+  Error(SourceLocation loc, std::string msg);
+  // c10::Error(msg, backtrace, caller).
+  Error(std::string msg, std::string backtrace, const void* caller = nullptr);
+
+  const char* what() const noexcept override { return what_.c_str(); }
+  const char* what_without_backtrace() const noexcept { return what_.c_str(); }
+  // The message alone, without the context.
+  const std::string& msg() const { return msg_; }
+  const std::vector<std::string>& context() const { return context_; }
+  const std::string& backtrace() const { return backtrace_; }
+  const void* caller() const noexcept { return caller_; }
+  // Adds context to what() (TORCH_RETHROW's way of saying where an error passed).
+  void add_context(std::string msg);
+
+ private:
+  std::string msg_;
+  std::vector<std::string> context_;
+  std::string backtrace_;
+  std::string what_;
+  const void* caller_ = nullptr;
 };
 class IndexError : public Error { using Error::Error; };
 class TypeError : public Error { using Error::Error; };
 class ValueError : public Error { using Error::Error; };
 class NotImplementedError : public Error { using Error::Error; };
+class LinAlgError : public Error { using Error::Error; };
+class OutOfMemoryError : public Error { using Error::Error; };
+class EnforceFiniteError : public Error { using Error::Error; };
 
 namespace detail {
 template <class... Args>

@@ -7,6 +7,14 @@
 
 namespace ember {
 
+namespace detail {
+namespace {
+thread_local bool t_inference_mode = false;
+}  // namespace
+bool inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
+}  // namespace detail
+
 Storage Storage::allocate(size_t nbytes, Device device) {
   if (device.is_meta())
     return Storage(make_intrusive<StorageImpl>(DataPtr(nullptr, nullptr, nullptr, device), nbytes, true));

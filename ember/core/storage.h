@@ -7,12 +7,22 @@
 
 namespace ember {
 
+namespace detail {
+// Whether the calling thread is in InferenceMode (set by ember/autograd's InferenceMode guard;
+// core reads it to mark the storage it allocates).
+bool inference_mode_enabled();
+void set_inference_mode_enabled(bool enabled);
+}  // namespace detail
+
 struct StorageImpl : intrusive_target {
   StorageImpl(DataPtr d, size_t nbytes, bool resizable)
-      : data_ptr(std::move(d)), nbytes(nbytes), resizable(resizable) {}
+      : data_ptr(std::move(d)), nbytes(nbytes), resizable(resizable),
+        inference(detail::inference_mode_enabled()) {}
   DataPtr data_ptr;  // null on the meta device
   size_t nbytes;
   bool resizable;  // false for from_blob memory we do not own
+  // Allocated in InferenceMode: the tensors on it (and their views) are inference tensors.
+  bool inference;
 };
 
 class Storage {
@@ -31,6 +41,7 @@ class Storage {
   bool defined() const { return impl_.defined(); }
   bool resizable() const { return impl_->resizable; }
   bool is_alias_of(const Storage& o) const { return impl_ == o.impl_; }
+  bool is_inference() const { return impl_.defined() && impl_->inference; }
   uint32_t use_count() const { return impl_.use_count(); }
   StorageImpl* unsafeGetStorageImpl() const { return impl_.get(); }
   // Grows the storage to at least nbytes (for resize_ / out= results); keeps contents.

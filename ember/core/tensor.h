@@ -33,6 +33,9 @@ class Tensor {
   explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
   Tensor(const Tensor&) = default;
   Tensor(Tensor&&) noexcept = default;
+  // In-place methods are const, as LibTorch's are (`t.grad().zero_()`): constness is the
+  // handle's, never the data's. Their definitions reach the handle through self().
+  Tensor& self() const { return const_cast<Tensor&>(*this); }
   // Assigning to a tensor rebinds the handle, as in LibTorch (`t = t + 1`).
   Tensor& operator=(const Tensor&) & = default;
   Tensor& operator=(Tensor&&) & noexcept = default;
@@ -84,6 +87,15 @@ class Tensor {
   bool is_conj() const { return false; }
   bool is_neg() const { return false; }
   uint32_t _version() const { return checked_impl("_version")->version(); }
+  int64_t version() const { return checked_impl("version")->version(); }
+  // Allocated in InferenceMode (or a view of such a tensor).
+  bool is_inference() const { return checked_impl("is_inference")->storage().is_inference(); }
+  // The CUDA device's index; -1 for CPU tensors.
+  int64_t get_device() const { return device().is_cpu() ? -1 : int64_t(device().index()); }
+  // This tensor in other's dtype (a no-op when it already is).
+  Tensor type_as(const Tensor& other) const;
+  // The truth value of a one-element tensor (errors for more or fewer elements, as PyTorch's).
+  bool is_nonzero() const;
   void bump_version() const { checked_impl("bump_version")->bump_version(); }
   std::string toString() const;
   void print() const;
@@ -100,14 +112,14 @@ class Tensor {
 
   // ---- autograd (filled in by ember/autograd) -------------------------------
   bool requires_grad() const;
-  Tensor& requires_grad_(bool r = true);
+  Tensor& requires_grad_(bool r = true) const;
   // LibTorch's set_data: this tensor takes `data`'s storage, dtype and geometry in place, so
   // every handle to it (a module's parameter, an optimizer's reference) sees the new data.
   void set_data(const Tensor& data) const;
-  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  Tensor& set_requires_grad(bool r) const { return requires_grad_(r); }
   bool is_leaf() const;
   Tensor detach() const;
-  Tensor& detach_();
+  Tensor& detach_() const;
   // The accumulated gradient (undefined until a backward reaches this leaf).
   const Tensor& grad() const;
   Tensor& mutable_grad() const;
@@ -143,6 +155,11 @@ class Tensor {
             std::optional<MemoryFormat> f = std::nullopt) const;
   Tensor to(Device d, bool non_blocking = false, bool copy = false,
             std::optional<MemoryFormat> f = std::nullopt) const;
+  // to(kCPU): a DeviceType alone converts to both Device and TensorOptions; this picks Device.
+  Tensor to(DeviceType d, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> f = std::nullopt) const {
+    return to(Device(d), non_blocking, copy, f);
+  }
   Tensor to(TensorOptions o, bool non_blocking = false, bool copy = false,
             std::optional<MemoryFormat> f = std::nullopt) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false,
@@ -152,21 +169,23 @@ class Tensor {
   Tensor cuda() const { return to(Device(kCUDA, 0)); }
   Tensor contiguous(MemoryFormat f = MemoryFormat::Contiguous) const;
   Tensor clone(std::optional<MemoryFormat> f = std::nullopt) const;
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   // random fills (ember/ops/random.cpp)
-  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = std::nullopt);
-  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt);
-  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt);
-  Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt);
-  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt);
-  Tensor& random_(int64_t to, std::optional<Generator> generator = std::nullopt);
-  Tensor& random_(std::optional<Generator> generator = std::nullopt);
+  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     std::optional<Generator> generator = std::nullopt) const;
+  Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& random_(int64_t to, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& random_(std::optional<Generator> generator = std::nullopt) const;
   Tensor bernoulli(std::optional<Generator> generator = std::nullopt) const;
-  Tensor& fill_(const Scalar& v);
-  Tensor& fill_(const Tensor& v);
-  Tensor& zero_();
+  Tensor& fill_(const Scalar& v) const;
+  Tensor& fill_(const Tensor& v) const;
+  Tensor& zero_() const;
   const Tensor& resize_(IntArrayRef size, std::optional<MemoryFormat> f = std::nullopt) const;
-  Tensor& set_(const Tensor& source);
+  Tensor& set_(const Tensor& source) const;
 
   // ---- views ----------------------------------------------------------------
   Tensor view(IntArrayRef size) const;
@@ -178,17 +197,17 @@ class Tensor {
   Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
   Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
-  Tensor& squeeze_();
-  Tensor& squeeze_(int64_t dim);
+  Tensor& squeeze_() const;
+  Tensor& squeeze_(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
-  Tensor& unsqueeze_(int64_t dim);
+  Tensor& unsqueeze_(int64_t dim) const;
   Tensor permute(IntArrayRef dims) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  Tensor& transpose_(int64_t dim0, int64_t dim1) const;
   Tensor swapaxes(int64_t a, int64_t b) const { return transpose(a, b); }
   Tensor swapdims(int64_t a, int64_t b) const { return transpose(a, b); }
   Tensor t() const;
-  Tensor& t_();
+  Tensor& t_() const;
   Tensor mT() const;
   Tensor mH() const;
   Tensor adjoint() const { return mH(); }
@@ -221,45 +240,45 @@ class Tensor {
   // ---- indexing -------------------------------------------------------------
   Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
-  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs);
-  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& rhs);
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& rhs) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v) const;
   Tensor operator[](int64_t index) const;
   Tensor operator[](const Tensor& index) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
                         std::string_view reduce, bool include_self = true) const;
   Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
-                          std::string_view reduce, bool include_self = true);
+                          std::string_view reduce, bool include_self = true) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
-  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
   Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
-  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
-  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
-  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
   Tensor take(const Tensor& index) const;
   Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
-  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false) const;
   Tensor nonzero() const;
   std::vector<Tensor> nonzero_numpy() const;
 
   // ---- pointwise ------------------------------------------------------------
-#define EMBER_UNARY_METHOD(name) Tensor name() const; Tensor& name##_();
+#define EMBER_UNARY_METHOD(name) Tensor name() const; Tensor& name##_() const;
   EMBER_UNARY_METHOD(neg) EMBER_UNARY_METHOD(negative) EMBER_UNARY_METHOD(abs)
   EMBER_UNARY_METHOD(absolute) EMBER_UNARY_METHOD(sign) EMBER_UNARY_METHOD(sgn)
   EMBER_UNARY_METHOD(exp) EMBER_UNARY_METHOD(exp2) EMBER_UNARY_METHOD(expm1)
@@ -280,7 +299,7 @@ class Tensor {
 #undef EMBER_UNARY_METHOD
   Tensor positive() const;
   Tensor round(int64_t decimals = 0) const;
-  Tensor& round_(int64_t decimals = 0);
+  Tensor& round_(int64_t decimals = 0) const;
   Tensor angle() const;
   Tensor isnan() const;
   Tensor isinf() const;
@@ -292,25 +311,25 @@ class Tensor {
   Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
                     std::optional<double> neginf = std::nullopt) const;
   Tensor& nan_to_num_(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
-                      std::optional<double> neginf = std::nullopt);
+                      std::optional<double> neginf = std::nullopt) const;
   Tensor logit(std::optional<double> eps = std::nullopt) const;
-  Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor& logit_(std::optional<double> eps = std::nullopt) const;
   Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
   Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {}) const;
-  Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
-  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {});
+  Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {}) const;
   Tensor clamp_min(const Scalar& min) const;
-  Tensor& clamp_min_(const Scalar& min);
+  Tensor& clamp_min_(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;
-  Tensor& clamp_max_(const Scalar& max);
+  Tensor& clamp_max_(const Scalar& max) const;
   Tensor clip(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
-  Tensor& clip_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+  Tensor& clip_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
 
 #define EMBER_BINARY_METHOD(name)                                   \
   Tensor name(const Tensor& other) const;                           \
   Tensor name(const Scalar& other) const;                           \
-  Tensor& name##_(const Tensor& other);                             \
-  Tensor& name##_(const Scalar& other);
+  Tensor& name##_(const Tensor& other) const;                       \
+  Tensor& name##_(const Scalar& other) const;
   EMBER_BINARY_METHOD(mul) EMBER_BINARY_METHOD(multiply) EMBER_BINARY_METHOD(remainder)
   EMBER_BINARY_METHOD(fmod) EMBER_BINARY_METHOD(floor_divide) EMBER_BINARY_METHOD(pow)
   EMBER_BINARY_METHOD(float_power) EMBER_BINARY_METHOD(true_divide)
@@ -322,27 +341,27 @@ class Tensor {
   EMBER_BINARY_METHOD(bitwise_left_shift) EMBER_BINARY_METHOD(bitwise_right_shift)
   EMBER_BINARY_METHOD(xlogy)
 #undef EMBER_BINARY_METHOD
-#define EMBER_BINARY_TENSOR_METHOD(name) Tensor name(const Tensor& other) const; Tensor& name##_(const Tensor& other);
+#define EMBER_BINARY_TENSOR_METHOD(name) Tensor name(const Tensor& other) const; Tensor& name##_(const Tensor& other) const;
   EMBER_BINARY_TENSOR_METHOD(atan2) EMBER_BINARY_TENSOR_METHOD(arctan2) EMBER_BINARY_TENSOR_METHOD(hypot)
   EMBER_BINARY_TENSOR_METHOD(copysign) EMBER_BINARY_TENSOR_METHOD(nextafter)
 #undef EMBER_BINARY_TENSOR_METHOD
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
   Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
   Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
   Tensor div(const Tensor& other) const;
   Tensor div(const Scalar& other) const;
   Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
   Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
-  Tensor& div_(const Tensor& other);
-  Tensor& div_(const Scalar& other);
-  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode);
-  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode);
+  Tensor& div_(const Tensor& other) const;
+  Tensor& div_(const Scalar& other) const;
+  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
   Tensor divide(const Tensor& other) const { return div(other); }
   Tensor divide(const Tensor& other, std::optional<std::string_view> m) const { return div(other, m); }
   Tensor maximum(const Tensor& other) const;
@@ -353,12 +372,12 @@ class Tensor {
   Tensor min(const Tensor& other) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
-  Tensor& lerp_(const Tensor& end, const Scalar& weight);
-  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
+  Tensor& lerp_(const Tensor& end, const Tensor& weight) const;
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
-  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
-  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;
   Tensor where(const Tensor& condition, const Scalar& other) const;
   Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
@@ -389,6 +408,10 @@ class Tensor {
   Tensor std(bool unbiased = true) const;
   Tensor std(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false) const;
+  // var(1) / std(1) reduce over dim 1 (int -> bool would otherwise pick the `unbiased`
+  // overload; LibTorch has these overloads for the same reason).
+  Tensor var(int dim) const;
+  Tensor std(int dim) const;
   Tensor norm(const std::optional<Scalar>& p = 2) const;
   Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
@@ -399,9 +422,9 @@ class Tensor {
   Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
   Tensor count_nonzero(IntArrayRef dim) const;
   Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
   std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
   Tensor logcumsumexp(int64_t dim) const;
@@ -431,15 +454,15 @@ class Tensor {
   Tensor outer(const Tensor& other) const;
   Tensor ger(const Tensor& other) const { return outer(other); }
   Tensor addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor addr(const Tensor& v1, const Tensor& v2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor kron(const Tensor& other) const;
   Tensor inverse() const;
   Tensor det() const;
@@ -455,9 +478,9 @@ class Tensor {
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
   Tensor tril(int64_t diagonal = 0) const;
-  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& tril_(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
-  Tensor& triu_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0) const;
   Tensor repeat(IntArrayRef repeats) const;
   Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt) const;
   Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;

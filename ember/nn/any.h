@@ -83,6 +83,14 @@ class AnyModule {
         }) {}
   template <class M>
   explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
+  // A module given by value is moved into a new shared one.
+  template <class M, std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>> &&
+                                          !std::is_lvalue_reference_v<M>, int> = 0>
+  explicit AnyModule(M&& module) : AnyModule(std::make_shared<std::decay_t<M>>(std::move(module))) {}
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
+  AnyModule& operator=(std::shared_ptr<M> module) {
+    return *this = AnyModule(std::move(module));
+  }
 
   template <class... Args>
   AnyValue any_forward(Args&&... args) const {
@@ -103,6 +111,29 @@ class AnyModule {
   template <class M>
   std::shared_ptr<M> ptr() const { return std::dynamic_pointer_cast<M>(module_); }
   bool is_empty() const { return module_ == nullptr; }
+  // The module as its own type T (an error when it is another).
+  template <class T>
+  T& get() {
+    auto* m = dynamic_cast<T*>(module_.get());
+    EMBER_CHECK(module_ != nullptr, "Cannot call get() on an empty AnyModule");
+    EMBER_CHECK(m != nullptr, "Attempted to cast module of type ", detail::demangle(type_info().name()),
+                " to type ", detail::demangle(typeid(T).name()));
+    return *m;
+  }
+  template <class T>
+  const T& get() const {
+    return const_cast<AnyModule*>(this)->get<T>();
+  }
+  // The dynamic type of the module held.
+  const std::type_info& type_info() const {
+    EMBER_CHECK(module_ != nullptr, "Cannot call type_info() on an empty AnyModule");
+    return typeid(*module_);
+  }
+  // A deep copy (the module cloned, optionally onto `device`).
+  AnyModule clone(std::optional<Device> device = std::nullopt) const {
+    EMBER_CHECK(module_ != nullptr, "Cannot call clone() on an empty AnyModule");
+    return rebind_(module_->clone(device));
+  }
   // The same kind of module bound to `fresh` (a clone of this one).
   AnyModule clone_module(const std::shared_ptr<Module>& fresh) const { return rebind_(fresh); }
 

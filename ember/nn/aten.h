@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ember/nn/conv.h"
+#include "ember/nn/extra.h"
 #include "ember/nn/layers.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/modules.h"
@@ -57,6 +58,15 @@ inline Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t pad
                                    padding_idx < 0 ? std::nullopt : std::optional<int64_t>(padding_idx));
 }
 
+// ATen's distances (F:: has them too, with options).
+inline Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-6,
+                                bool keepdim = false) {
+  return nn::functional::pairwise_distance(x1, x2, p, eps, keepdim);
+}
+inline Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8) {
+  return nn::functional::cosine_similarity(x1, x2, dim, eps);
+}
+
 // Losses: ATen puts the reduction before ignore_index.
 inline Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight = {},
                        Reduction reduction = kMean, int64_t ignore_index = -100) {
@@ -67,9 +77,17 @@ inline Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const
                                  double label_smoothing = 0.0) {
   return nn::functional::cross_entropy(self, target, weight, ignore_index, reduction, label_smoothing);
 }
+// ATen's form works on the squeezed input and target (so input [64, 1, 1, 1] and target [64]
+// pair up, as in LibTorch) and gives the loss in the input's shape; F:: requires equal sizes.
 inline Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight = {},
                                    Reduction reduction = kMean) {
-  return nn::functional::binary_cross_entropy(self, target, weight, reduction);
+  check_defined(self, "binary_cross_entropy", "self");
+  check_defined(target, "binary_cross_entropy", "target");
+  const Tensor input = self.squeeze();
+  Tensor loss = nn::functional::binary_cross_entropy(input, target.squeeze().expand_as(input), {}, Reduction::None)
+                    .view(self.sizes());
+  if (weight.defined()) loss = loss.mul(weight);
+  return nn::functional::apply_reduction(loss, reduction);
 }
 inline Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight = {},
                                                const Tensor& pos_weight = {}, Reduction reduction = kMean) {

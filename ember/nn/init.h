@@ -3,13 +3,11 @@
 #include <variant>
 
 #include "ember/core/tensor.h"
+#include "ember/nn/enum.h"
 
 namespace ember::nn::init {
 
-// Nonlinearity names for calculate_gain / kaiming_* (LibTorch: torch::kReLU etc.).
-enum class Nonlinearity { Linear, Conv1D, Conv2D, Conv3D, ConvTranspose1D, ConvTranspose2D, ConvTranspose3D,
-                          Sigmoid, Tanh, ReLU, LeakyReLU, SELU };
-enum class FanMode { FanIn, FanOut };
+// Nonlinearity and FanMode (torch::kReLU, torch::kFanIn, ...): ember/nn/enum.h.
 
 double calculate_gain(Nonlinearity nonlinearity, double param = 0.01);
 // (fan_in, fan_out) of a weight of at least 2 dims.
@@ -33,15 +31,3 @@ Tensor trunc_normal_(Tensor tensor, double mean = 0, double std = 1, double a = 
 
 }  // namespace ember::nn::init
 
-namespace ember {
-// LibTorch spells these torch::kReLU, torch::kFanIn, ...
-inline constexpr nn::init::Nonlinearity kLinear = nn::init::Nonlinearity::Linear;
-inline constexpr nn::init::Nonlinearity kSigmoid = nn::init::Nonlinearity::Sigmoid;
-inline constexpr nn::init::Nonlinearity kTanh = nn::init::Nonlinearity::Tanh;
-inline constexpr nn::init::Nonlinearity kReLU = nn::init::Nonlinearity::ReLU;
-inline constexpr nn::init::Nonlinearity kLeakyReLU = nn::init::Nonlinearity::LeakyReLU;
-inline constexpr nn::init::Nonlinearity kSELU = nn::init::Nonlinearity::SELU;
-inline constexpr nn::init::Nonlinearity kConv2D = nn::init::Nonlinearity::Conv2D;
-inline constexpr nn::init::FanMode kFanIn = nn::init::FanMode::FanIn;
-inline constexpr nn::init::FanMode kFanOut = nn::init::FanMode::FanOut;
-}  // namespace ember

@@ -23,19 +23,6 @@ const char* mode_name(InterpolateMode mode) {
 
 namespace ember::nn {
 
-namespace functional {
-InterpolateFuncOptions& InterpolateFuncOptions::mode(init::Nonlinearity linear) {
-  EMBER_CHECK(linear == init::Nonlinearity::Linear, "interpolate: the only nn::init constant that is a mode is kLinear");
-  mode_ = InterpolateMode::Linear;
-  return *this;
-}
-}  // namespace functional
-UpsampleOptions& UpsampleOptions::mode(init::Nonlinearity linear) {
-  EMBER_CHECK(linear == init::Nonlinearity::Linear, "Upsample: the only nn::init constant that is a mode is kLinear");
-  mode_ = InterpolateMode::Linear;
-  return *this;
-}
-
 namespace {
 using detail::DimMap;
 using std::optional;

@@ -36,19 +36,19 @@ void check_not_batchmean(const char* op, Reduction reduction) {
 Tensor classes_last(const Tensor& x) { return x.dim() <= 2 ? x : x.movedim(1, -1).reshape({-1, x.size(1)}); }
 }  // namespace
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor mse_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
   check_defined(input, "mse_loss", "input");
   check_defined(target, "mse_loss", "target");
   EMBER_AUTOCAST(AutocastPolicy::Float32, mse_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("mse_loss", input, target);
   return apply_reduction(input.sub(target).square(), reduction);
 }
-Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor l1_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, l1_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("l1_loss", input, target);
   return apply_reduction(input.sub(target).abs(), reduction);
 }
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, ReductionArg reduction, double beta) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, smooth_l1_loss(_ac[0], _ac[1], reduction, beta), &input, &target);
   check_same_shape("smooth_l1_loss", input, target);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
@@ -60,7 +60,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   Tensor d = input.sub(target).abs();
   return apply_reduction(where(d.lt(beta), d.square().mul(0.5 / beta), d.sub(0.5 * beta)), reduction);
 }
-Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+Tensor huber_loss(const Tensor& input, const Tensor& target, ReductionArg reduction, double delta) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, huber_loss(_ac[0], _ac[1], reduction, delta), &input, &target);
   check_same_shape("huber_loss", input, target);
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
@@ -204,14 +204,14 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   return apply_reduction(loss, reduction);
 }
 
-Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target) {
+Tensor kl_div(const Tensor& input, const Tensor& target, ReductionArg reduction, bool log_target) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, kl_div(_ac[0], _ac[1], reduction, log_target), &input, &target);
   Tensor loss = log_target ? target.exp().mul(target.sub(input)) : xlogy(target, target).sub(target.mul(input));
   if (reduction == Reduction::BatchMean) return input.dim() == 0 ? loss.sum() : loss.sum().div(double(input.size(0)));
   return apply_reduction(loss, reduction);
 }
 
-Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, soft_margin_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("soft_margin_loss", input, target);
   return apply_reduction(input.mul(target).neg().exp().log1p(), reduction);
@@ -254,7 +254,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
   return apply_reduction(target.dim() == 0 ? loss.squeeze(0) : loss, reduction);
 }
 
-Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
   EMBER_AUTOCAST(AutocastPolicy::Float32, multilabel_margin_loss(_ac[0], target, reduction), &input);
   EMBER_CHECK(input.dim() <= 2 && target.sizes() == input.sizes(), "inconsistent target size: ", target.sizes(),
               " for input of size: ", input.sizes());

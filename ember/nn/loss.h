@@ -5,19 +5,24 @@
 #pragma once
 #include <optional>
 #include <ostream>
+#include <type_traits>
 
+#include "ember/nn/enum.h"
 #include "ember/nn/module.h"
 
-namespace ember {
-// BatchMean (sum / batch size) is kl_div's only; the other losses reject it.
-enum class Reduction { None, Mean, Sum, BatchMean };
-inline constexpr Reduction kNone = Reduction::None;
-inline constexpr Reduction kMean = Reduction::Mean;
-inline constexpr Reduction kSum = Reduction::Sum;
-inline constexpr Reduction kBatchMean = Reduction::BatchMean;
-}  // namespace ember
-
 namespace ember::nn {
+
+// The positional loss forms' reduction: a Reduction, not a tag. F::mse_loss(x, t, torch::kSum)
+// then picks the options form (LibTorch has only that one), and F::mse_loss(x, t, r) with a
+// Reduction r the positional form (through the exact-match templates in functional below).
+struct ReductionArg {
+  template <class R, std::enable_if_t<std::is_same_v<R, Reduction>, int> = 0>
+  ReductionArg(R r) : value(r) {}  // NOLINT
+  operator Reduction() const { return value; }  // NOLINT
+  Reduction value;
+};
+template <class R>
+inline constexpr bool is_reduction_v = std::is_same_v<R, Reduction>;
 
 namespace functional {
 // loss reduced as `reduction` says (none / mean / sum).
@@ -26,10 +31,10 @@ Tensor apply_reduction(const Tensor& loss, Reduction reduction);
 // options below): F::mse_loss(x, t, F::MSELossFuncOptions(torch::kSum)); with only the
 // tensors given, that form is the one called (the positional one leaves its first option
 // without a default). A bare `{}` third argument fits both forms: name the type.
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction);
-Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction);
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta = 1.0);
-Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta = 1.0);
+Tensor mse_loss(const Tensor& input, const Tensor& target, ReductionArg reduction);
+Tensor l1_loss(const Tensor& input, const Tensor& target, ReductionArg reduction);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, ReductionArg reduction, double beta = 1.0);
+Tensor huber_loss(const Tensor& input, const Tensor& target, ReductionArg reduction, double delta = 1.0);
 // input: log-probabilities (N, C) or (N, C, d1, ...); target: class indices (N) / (N, d1, ...).
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index = -100,
                 Reduction reduction = kMean);
@@ -41,9 +46,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction = kMean, const Tensor& pos_weight = {});
 // reduction kBatchMean: the sum divided by input.size(0) (the KL divergence per sample).
-Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target = false);
+Tensor kl_div(const Tensor& input, const Tensor& target, ReductionArg reduction, bool log_target = false);
 // log(1 + exp(-target * input)), target in {-1, 1}.
-Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, ReductionArg reduction);
 // input (N, C) or (C), target of 0/1 labels alike; the per-sample mean over classes.
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                                    Reduction reduction = kMean);
@@ -52,7 +57,36 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
                          const Tensor& weight = {}, Reduction reduction = kMean);
 // target (N, C) / (C): class indices, ended by the first -1; sum over targets j and
 // non-targets i of max(0, 1 - (x[j] - x[i])) / C per sample.
-Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, ReductionArg reduction);
+// A Reduction value picks these exact-match templates over the options forms (whose implicit
+// constructors also take a Reduction).
+#define EMBER_POSITIONAL_LOSS(name)                                                     \
+  template <class R, std::enable_if_t<is_reduction_v<R>, int> = 0>                      \
+  Tensor name(const Tensor& input, const Tensor& target, R reduction) {                 \
+    return name(input, target, ReductionArg(reduction));                                \
+  }
+EMBER_POSITIONAL_LOSS(mse_loss)
+EMBER_POSITIONAL_LOSS(l1_loss)
+EMBER_POSITIONAL_LOSS(smooth_l1_loss)
+EMBER_POSITIONAL_LOSS(huber_loss)
+EMBER_POSITIONAL_LOSS(kl_div)
+EMBER_POSITIONAL_LOSS(soft_margin_loss)
+EMBER_POSITIONAL_LOSS(multilabel_margin_loss)
+#undef EMBER_POSITIONAL_LOSS
+// With the trailing argument given, the positional forms take a tag too (torch::kSum); as exact
+// matches these templates also win over smooth_l1_loss's (options, beta) form.
+template <class R, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, R reduction, double beta) {
+  return smooth_l1_loss(input, target, ReductionArg(Reduction(reduction)), beta);
+}
+template <class R, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+Tensor huber_loss(const Tensor& input, const Tensor& target, R reduction, double delta) {
+  return huber_loss(input, target, ReductionArg(Reduction(reduction)), delta);
+}
+template <class R, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+Tensor kl_div(const Tensor& input, const Tensor& target, R reduction, bool log_target) {
+  return kl_div(input, target, ReductionArg(Reduction(reduction)), log_target);
+}
 // log_input: exp(input) - target * input, else input - target * log(input + eps); full adds
 // the Stirling term target * log(target) - target + log(2 pi target) / 2 where target > 1.
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full = false,
@@ -123,26 +157,34 @@ class NLLLossImpl : public Cloneable<NLLLossImpl> {
 TORCH_MODULE(NLLLoss);
 
 struct MSELossOptions {
-  MSELossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  // A Reduction or torch::kNone / kMean / kSum (each its own type).
+  template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+  MSELossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
 };
 EMBER_LOSS_MODULE(MSELoss, const Tensor& input, const Tensor& target);
 
 struct L1LossOptions {
-  L1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  // A Reduction or torch::kNone / kMean / kSum (each its own type).
+  template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+  L1LossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
 };
 EMBER_LOSS_MODULE(L1Loss, const Tensor& input, const Tensor& target);
 
 struct SmoothL1LossOptions {
-  SmoothL1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  // A Reduction or torch::kNone / kMean / kSum (each its own type).
+  template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+  SmoothL1LossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
   TORCH_ARG(double, beta) = 1.0;
 };
 EMBER_LOSS_MODULE(SmoothL1Loss, const Tensor& input, const Tensor& target);
 
 struct HuberLossOptions {
-  HuberLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  // A Reduction or torch::kNone / kMean / kSum (each its own type).
+  template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+  HuberLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
   TORCH_ARG(double, delta) = 1.0;
 };
@@ -155,14 +197,18 @@ struct BCELossOptions {
 EMBER_WEIGHTED_LOSS_MODULE(BCELoss, const Tensor& input, const Tensor& target);
 
 struct KLDivLossOptions {
-  KLDivLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  // A Reduction or torch::kNone / kMean / kSum (each its own type).
+  template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+  KLDivLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);  // also kBatchMean
   TORCH_ARG(bool, log_target) = false;
 };
 EMBER_LOSS_MODULE(KLDivLoss, const Tensor& input, const Tensor& target);
 
 struct SoftMarginLossOptions {
-  SoftMarginLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  // A Reduction or torch::kNone / kMean / kSum (each its own type).
+  template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+  SoftMarginLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
 };
 EMBER_LOSS_MODULE(SoftMarginLoss, const Tensor& input, const Tensor& target);
@@ -182,7 +228,9 @@ struct MultiMarginLossOptions {
 EMBER_WEIGHTED_LOSS_MODULE(MultiMarginLoss, const Tensor& input, const Tensor& target);
 
 struct MultiLabelMarginLossOptions {
-  MultiLabelMarginLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  // A Reduction or torch::kNone / kMean / kSum (each its own type).
+  template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
+  MultiLabelMarginLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
 };
 EMBER_LOSS_MODULE(MultiLabelMarginLoss, const Tensor& input, const Tensor& target);

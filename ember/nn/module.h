@@ -12,7 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "ember/core/arg.h"
 #include "ember/core/tensor.h"
+#include "ember/nn/expanding_array.h"
 #include "ember/nn/ordered_dict.h"
 
 namespace ember::serialize {
@@ -68,8 +70,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // parameters and buffers take the layout (Contiguous: all of them); others are unchanged.
   virtual void to(MemoryFormat memory_format);
 
-  // set_to_none (LibTorch's default): gradients become undefined; else they are zeroed.
-  virtual void zero_grad(bool set_to_none = true);
+  // set_to_none: gradients become undefined; else (the default, as LibTorch 1.13) zeroed.
+  virtual void zero_grad(bool set_to_none = false);
 
   template <class ModuleType>
   typename ModuleType::ContainedType* as() noexcept {
@@ -243,35 +245,12 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& mo
   class Name : public ::ember::nn::ModuleHolder<ImplType> {        \
    public:                                                         \
     using ::ember::nn::ModuleHolder<ImplType>::ModuleHolder;       \
+    using Impl [[maybe_unused]] = ImplType;                        \
   }
 #define TORCH_MODULE(Name) TORCH_MODULE_IMPL(Name, Name##Impl)
 
-// Option builders: `TORCH_ARG(int64_t, in_features);` gives a member `in_features_`, a
-// getter `in_features()` and a chaining setter `in_features(v)`.
-// LibTorch's ExpandingArray<D>: D sizes (kernel, stride, padding, ...) given as one number
-// that stands for every dimension, or as D numbers.
-template <size_t D>
-struct ExpandingArray : std::vector<int64_t> {
-  ExpandingArray(int64_t v) : std::vector<int64_t>(D, v) {}  // NOLINT
-  ExpandingArray(std::initializer_list<int64_t> l) : ExpandingArray(std::vector<int64_t>(l)) {}
-  ExpandingArray(std::vector<int64_t> v) : std::vector<int64_t>(std::move(v)) {  // NOLINT
-    if (size() == 1 && D > 1) assign(D, front());
-    EMBER_CHECK(size() == D, "expected ", D, " values (or one for every dimension), got ", size());
-  }
-};
+// Option builders: TORCH_ARG (ember/core/arg.h).
 
-#define TORCH_ARG(T, name)                                                   \
- public:                                                                     \
-  inline auto name(const T& new_##name)->decltype(*this) {                   \
-    this->name##_ = new_##name;                                              \
-    return *this;                                                            \
-  }                                                                          \
-  inline auto name(T&& new_##name)->decltype(*this) {                        \
-    this->name##_ = std::move(new_##name);                                   \
-    return *this;                                                            \
-  }                                                                          \
-  inline const T& name() const noexcept { return this->name##_; }           \
-  inline T& name() noexcept { return this->name##_; }                        \
-                                                                             \
- private:                                                                    \
-  T name##_
+// ExpandingArray: ember/nn/expanding_array.h.
+using ::ember::ExpandingArray;
+

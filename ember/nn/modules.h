@@ -146,6 +146,35 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   void push_back(std::string name, const ModuleHolder<M>& holder) {
     push_back(std::move(name), holder.ptr());
   }
+  // A module given by value (`Sequential(MyModule(1), MyModule(2))`) is moved into a shared one.
+  template <class M, std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>> && !std::is_lvalue_reference_v<M>,
+                                      int> = 0>
+  void push_back(M&& module) {
+    push_back(std::make_shared<std::decay_t<M>>(std::move(module)));
+  }
+  template <class M, std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>> && !std::is_lvalue_reference_v<M>,
+                                      int> = 0>
+  void push_back(std::string name, M&& module) {
+    push_back(std::move(name), std::make_shared<std::decay_t<M>>(std::move(module)));
+  }
+  void push_back(AnyModule module) { push_back(std::to_string(modules_.size()), std::move(module)); }
+  void push_back(std::string name, AnyModule module) {
+    EMBER_CHECK(!module.is_empty(), "Sequential::push_back: the AnyModule is empty");
+    register_module(name, module.ptr());
+    modules_.push_back(std::move(module));
+  }
+  // Appends every module of another Sequential (or any container of modules).
+  template <class Container>
+  void extend(const Container& container) {
+    for (const auto& m : container) push_back(m);
+  }
+
+  using Iterator = std::vector<AnyModule>::iterator;
+  using ConstIterator = std::vector<AnyModule>::const_iterator;
+  Iterator begin() { return modules_.begin(); }
+  Iterator end() { return modules_.end(); }
+  ConstIterator begin() const { return modules_.begin(); }
+  ConstIterator end() const { return modules_.end(); }
 
   // Runs the modules in order: the first gets `inputs`, each next one the previous output
   // (any types, LibTorch's Sequential::forward<ReturnType>).
@@ -160,6 +189,10 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   size_t size() const { return modules_.size(); }
   bool is_empty() const { return modules_.empty(); }
   std::shared_ptr<Module> ptr(size_t index) const;
+  template <class T>
+  std::shared_ptr<T> ptr(size_t index) const {
+    return std::dynamic_pointer_cast<T>(ptr(index));
+  }
   std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
   template <class T>
   T& at(size_t index) {

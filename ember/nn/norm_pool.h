@@ -17,10 +17,6 @@
 #include "ember/nn/pooling.h"
 
 namespace ember {
-namespace enumtype {
-struct kMax {};
-}  // namespace enumtype
-inline constexpr enumtype::kMax kMax{};  // torch::kMax (EmbeddingBag's mode)
 
 Tensor alpha_dropout(const Tensor& input, double p, bool train);
 Tensor feature_alpha_dropout(const Tensor& input, double p, bool train);
@@ -75,6 +71,8 @@ TORCH_MODULE(FeatureAlphaDropout);
 struct EmbeddingBagMode {
   enum Kind { Sum, Mean, Max };
   EmbeddingBagMode(Reduction r);  // NOLINT: kSum / kMean
+  EmbeddingBagMode(enumtype::kSum) : kind(Sum) {}  // NOLINT
+  EmbeddingBagMode(enumtype::kMean) : kind(Mean) {}  // NOLINT
   EmbeddingBagMode(enumtype::kMax) : kind(Max) {}  // NOLINT
   Kind kind = Mean;
   const char* name() const { return kind == Sum ? "sum" : kind == Mean ? "mean" : "max"; }

@@ -29,7 +29,14 @@ class OrderedDict {
     std::pair<Key, Value> pair_;
   };
 
+  using Iterator = typename std::vector<Item>::iterator;
+  using ConstIterator = typename std::vector<Item>::const_iterator;
+
   explicit OrderedDict(std::string key_description = "Key") : key_description_(std::move(key_description)) {}
+  // OrderedDict<std::string, int> d = {{"a", 1}, {"b", 2}};
+  OrderedDict(std::initializer_list<Item> items) : OrderedDict("Key") {  // NOLINT
+    for (const Item& item : items) insert(item.key(), item.value());
+  }
 
   // Inserts; a key that is already present is an error.
   Value& insert(Key key, Value value) {
@@ -37,6 +44,13 @@ class OrderedDict {
     index_.emplace(key, items_.size());
     items_.emplace_back(std::move(key), std::move(value));
     return items_.back().value();
+  }
+  // Inserts every item of `other`, in order (a key already present is an error).
+  void update(const OrderedDict& other) {
+    for (const Item& item : other) insert(item.key(), item.value());
+  }
+  void update(OrderedDict&& other) {
+    for (Item& item : other) insert(item.key(), std::move(item.value()));
   }
   // Inserts or replaces.
   Value& update(Key key, Value value) {
@@ -67,6 +81,30 @@ class OrderedDict {
     EMBER_CHECK_INDEX(i < items_.size(), "Index ", i, " is out of bounds");
     return items_[i];
   }
+  const Item& operator[](size_t i) const {
+    EMBER_CHECK_INDEX(i < items_.size(), "Index ", i, " is out of bounds");
+    return items_[i];
+  }
+  Item& front() {
+    EMBER_CHECK(!items_.empty(), "Called front() on an empty OrderedDict");
+    return items_.front();
+  }
+  const Item& front() const {
+    EMBER_CHECK(!items_.empty(), "Called front() on an empty OrderedDict");
+    return items_.front();
+  }
+  Item& back() {
+    EMBER_CHECK(!items_.empty(), "Called back() on an empty OrderedDict");
+    return items_.back();
+  }
+  const Item& back() const {
+    EMBER_CHECK(!items_.empty(), "Called back() on an empty OrderedDict");
+    return items_.back();
+  }
+  void reserve(size_t n) {
+    items_.reserve(n);
+    index_.reserve(n);
+  }
   size_t size() const { return items_.size(); }
   bool is_empty() const { return items_.empty(); }
   void clear() {
@@ -76,7 +114,7 @@ class OrderedDict {
   // Removes a key (keeping the order of the rest).
   void erase(const Key& key) {
     auto it = index_.find(key);
-    EMBER_CHECK(it != index_.end(), key_description_, " '", key, "' is not defined");
+    EMBER_CHECK(it != index_.end(), "Key '", key, "' doesn't exist");
     items_.erase(items_.begin() + int64_t(it->second));
     index_.clear();
     for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].key(), i);
@@ -104,5 +142,14 @@ class OrderedDict {
   std::vector<Item> items_;
   std::unordered_map<Key, size_t> index_;
 };
+
+// Equal sizes, keys and values, in order.
+template <class Key, class Value>
+bool operator==(const OrderedDict<Key, Value>& a, const OrderedDict<Key, Value>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(a[i].key() == b[i].key()) || !(a[i].value() == b[i].value())) return false;
+  return true;
+}
 
 }  // namespace ember

@@ -76,8 +76,7 @@ struct GRUCellOptions {
 
 namespace detail {
 
-// The cell a recurrent module runs (LibTorch's kRNN_TANH, kRNN_RELU, kLSTM, kGRU).
-enum class RNNMode { RNN_TANH, RNN_RELU, LSTM, GRU };
+// RNNMode, the cell a recurrent module runs (torch::kRNN_TANH, kRNN_RELU, kLSTM, kGRU): ember/nn/enum.h.
 
 // What RNN, LSTM and GRU share (LibTorch's detail::RNNOptionsBase).
 struct RNNOptionsBase {

@@ -13,51 +13,9 @@
 
 namespace ember {
 
-enum class PadMode { Constant, Reflect, Replicate, Circular };
-enum class InterpolateMode { Nearest, Linear, Bilinear, Bicubic, Trilinear, Area, NearestExact };
-enum class GridSampleMode { Bilinear, Nearest, Bicubic };
-enum class GridSamplePaddingMode { Zeros, Border, Reflection };
+// PadMode, InterpolateMode, GridSampleMode, GridSamplePaddingMode and LibTorch's constants for
+// them (torch::kReflect, ...): ember/nn/enum.h.
 
-// LibTorch's mode constants (torch::kReflect, torch::kBilinear, ...): each converts to every
-// mode enum that lists its name, and to its PyTorch string ("reflect") for string options
-// such as Conv's padding_mode. torch::kLinear is nn::init's (InterpolateFuncOptions takes it).
-namespace enumtype {
-#define EMBER_MODE_TAG(Tag, str, ...)                          \
-  struct Tag {                                                 \
-    operator std::string() const { return str; } /* NOLINT */ \
-    __VA_ARGS__                                                \
-  };
-#define EMBER_TO(Enum, v) \
-  constexpr operator Enum() const { return Enum::v; } /* NOLINT */
-EMBER_MODE_TAG(kConstant, "constant", EMBER_TO(PadMode, Constant))
-EMBER_MODE_TAG(kReflect, "reflect", EMBER_TO(PadMode, Reflect))
-EMBER_MODE_TAG(kReplicate, "replicate", EMBER_TO(PadMode, Replicate))
-EMBER_MODE_TAG(kCircular, "circular", EMBER_TO(PadMode, Circular))
-EMBER_MODE_TAG(kNearest, "nearest", EMBER_TO(InterpolateMode, Nearest) EMBER_TO(GridSampleMode, Nearest))
-EMBER_MODE_TAG(kBilinear, "bilinear", EMBER_TO(InterpolateMode, Bilinear) EMBER_TO(GridSampleMode, Bilinear))
-EMBER_MODE_TAG(kBicubic, "bicubic", EMBER_TO(InterpolateMode, Bicubic) EMBER_TO(GridSampleMode, Bicubic))
-EMBER_MODE_TAG(kTrilinear, "trilinear", EMBER_TO(InterpolateMode, Trilinear))
-EMBER_MODE_TAG(kArea, "area", EMBER_TO(InterpolateMode, Area))
-EMBER_MODE_TAG(kNearestExact, "nearest-exact", EMBER_TO(InterpolateMode, NearestExact))
-EMBER_MODE_TAG(kZeros, "zeros", EMBER_TO(GridSamplePaddingMode, Zeros))
-EMBER_MODE_TAG(kBorder, "border", EMBER_TO(GridSamplePaddingMode, Border))
-EMBER_MODE_TAG(kReflection, "reflection", EMBER_TO(GridSamplePaddingMode, Reflection))
-#undef EMBER_TO
-#undef EMBER_MODE_TAG
-}  // namespace enumtype
-inline constexpr enumtype::kConstant kConstant{};
-inline constexpr enumtype::kReflect kReflect{};
-inline constexpr enumtype::kReplicate kReplicate{};
-inline constexpr enumtype::kCircular kCircular{};
-inline constexpr enumtype::kNearest kNearest{};
-inline constexpr enumtype::kBilinear kBilinear{};
-inline constexpr enumtype::kBicubic kBicubic{};
-inline constexpr enumtype::kTrilinear kTrilinear{};
-inline constexpr enumtype::kArea kArea{};
-inline constexpr enumtype::kNearestExact kNearestExact{};
-inline constexpr enumtype::kZeros kZeros{};
-inline constexpr enumtype::kBorder kBorder{};
-inline constexpr enumtype::kReflection kReflection{};
 
 // LibTorch's enumtype::get_enum_name spelling: "kBilinear", ...
 const char* mode_name(InterpolateMode mode);
@@ -92,7 +50,6 @@ struct InterpolateFuncOptions {
   TORCH_ARG(bool, antialias) = false;
 
  public:
-  InterpolateFuncOptions& mode(init::Nonlinearity linear);  // torch::kLinear
 };
 // Size and scale_factor take one value per spatial dim, or one value for all of them.
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
@@ -190,7 +147,6 @@ struct UpsampleOptions {
   TORCH_ARG(std::optional<bool>, align_corners) = std::nullopt;
 
  public:
-  UpsampleOptions& mode(init::Nonlinearity linear);  // torch::kLinear
 };
 class UpsampleImpl : public Cloneable<UpsampleImpl> {
  public:
@@ -266,6 +222,7 @@ inline Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptio
 class UnfoldImpl : public Cloneable<UnfoldImpl> {
  public:
   explicit UnfoldImpl(const UnfoldOptions& options) : options(options) {}
+  explicit UnfoldImpl(ExpandingArray<2> kernel_size) : options(std::move(kernel_size)) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return functional::unfold(input, options); }

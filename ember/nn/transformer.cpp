@@ -229,9 +229,7 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
 }
 
 // ---- the layers ---------------------------------------------------------------------------------
-TransformerActivation::TransformerActivation(init::Nonlinearity relu) : name_("relu") {
-  EMBER_CHECK(relu == init::Nonlinearity::ReLU, "Transformer: the activation must be torch::kReLU, torch::kGELU or a "
-              "function");
+TransformerActivation::TransformerActivation(enumtype::kReLU) : name_("relu") {
   function_ = [](const Tensor& x) { return ember::relu(x); };
 }
 TransformerActivation::TransformerActivation(enumtype::kGELU) : name_("gelu") {

@@ -15,12 +15,6 @@
 #include "ember/nn/layers.h"
 #include "ember/nn/modules.h"
 
-namespace ember {
-namespace enumtype {
-struct kGELU {};
-}  // namespace enumtype
-inline constexpr enumtype::kGELU kGELU{};  // LibTorch's torch::kGELU (the transformers' activation)
-}  // namespace ember
 
 namespace ember::nn {
 
@@ -121,7 +115,7 @@ TORCH_MODULE(MultiheadAttention);
 // (LibTorch's activation_t).
 class TransformerActivation {
  public:
-  TransformerActivation(init::Nonlinearity relu);  // NOLINT: torch::kReLU
+  TransformerActivation(enumtype::kReLU);          // NOLINT
   TransformerActivation(enumtype::kGELU);          // NOLINT
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, TransformerActivation> &&
                                               std::is_invocable_r_v<Tensor, F, const Tensor&>>>
@@ -143,7 +137,7 @@ struct TransformerLayerOptions {
   TORCH_ARG(int64_t, nhead);
   TORCH_ARG(int64_t, dim_feedforward) = 2048;
   TORCH_ARG(double, dropout) = 0.1;
-  TORCH_ARG(TransformerActivation, activation) = init::Nonlinearity::ReLU;
+  TORCH_ARG(TransformerActivation, activation) = kReLU;
   // PyTorch's options:
   TORCH_ARG(double, layer_norm_eps) = 1e-5;
   TORCH_ARG(bool, batch_first) = false;
@@ -266,7 +260,7 @@ struct TransformerOptions {
   TORCH_ARG(int64_t, num_decoder_layers) = 6;
   TORCH_ARG(int64_t, dim_feedforward) = 2048;
   TORCH_ARG(double, dropout) = 0.1;
-  TORCH_ARG(TransformerActivation, activation) = init::Nonlinearity::ReLU;
+  TORCH_ARG(TransformerActivation, activation) = kReLU;
   TORCH_ARG(double, layer_norm_eps) = 1e-5;
   TORCH_ARG(bool, batch_first) = false;
   TORCH_ARG(bool, norm_first) = false;

@@ -268,6 +268,11 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased = true);
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false);
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased = true);
+// var(t, 1), std(t, 1), var_mean(t, 1), std_mean(t, 1): over dim 1, as LibTorch's overloads.
+Tensor var(const Tensor& self, int dim);
+Tensor std(const Tensor& self, int dim);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, int dim);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, int dim);
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false);
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p = 2);

@@ -362,70 +362,70 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   return r.scatter_reduce_(dim, index, src, reduce, include_self);
 }
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, src)))
-    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, src), "scatter_");
-  return scatter_impl(*this, dim, index, src, "scatter", ScatterMode::Scatter);
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self(), src)))
+    return autograd::assign_inplace(self(), ember::scatter(self(), dim, index, src), "scatter_");
+  return scatter_impl(self(), dim, index, src, "scatter", ScatterMode::Scatter);
 }
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this)))
-    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, value), "scatter_");
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self())))
+    return autograd::assign_inplace(self(), ember::scatter(self(), dim, index, value), "scatter_");
   dim = maybe_wrap_dim(dim, this->dim(), "scatter");
-  check_scatter_shapes("scatter", *this, dim, index, nullptr);
-  check_no_internal_overlap(*this, "scatter_");
-  check_value_fits("scatter_", *this, value);
-  scatter_into("scatter", at_least_1d(*this), dim, at_least_1d(index), Tensor(), ScatterMode::ScatterFill, value);
-  return *this;
+  check_scatter_shapes("scatter", self(), dim, index, nullptr);
+  check_no_internal_overlap(self(), "scatter_");
+  check_value_fits("scatter_", self(), value);
+  scatter_into("scatter", at_least_1d(self()), dim, at_least_1d(index), Tensor(), ScatterMode::ScatterFill, value);
+  return self();
 }
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, src)))
-    return autograd::assign_inplace(*this, ember::scatter_add(*this, dim, index, src), "scatter_add_");
-  return scatter_impl(*this, dim, index, src, "scatter_add", ScatterMode::Sum);
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self(), src)))
+    return autograd::assign_inplace(self(), ember::scatter_add(self(), dim, index, src), "scatter_add_");
+  return scatter_impl(self(), dim, index, src, "scatter_add", ScatterMode::Sum);
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
-                                bool include_self) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, src)))
-    return autograd::assign_inplace(*this, ember::scatter_reduce(*this, dim, index, src, reduce, include_self),
+                                bool include_self) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self(), src)))
+    return autograd::assign_inplace(self(), ember::scatter_reduce(self(), dim, index, src, reduce, include_self),
                                     "scatter_reduce_");
   EMBER_CHECK(reduce == "sum" || reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
               "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
   dim = maybe_wrap_dim(dim, this->dim(), "scatter_reduce");
-  check_scatter_shapes("scatter_reduce", *this, dim, index, &src);
-  check_no_internal_overlap(*this, "scatter_reduce_");
+  check_scatter_shapes("scatter_reduce", self(), dim, index, &src);
+  check_no_internal_overlap(self(), "scatter_reduce_");
   EMBER_CHECK_TYPE(!is_complex() || reduce == "sum" || reduce == "prod" || reduce == "mean", "scatter_reduce(): ",
                    reduce, " is not supported for complex dtype ", dtype());
-  Tensor self1 = at_least_1d(*this), idx1 = at_least_1d(index), src1 = at_least_1d(src);
+  Tensor self1 = at_least_1d(self()), idx1 = at_least_1d(index), src1 = at_least_1d(src);
   if (!include_self)
     scatter_into("scatter_reduce", self1, dim, idx1, Tensor(), ScatterMode::ScatterFill, reduce_identity(reduce, dtype()));
   ScatterMode mode = reduce == "prod" ? ScatterMode::Prod : reduce == "amax" ? ScatterMode::Amax
                    : reduce == "amin" ? ScatterMode::Amin : ScatterMode::Sum;
   scatter_into("scatter_reduce", self1, dim, idx1, src1, mode);
   if (reduce == "mean") {
-    Tensor count = include_self ? ones_like(*this) : zeros_like(*this);
+    Tensor count = include_self ? ones_like(self()) : zeros_like(self());
     Tensor c1 = at_least_1d(count);
     scatter_into("scatter_reduce", c1, dim, idx1, at_least_1d(ones_like(src)), ScatterMode::Sum);
     count.masked_fill_(count.eq(0), 1);
     if (is_floating_point() || is_complex()) div_(count);
     else div_(count, "floor");
   }
-  return *this;
+  return self();
 }
 
 // ---- index_add / index_copy / index_fill ----------------------------------------------------
-Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
-    return autograd::assign_inplace(*this, ember::index_add(*this, dim, index, source, alpha), "index_add_");
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self(), source)))
+    return autograd::assign_inplace(self(), ember::index_add(self(), dim, index, source, alpha), "index_add_");
   dim = maybe_wrap_dim(dim, this->dim(), "index_add_");
   check_index_vector("index_add_", index, false);
   EMBER_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt,
               "index_add_(): Expected dtype int32/int64 for index");
   EMBER_CHECK(scalar_type() == source.scalar_type(), "index_add_(): self (", scalar_type(), ") and source (",
               source.scalar_type(), ") must have the same scalar type");
-  check_no_internal_overlap(*this, "index_add_");
+  check_no_internal_overlap(self(), "index_add_");
   Tensor idx = index.reshape({-1});
-  Tensor src = source_for("index_add_", *this, dim, source, idx.numel());
-  index_put_dims(at_least_1d(*this), dim, {idx}, src, true, alpha, {IndexErrorStyle::Select, "index_add_"});
-  return *this;
+  Tensor src = source_for("index_add_", self(), dim, source, idx.numel());
+  index_put_dims(at_least_1d(self()), dim, {idx}, src, true, alpha, {IndexErrorStyle::Select, "index_add_"});
+  return self();
 }
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
   return ember::index_add(*this, dim, index, source, alpha);
@@ -446,20 +446,20 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   return self.clone().index_add_(dim, index, source, alpha);
 }
 
-Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
-    return autograd::assign_inplace(*this, ember::index_copy(*this, dim, index, source), "index_copy_");
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self(), source)))
+    return autograd::assign_inplace(self(), ember::index_copy(self(), dim, index, source), "index_copy_");
   dim = maybe_wrap_dim(dim, this->dim(), "index_copy_");
   check_index_vector("index_copy_", index, false);
   EMBER_CHECK(index.scalar_type() == kLong, "index_copy_(): Expected a long tensor for index, but got ",
               index.scalar_type());
   EMBER_CHECK(scalar_type() == source.scalar_type(), "index_copy_(): self and source expected to have the same dtype, "
               "but got (self) ", scalar_type(), " and (source) ", source.scalar_type());
-  check_no_internal_overlap(*this, "index_copy_");
+  check_no_internal_overlap(self(), "index_copy_");
   Tensor idx = index.reshape({-1});
-  Tensor src = source_for("index_copy_", *this, dim, source, idx.numel());
-  index_put_dims(at_least_1d(*this), dim, {idx}, src, false, 1, {IndexErrorStyle::IndexCopy, "index_copy_"}, {dim});
-  return *this;
+  Tensor src = source_for("index_copy_", self(), dim, source, idx.numel());
+  index_put_dims(at_least_1d(self()), dim, {idx}, src, false, 1, {IndexErrorStyle::IndexCopy, "index_copy_"}, {dim});
+  return self();
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
   return ember::index_copy(*this, dim, index, source);
@@ -480,19 +480,19 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   return self.clone().index_copy_(dim, index, source);
 }
 
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this)))
-    return autograd::assign_inplace(*this, ember::index_fill(*this, dim, index, value), "index_fill_");
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self())))
+    return autograd::assign_inplace(self(), ember::index_fill(self(), dim, index, value), "index_fill_");
   dim = maybe_wrap_dim(dim, this->dim(), "index_fill_");
   check_index_vector("index_fill_", index, false);
   EMBER_CHECK_INDEX(index.scalar_type() == kLong, "index_fill_(): Expected dtype int64 for index.");
   EMBER_CHECK(is_complex() || !value.isComplex(),
               "index_fill_(): Converting complex Scalar to non-complex type is not supported");
-  check_no_internal_overlap(*this, "index_fill_");
+  check_no_internal_overlap(self(), "index_fill_");
   Tensor idx = index.reshape({-1});
-  index_put_dims(at_least_1d(*this), dim, {idx}, scalar_tensor(value, options()), false, 1, {IndexErrorStyle::IndexFill, "index_fill_"},
+  index_put_dims(at_least_1d(self()), dim, {idx}, scalar_tensor(value, options()), false, 1, {IndexErrorStyle::IndexFill, "index_fill_"},
                  {dim});
-  return *this;
+  return self();
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
   return ember::index_fill(*this, dim, index, value);
@@ -508,19 +508,19 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
 }
 
 // ---- masked ops -----------------------------------------------------------------------------
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this)))
-    return autograd::assign_inplace(*this, ember::masked_fill(*this, mask, value), "masked_fill_");
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self())))
+    return autograd::assign_inplace(self(), ember::masked_fill(self(), mask, value), "masked_fill_");
   check_mask_dtype("masked_fill_", mask);
-  check_value_fits("masked_fill_", *this, value);
+  check_value_fits("masked_fill_", self(), value);
   DimVector b = infer_size(sizes(), mask.sizes(), "masked_fill_");
   EMBER_CHECK(IntArrayRef(b) == sizes(), "masked_fill_: output with shape ", sizes(),
               " doesn't match the broadcast shape ", IntArrayRef(b));
-  check_no_internal_overlap(*this, "masked_fill_");
-  if (numel() == 0 || is_meta()) return *this;
+  check_no_internal_overlap(self(), "masked_fill_");
+  if (numel() == 0 || is_meta()) return self();
   TensorIterator it = TensorIteratorConfig()
                           .set_op_name("masked_fill_")
-                          .add_output(*this)
+                          .add_output(self())
                           .add_input(mask.expand(sizes()))
                           .is_inplace(true)
                           .promote_inputs_to_common_dtype(false)
@@ -530,9 +530,9 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
                           .build();
   kernel_for(masked_fill_op, device())(it, value);
   bump_version();
-  return *this;
+  return self();
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
   EMBER_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
   return masked_fill_(mask, value.item());
@@ -571,26 +571,26 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 }
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 
-Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
-    return autograd::assign_inplace(*this, ember::masked_scatter(*this, mask, source), "masked_scatter_");
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self(), source)))
+    return autograd::assign_inplace(self(), ember::masked_scatter(self(), mask, source), "masked_scatter_");
   check_mask_dtype("masked_scatter_", mask);
   EMBER_CHECK(scalar_type() == source.scalar_type(), "masked_scatter: expected self and source to have same dtypes but got ",
               scalar_type(), " and ", source.scalar_type());
   DimVector b = infer_size(sizes(), mask.sizes(), "masked_scatter_");
   EMBER_CHECK(IntArrayRef(b) == sizes(), "masked_scatter_: output with shape ", sizes(),
               " doesn't match the broadcast shape ", IntArrayRef(b));
-  check_no_internal_overlap(*this, "masked_scatter_");
-  Tensor self1 = at_least_1d(*this);
+  check_no_internal_overlap(self(), "masked_scatter_");
+  Tensor self1 = at_least_1d(self());
   Tensor nz = ember::nonzero(mask.expand(sizes()).reshape(self1.sizes()));
   int64_t count = nz.size(0);
   EMBER_CHECK(source.numel() >= count, "masked_scatter_: Number of elements of source < number of ones in mask (",
               source.numel(), " < ", count, ")");
-  if (count == 0) return *this;
+  if (count == 0) return self();
   std::vector<Tensor> cols;
   for (int64_t d = 0; d < self1.dim(); ++d) cols.push_back(nz.select(1, d));
   index_put_dims(self1, 0, cols, source.reshape({-1}).narrow(0, 0, count), false, 1, {IndexErrorStyle::Advanced, "masked_scatter_"});
-  return *this;
+  return self();
 }
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, source))) {
@@ -639,16 +639,16 @@ Tensor take(const Tensor& self, const Tensor& index) {
 }
 Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
 
-Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source)))
-    return autograd::assign_inplace(*this, ember::put(*this, index, source, accumulate), "put_");
+Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) const {
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self(), source)))
+    return autograd::assign_inplace(self(), ember::put(self(), index, source, accumulate), "put_");
   EMBER_CHECK(index.scalar_type() == kLong, "put_(): Expected a long tensor for index, but got ", index.scalar_type());
   EMBER_CHECK(scalar_type() == source.scalar_type(), "put_(): self and source expected to have the same dtype, but got "
               "self.dtype = ", scalar_type(), " and source.dtype = ", source.scalar_type());
   EMBER_CHECK_INDEX(source.numel() == index.numel(), "put_(): Expected source and index to have the same number of "
                     "elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
-  check_no_internal_overlap(*this, "put_");
-  if (index.numel() == 0) return *this;
+  check_no_internal_overlap(self(), "put_");
+  if (index.numel() == 0) return self();
   if (is_contiguous()) {
     index_put_dims(view({-1}), 0, {index.reshape({-1})}, source.reshape({-1}), accumulate, 1, {IndexErrorStyle::Take, "put_"});
   } else {
@@ -657,7 +657,7 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
                    {IndexErrorStyle::Take, "put_"});
     copy_(tmp);
   }
-  return *this;
+  return self();
 }
 Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) const {
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(*this, source))) return ember::put(*this, index, source, accumulate);

@@ -350,10 +350,8 @@ std::ostream& operator<<(std::ostream& os, const TensorIndex& i) {
     case TensorIndex::Type::Integer: return os << i.integer();
     case TensorIndex::Type::Boolean: return os << (i.boolean() ? "true" : "false");
     case TensorIndex::Type::Slice: {
-      // LibTorch prints the normalized bounds: start 0, stop INT64_MAX by default.
       const Slice& s = i.slice();
-      return os << s.start().value_or(0) << ":" << s.stop().value_or(std::numeric_limits<int64_t>::max()) << ":"
-                << s.step();
+      return os << s.start() << ":" << s.stop() << ":" << s.step();
     }
     case TensorIndex::Type::Tensor: return os << i.tensor();
   }
@@ -375,7 +373,7 @@ Tensor apply_select(const Tensor& t, int64_t dim, int64_t index, int64_t real_di
 
 Tensor apply_slice(const Tensor& t, int64_t dim, const indexing::Slice& s) {
   if (s.step() <= 0) throw ValueError("step must be greater than zero");
-  if (!s.start() && !s.stop() && s.step() == 1) return t;
+  if (s.start() == 0 && s.stop() == indexing::INDEX_MAX && s.step() == 1) return t;
   return t.slice(dim, s.start(), s.stop(), s.step());
 }
 
@@ -466,28 +464,28 @@ Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
   return ember::index(sliced, tensor_indices);
 }
 
-Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) {
+Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) const {
   EMBER_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   std::vector<std::optional<Tensor>> tensor_indices;
-  Tensor sliced = apply_slicing(*this, indices, tensor_indices, "index_put_");
+  Tensor sliced = apply_slicing(self(), indices, tensor_indices, "index_put_");
   if (tensor_indices.empty()) {
     copy_to(sliced, rhs);
-    return *this;
+    return self();
   }
   ember::index_put_(sliced, tensor_indices, strip_leading_ones(rhs), false);
-  return *this;
+  return self();
 }
 
-Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) {
+Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) const {
   EMBER_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   std::vector<std::optional<Tensor>> tensor_indices;
-  Tensor sliced = apply_slicing(*this, indices, tensor_indices, "index_put_");
+  Tensor sliced = apply_slicing(self(), indices, tensor_indices, "index_put_");
   if (tensor_indices.empty()) {
     sliced.fill_(v);
-    return *this;
+    return self();
   }
   ember::index_put_(sliced, tensor_indices, scalar_tensor(v, options()), false);
-  return *this;
+  return self();
 }
 
 }  // namespace ember

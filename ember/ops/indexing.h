@@ -1,6 +1,8 @@
 // Tensor indexing with LibTorch's TensorIndex: integers, Slice, None, Ellipsis, bools and
 // tensors (advanced indexing), as in `t.index({Slice(1, None), 0, idx})`.
 #pragma once
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "ember/core/tensor.h"
@@ -12,24 +14,33 @@ constexpr EllipsisIndexType Ellipsis;
 struct NoneIndexType {};
 constexpr NoneIndexType None;
 
+// The bounds a Slice stands for when not given (LibTorch's).
+inline constexpr int64_t INDEX_MAX = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t INDEX_MIN = std::numeric_limits<int64_t>::min();
+
+// start:stop:step, with LibTorch's normalized bounds: a missing start is 0 (INDEX_MAX for a
+// negative step), a missing stop INDEX_MAX (INDEX_MIN), a missing step 1.
 class Slice {
  public:
   Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
         std::optional<int64_t> step = std::nullopt)
-      : start_(start), stop_(stop), step_(step.value_or(1)) {}
+      : step_(step.value_or(1)) {
+    if (step_ < -INDEX_MAX) step_ = -INDEX_MAX;
+    start_ = start.value_or(step_ < 0 ? INDEX_MAX : 0);
+    stop_ = stop.value_or(step_ < 0 ? INDEX_MIN : INDEX_MAX);
+  }
   Slice(std::optional<int64_t> start, NoneIndexType, std::optional<int64_t> step = std::nullopt)
       : Slice(start, std::nullopt, step) {}
   Slice(NoneIndexType, std::optional<int64_t> stop = std::nullopt, std::optional<int64_t> step = std::nullopt)
       : Slice(std::nullopt, stop, step) {}
   Slice(NoneIndexType, NoneIndexType, std::optional<int64_t> step = std::nullopt)
       : Slice(std::nullopt, std::nullopt, step) {}
-  std::optional<int64_t> start() const { return start_; }
-  std::optional<int64_t> stop() const { return stop_; }
+  int64_t start() const { return start_; }
+  int64_t stop() const { return stop_; }
   int64_t step() const { return step_; }
 
  private:
-  std::optional<int64_t> start_, stop_;
-  int64_t step_;
+  int64_t start_, stop_, step_;
 };
 
 class TensorIndex {

@@ -766,35 +766,35 @@ Tensor Tensor::outer(const Tensor& other) const { return ember::outer(*this, oth
 Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) const {
   return ember::addmm(*this, m1, m2, beta, alpha);
 }
-Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
-  return addmm_inplace(*this, m1, m2, beta, alpha);
+Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) const {
+  return addmm_inplace(self(), m1, m2, beta, alpha);
 }
 Tensor Tensor::addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
   return ember::addbmm(*this, b1, b2, beta, alpha);
 }
-Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
-  return addbmm_inplace(*this, b1, b2, beta, alpha);
+Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
+  return addbmm_inplace(self(), b1, b2, beta, alpha);
 }
 Tensor Tensor::baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
   return ember::baddbmm(*this, b1, b2, beta, alpha);
 }
-Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
-  return baddbmm_inplace(*this, b1, b2, beta, alpha);
+Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
+  return baddbmm_inplace(self(), b1, b2, beta, alpha);
 }
 Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const {
   return ember::addmv(*this, mat, vec, beta, alpha);
 }
-Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
-  return addmv_inplace(*this, mat, vec, beta, alpha);
+Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const {
+  return addmv_inplace(self(), mat, vec, beta, alpha);
 }
 Tensor Tensor::addr(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) const {
   return ember::addr(*this, v1, v2, beta, alpha);
 }
-Tensor& Tensor::addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
-  Tensor r = ember::addr(*this, v1, v2, beta, alpha);
-  check_inplace(*this, r.sizes(), r.scalar_type());
+Tensor& Tensor::addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) const {
+  Tensor r = ember::addr(self(), v1, v2, beta, alpha);
+  check_inplace(self(), r.sizes(), r.scalar_type());
   copy_(r);
-  return *this;
+  return self();
 }
 Tensor Tensor::trace() const { return ember::trace(*this); }
 

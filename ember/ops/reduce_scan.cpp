@@ -232,10 +232,10 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dt
 
 // ---- Tensor methods ---------------------------------------------------------------------------
 Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const { return ember::cumsum(*this, dim, dtype); }
-Tensor& Tensor::cumsum_(int64_t dim, std::optional<ScalarType> dtype) { return cum_inplace(cumsum_op, *this, dim, dtype); }
+Tensor& Tensor::cumsum_(int64_t dim, std::optional<ScalarType> dtype) const { return cum_inplace(cumsum_op, self(), dim, dtype); }
 Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const { return ember::cumprod(*this, dim, dtype); }
-Tensor& Tensor::cumprod_(int64_t dim, std::optional<ScalarType> dtype) {
-  return cum_inplace(cumprod_op, *this, dim, dtype);
+Tensor& Tensor::cumprod_(int64_t dim, std::optional<ScalarType> dtype) const {
+  return cum_inplace(cumprod_op, self(), dim, dtype);
 }
 std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
 std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }

@@ -120,6 +120,14 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
                                     bool keepdim) {
   return var_std_impl(self, dim, correction, keepdim, false, true, "var_mean");
 }
+Tensor var(const Tensor& self, int dim) { return var(self, IntArrayRef{int64_t(dim)}); }
+Tensor std(const Tensor& self, int dim) { return std(self, IntArrayRef{int64_t(dim)}); }
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, int dim) {
+  return var_mean(self, IntArrayRef{int64_t(dim)});
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, int dim) {
+  return std_mean(self, IntArrayRef{int64_t(dim)});
+}
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
   return var_std_impl(self, std::nullopt, corr(unbiased), false, true, true, "std_mean");
 }
@@ -305,6 +313,8 @@ Tensor Tensor::var(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
 Tensor Tensor::var(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) const {
   return ember::var(*this, dim, correction, keepdim);
 }
+Tensor Tensor::var(int dim) const { return ember::var(*this, IntArrayRef{int64_t(dim)}); }
+Tensor Tensor::std(int dim) const { return ember::std(*this, IntArrayRef{int64_t(dim)}); }
 Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
 Tensor Tensor::std(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
   return ember::std(*this, dim, unbiased, keepdim);

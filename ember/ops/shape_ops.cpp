@@ -44,8 +44,8 @@ Tensor& triu_out(Tensor& out, const Tensor& self, int64_t diagonal) {
 }
 Tensor Tensor::tril(int64_t d) const { return ember::tril(*this, d); }
 Tensor Tensor::triu(int64_t d) const { return ember::triu(*this, d); }
-Tensor& Tensor::tril_(int64_t d) { return copy_(ember::tril(*this, d)); }
-Tensor& Tensor::triu_(int64_t d) { return copy_(ember::triu(*this, d)); }
+Tensor& Tensor::tril_(int64_t d) const { return copy_(ember::tril(self(), d)); }
+Tensor& Tensor::triu_(int64_t d) const { return copy_(ember::triu(self(), d)); }
 
 // ---- cat / stack ----------------------------------------------------------------------------------
 namespace {

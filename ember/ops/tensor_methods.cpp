@@ -8,13 +8,30 @@
 namespace ember {
 
 // ---- random fills ----------------------------------------------------------------
-Tensor& Tensor::uniform_(double from, double to, OptGen g) { return ember::uniform_(*this, from, to, g); }
-Tensor& Tensor::normal_(double mean, double std, OptGen g) { return ember::normal_(*this, mean, std, g); }
-Tensor& Tensor::bernoulli_(double p, OptGen g) { return ember::bernoulli_(*this, p, g); }
-Tensor& Tensor::exponential_(double lambd, OptGen g) { return ember::exponential_(*this, lambd, g); }
-Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, OptGen g) { return ember::random_(*this, from, to, g); }
-Tensor& Tensor::random_(int64_t to, OptGen g) { return ember::random_(*this, 0, to, g); }
-Tensor& Tensor::random_(OptGen g) { return ember::random_(*this, 0, std::nullopt, g); }
+Tensor& Tensor::uniform_(double from, double to, OptGen g) const { return ember::uniform_(self(), from, to, g); }
+Tensor& Tensor::normal_(double mean, double std, OptGen g) const { return ember::normal_(self(), mean, std, g); }
+Tensor& Tensor::bernoulli_(double p, OptGen g) const { return ember::bernoulli_(self(), p, g); }
+Tensor Tensor::type_as(const Tensor& other) const {
+  check_defined(other, "type_as", "other");
+  return to(other.device(), other.scalar_type());
+}
+bool Tensor::is_nonzero() const {
+  check_defined(*this, "is_nonzero", "self");
+  EMBER_CHECK(numel() != 0, "is_nonzero: Boolean value of Tensor with no values is ambiguous");
+  EMBER_CHECK(numel() == 1, "is_nonzero: Boolean value of Tensor with more than one value is ambiguous");
+  if (is_complex()) {
+    auto c = to(kComplexDouble).item<Complex<double>>();
+    return c.real() != 0 || c.imag() != 0;
+  }
+  return to(kDouble).item<double>() != 0;
+}
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement, OptGen g) const {
+  return ember::multinomial(*this, num_samples, replacement, g);
+}
+Tensor& Tensor::exponential_(double lambd, OptGen g) const { return ember::exponential_(self(), lambd, g); }
+Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, OptGen g) const { return ember::random_(self(), from, to, g); }
+Tensor& Tensor::random_(int64_t to, OptGen g) const { return ember::random_(self(), 0, to, g); }
+Tensor& Tensor::random_(OptGen g) const { return ember::random_(self(), 0, std::nullopt, g); }
 Tensor Tensor::bernoulli(OptGen g) const { return ember::bernoulli(*this, g); }
 
 // ---- conversion ---------------------------------------------------------------------
@@ -55,19 +72,19 @@ Tensor Tensor::to(const Tensor& other, bool, bool copy, std::optional<MemoryForm
 }
 Tensor Tensor::contiguous(MemoryFormat f) const { return ember::contiguous(*this, f); }
 Tensor Tensor::clone(std::optional<MemoryFormat> f) const { return ember::clone(*this, f); }
-Tensor& Tensor::copy_(const Tensor& src, bool nb) { return ember::copy_(*this, src, nb); }
-Tensor& Tensor::fill_(const Scalar& v) { return ember::fill_(*this, v); }
-Tensor& Tensor::fill_(const Tensor& v) {
+Tensor& Tensor::copy_(const Tensor& src, bool nb) const { return ember::copy_(self(), src, nb); }
+Tensor& Tensor::fill_(const Scalar& v) const { return ember::fill_(self(), v); }
+Tensor& Tensor::fill_(const Tensor& v) const {
   EMBER_CHECK(v.dim() == 0, "fill_: only supports 0-dimension value tensor but got tensor with ", v.dim(), " dimensions.");
-  return ember::fill_(*this, v.item());
+  return ember::fill_(self(), v.item());
 }
-Tensor& Tensor::zero_() { return ember::zero_(*this); }
+Tensor& Tensor::zero_() const { return ember::zero_(self()); }
 const Tensor& Tensor::resize_(IntArrayRef size, std::optional<MemoryFormat> f) const { return ember::resize_(*this, size, f); }
-Tensor& Tensor::set_(const Tensor& source) {
+Tensor& Tensor::set_(const Tensor& source) const {
   impl_->set_storage(source.storage());
   impl_->set_storage_offset(source.storage_offset());
   impl_->set_sizes_and_strides(source.sizes(), source.strides());
-  return *this;
+  return self();
 }
 
 // ---- views ----------------------------------------------------------------------------
@@ -103,15 +120,15 @@ Tensor Tensor::flatten(int64_t s, int64_t e) const { return ember::flatten(*this
 Tensor Tensor::unflatten(int64_t d, IntArrayRef s) const { return ember::unflatten(*this, d, s); }
 Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
 Tensor Tensor::squeeze(int64_t d) const { return ember::squeeze(*this, d); }
-Tensor& Tensor::squeeze_() { Tensor v = squeeze(); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
-Tensor& Tensor::squeeze_(int64_t d) { Tensor v = squeeze(d); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor& Tensor::squeeze_() const { Tensor v = squeeze(); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return self(); }
+Tensor& Tensor::squeeze_(int64_t d) const { Tensor v = squeeze(d); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return self(); }
 Tensor Tensor::unsqueeze(int64_t d) const { return ember::unsqueeze(*this, d); }
-Tensor& Tensor::unsqueeze_(int64_t d) { Tensor v = unsqueeze(d); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor& Tensor::unsqueeze_(int64_t d) const { Tensor v = unsqueeze(d); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return self(); }
 Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
 Tensor Tensor::transpose(int64_t a, int64_t b) const { return ember::transpose(*this, a, b); }
-Tensor& Tensor::transpose_(int64_t a, int64_t b) { Tensor v = transpose(a, b); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor& Tensor::transpose_(int64_t a, int64_t b) const { Tensor v = transpose(a, b); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return self(); }
 Tensor Tensor::t() const { return ember::t(*this); }
-Tensor& Tensor::t_() { Tensor v = t(); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return *this; }
+Tensor& Tensor::t_() const { Tensor v = t(); impl_->set_sizes_and_strides(v.sizes(), v.strides()); return self(); }
 Tensor Tensor::mT() const {
   EMBER_CHECK(dim() >= 2, "mT: tensor.mT is only supported on matrices or batches of matrices. Got ", dim(), "-D tensor.");
   return transpose(-2, -1);
@@ -145,7 +162,7 @@ Tensor Tensor::conj() const { return ember::conj(*this); }
 // ---- pointwise ----------------------------------------------------------------------
 #define EMBER_UNARY_METHOD(name)                                   \
   Tensor Tensor::name() const { return ember::name(*this); }       \
-  Tensor& Tensor::name##_() { return ember::name##_(*this); }
+  Tensor& Tensor::name##_() const { return ember::name##_(self()); }
 EMBER_UNARY_METHOD(neg) EMBER_UNARY_METHOD(negative) EMBER_UNARY_METHOD(abs)
 EMBER_UNARY_METHOD(absolute) EMBER_UNARY_METHOD(sign) EMBER_UNARY_METHOD(sgn)
 EMBER_UNARY_METHOD(exp) EMBER_UNARY_METHOD(exp2) EMBER_UNARY_METHOD(expm1)
@@ -166,7 +183,7 @@ EMBER_UNARY_METHOD(deg2rad) EMBER_UNARY_METHOD(rad2deg)
 #undef EMBER_UNARY_METHOD
 Tensor Tensor::positive() const { return ember::positive(*this); }
 Tensor Tensor::round(int64_t d) const { return ember::round(*this, d); }
-Tensor& Tensor::round_(int64_t d) { return ember::round_(*this, d); }
+Tensor& Tensor::round_(int64_t d) const { return ember::round_(self(), d); }
 Tensor Tensor::angle() const { return ember::angle(*this); }
 Tensor Tensor::isnan() const { return ember::isnan(*this); }
 Tensor Tensor::isinf() const { return ember::isinf(*this); }
@@ -178,29 +195,29 @@ Tensor Tensor::signbit() const { return ember::signbit(*this); }
 Tensor Tensor::nan_to_num(std::optional<double> a, std::optional<double> b, std::optional<double> c) const {
   return ember::nan_to_num(*this, a, b, c);
 }
-Tensor& Tensor::nan_to_num_(std::optional<double> a, std::optional<double> b, std::optional<double> c) {
-  return ember::nan_to_num_(*this, a, b, c);
+Tensor& Tensor::nan_to_num_(std::optional<double> a, std::optional<double> b, std::optional<double> c) const {
+  return ember::nan_to_num_(self(), a, b, c);
 }
 Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
-Tensor& Tensor::logit_(std::optional<double> eps) { return ember::logit_(*this, eps); }
+Tensor& Tensor::logit_(std::optional<double> eps) const { return ember::logit_(self(), eps); }
 Tensor Tensor::clamp(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp(*this, lo, hi); }
 Tensor Tensor::clamp(const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) const { return ember::clamp(*this, lo, hi); }
-Tensor& Tensor::clamp_(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) { return ember::clamp_(*this, lo, hi); }
-Tensor& Tensor::clamp_(const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) { return ember::clamp_(*this, lo, hi); }
+Tensor& Tensor::clamp_(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp_(self(), lo, hi); }
+Tensor& Tensor::clamp_(const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) const { return ember::clamp_(self(), lo, hi); }
 Tensor Tensor::clamp_min(const Scalar& v) const { return ember::clamp_min(*this, v); }
-Tensor& Tensor::clamp_min_(const Scalar& v) { return ember::clamp_(*this, std::optional<Scalar>(v), std::nullopt); }
+Tensor& Tensor::clamp_min_(const Scalar& v) const { return ember::clamp_(self(), std::optional<Scalar>(v), std::nullopt); }
 Tensor Tensor::clamp_max(const Scalar& v) const { return ember::clamp_max(*this, v); }
-Tensor& Tensor::clamp_max_(const Scalar& v) { return ember::clamp_(*this, std::nullopt, std::optional<Scalar>(v)); }
+Tensor& Tensor::clamp_max_(const Scalar& v) const { return ember::clamp_(self(), std::nullopt, std::optional<Scalar>(v)); }
 Tensor Tensor::clip(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp(*this, lo, hi); }
-Tensor& Tensor::clip_(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) { return ember::clamp_(*this, lo, hi); }
+Tensor& Tensor::clip_(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp_(self(), lo, hi); }
 
 // In-place binary methods go through the out= form with self as the output.
 #define EMBER_BINARY_METHOD(name, fn)                                                          \
   Tensor Tensor::name(const Tensor& o) const { return ember::fn(*this, o); }                   \
   Tensor Tensor::name(const Scalar& o) const { return ember::fn(*this, o); }                   \
-  Tensor& Tensor::name##_(const Tensor& o) { return inplace_binary(#name "_", *this, o, &ember::fn##_out); } \
-  Tensor& Tensor::name##_(const Scalar& o) {                                                   \
-    return inplace_binary(#name "_", *this, scalar_to_tensor(o), &ember::fn##_out);           \
+  Tensor& Tensor::name##_(const Tensor& o) const { return inplace_binary(#name "_", self(), o, &ember::fn##_out); } \
+  Tensor& Tensor::name##_(const Scalar& o) const {                                                   \
+    return inplace_binary(#name "_", self(), scalar_to_tensor(o), &ember::fn##_out);           \
   }
 namespace {
 // In-place results keep self's shape: other must broadcast to it.
@@ -232,36 +249,36 @@ EMBER_BINARY_METHOD(bitwise_right_shift, bitwise_right_shift) EMBER_BINARY_METHO
 #undef EMBER_BINARY_METHOD
 #define EMBER_BINARY_TENSOR_METHOD(name)                                                    \
   Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); }              \
-  Tensor& Tensor::name##_(const Tensor& o) { return inplace_binary(#name "_", *this, o, &ember::name##_out); }
+  Tensor& Tensor::name##_(const Tensor& o) const { return inplace_binary(#name "_", self(), o, &ember::name##_out); }
 EMBER_BINARY_TENSOR_METHOD(atan2) EMBER_BINARY_TENSOR_METHOD(arctan2) EMBER_BINARY_TENSOR_METHOD(hypot)
 EMBER_BINARY_TENSOR_METHOD(copysign) EMBER_BINARY_TENSOR_METHOD(nextafter)
 #undef EMBER_BINARY_TENSOR_METHOD
 
 Tensor Tensor::add(const Tensor& o, const Scalar& a) const { return ember::add(*this, o, a); }
 Tensor Tensor::add(const Scalar& o, const Scalar& a) const { return ember::add(*this, o, a); }
-Tensor& Tensor::add_(const Tensor& o, const Scalar& a) {
-  check_inplace_shape("add_", *this, o);
-  return ember::add_out(*this, *this, o, a);
+Tensor& Tensor::add_(const Tensor& o, const Scalar& a) const {
+  check_inplace_shape("add_", self(), o);
+  return ember::add_out(self(), self(), o, a);
 }
-Tensor& Tensor::add_(const Scalar& o, const Scalar& a) { return add_(scalar_to_tensor(o, Device(kCPU)), a); }
+Tensor& Tensor::add_(const Scalar& o, const Scalar& a) const { return add_(scalar_to_tensor(o, Device(kCPU)), a); }
 Tensor Tensor::sub(const Tensor& o, const Scalar& a) const { return ember::sub(*this, o, a); }
 Tensor Tensor::sub(const Scalar& o, const Scalar& a) const { return ember::sub(*this, o, a); }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& a) {
-  check_inplace_shape("sub_", *this, o);
-  return ember::sub_out(*this, *this, o, a);
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& a) const {
+  check_inplace_shape("sub_", self(), o);
+  return ember::sub_out(self(), self(), o, a);
 }
-Tensor& Tensor::sub_(const Scalar& o, const Scalar& a) { return sub_(scalar_to_tensor(o, Device(kCPU)), a); }
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& a) const { return sub_(scalar_to_tensor(o, Device(kCPU)), a); }
 Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
 Tensor Tensor::div(const Scalar& o) const { return ember::div(*this, o); }
 Tensor Tensor::div(const Tensor& o, std::optional<std::string_view> m) const { return ember::div(*this, o, m); }
 Tensor Tensor::div(const Scalar& o, std::optional<std::string_view> m) const { return ember::div(*this, o, m); }
-Tensor& Tensor::div_(const Tensor& o) { return div_(o, std::nullopt); }
-Tensor& Tensor::div_(const Scalar& o) { return div_(scalar_to_tensor(o, Device(kCPU)), std::nullopt); }
-Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> m) {
-  check_inplace_shape("div_", *this, o);
-  return ember::div_out(*this, *this, o, m);
+Tensor& Tensor::div_(const Tensor& o) const { return div_(o, std::nullopt); }
+Tensor& Tensor::div_(const Scalar& o) const { return div_(scalar_to_tensor(o, Device(kCPU)), std::nullopt); }
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> m) const {
+  check_inplace_shape("div_", self(), o);
+  return ember::div_out(self(), self(), o, m);
 }
-Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> m) { return div_(scalar_to_tensor(o, Device(kCPU)), m); }
+Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> m) const { return div_(scalar_to_tensor(o, Device(kCPU)), m); }
 Tensor Tensor::maximum(const Tensor& o) const { return ember::maximum(*this, o); }
 Tensor Tensor::minimum(const Tensor& o) const { return ember::minimum(*this, o); }
 Tensor Tensor::fmax(const Tensor& o) const { return ember::fmax(*this, o); }
@@ -270,12 +287,12 @@ Tensor Tensor::max(const Tensor& o) const { return ember::maximum(*this, o); }
 Tensor Tensor::min(const Tensor& o) const { return ember::minimum(*this, o); }
 Tensor Tensor::lerp(const Tensor& e, const Scalar& w) const { return ember::lerp(*this, e, w); }
 Tensor Tensor::lerp(const Tensor& e, const Tensor& w) const { return ember::lerp(*this, e, w); }
-Tensor& Tensor::lerp_(const Tensor& e, const Scalar& w) { return copy_(ember::lerp(*this, e, w)); }
-Tensor& Tensor::lerp_(const Tensor& e, const Tensor& w) { return copy_(ember::lerp(*this, e, w)); }
+Tensor& Tensor::lerp_(const Tensor& e, const Scalar& w) const { return copy_(ember::lerp(self(), e, w)); }
+Tensor& Tensor::lerp_(const Tensor& e, const Tensor& w) const { return copy_(ember::lerp(self(), e, w)); }
 Tensor Tensor::addcmul(const Tensor& a, const Tensor& b, const Scalar& v) const { return ember::addcmul(*this, a, b, v); }
-Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, const Scalar& v) { return copy_(ember::addcmul(*this, a, b, v)); }
+Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, const Scalar& v) const { return copy_(ember::addcmul(self(), a, b, v)); }
 Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, const Scalar& v) const { return ember::addcdiv(*this, a, b, v); }
-Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, const Scalar& v) { return copy_(ember::addcdiv(*this, a, b, v)); }
+Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, const Scalar& v) const { return copy_(ember::addcdiv(self(), a, b, v)); }
 Tensor Tensor::where(const Tensor& c, const Tensor& o) const { return ember::where(c, *this, o); }
 Tensor Tensor::where(const Tensor& c, const Scalar& o) const { return ember::where(c, *this, o); }
 Tensor Tensor::isclose(const Tensor& o, double r, double a, bool n) const { return ember::isclose(*this, o, r, a, n); }
@@ -311,10 +328,10 @@ Tensor Tensor::operator[](const Tensor& i) const { return index({indexing::Tenso
 Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> idx) const {
   return index(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()));
 }
-Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v) {
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Tensor& v) const {
   return index_put_(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()), v);
 }
-Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Scalar& v) {
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> idx, const Scalar& v) const {
   return index_put_(ArrayRef<indexing::TensorIndex>(idx.begin(), idx.size()), v);
 }
 

@@ -16,17 +16,19 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 using State = std::map<std::string, Tensor>;
 
-// torch.optim's per-parameter loop: update(options, p, state, step) for every parameter with a
-// gradient, its step count incremented first.
-template <class Options, class F>
-void for_each_param(std::vector<OptimizerParamGroup>& groups, std::map<const TensorImpl*, State>& state,
-                    std::map<const TensorImpl*, int64_t>& steps, F&& update) {
+// torch.optim's per-parameter loop: update(options, p, state) for every parameter with a
+// gradient, the state's step count incremented first.
+template <class Options, class S, class F>
+void for_each_param(std::vector<OptimizerParamGroup>& groups, ParamStateMap& state, F&& update) {
   for (OptimizerParamGroup& group : groups) {
     const auto& o = static_cast<const Options&>(group.options());
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
-      const TensorImpl* key = p.unsafeGetTensorImpl();
-      update(o, p, state[key], ++steps[key]);
+      auto& slot = state[param_key(p)];
+      if (!slot) slot = std::make_unique<S>();
+      S& st = static_cast<S&>(*slot);
+      st.step(st.step() + 1);
+      update(o, p, st);
     }
   }
 }
@@ -35,13 +37,6 @@ void for_each_param(std::vector<OptimizerParamGroup>& groups, std::map<const Ten
 Tensor gradient(const Tensor& p, double weight_decay, bool maximize = false) {
   Tensor g = maximize ? p.grad().neg() : p.grad();
   return weight_decay != 0 ? g.add(p, weight_decay) : g;
-}
-
-// The named state tensor, zeros like p when first asked for.
-Tensor& slot(State& st, const char* name, const Tensor& p) {
-  auto it = st.find(name);
-  if (it == st.end()) it = st.emplace(name, zeros_like(p, {}, MemoryFormat::Preserve)).first;
-  return it->second;
 }
 
 // Complex tensors update as their real views (Adadelta, Adamax), as in PyTorch.
@@ -72,8 +67,8 @@ std::unique_ptr<OptimizerOptions> checked(const LBFGSOptions& o) {
 }  // namespace
 
 // ---- Adadelta, Adamax, NAdam, RAdam ------------------------------------------------------------
-Adadelta::Adadelta(std::vector<Tensor> params, const AdadeltaOptions& o) : Adadelta(one_group(std::move(params)), o) {}
-Adadelta::Adadelta(std::vector<OptimizerParamGroup> groups, const AdadeltaOptions& o)
+Adadelta::Adadelta(std::vector<Tensor> params, AdadeltaOptions o) : Adadelta(one_group(std::move(params)), o) {}
+Adadelta::Adadelta(std::vector<OptimizerParamGroup> groups, AdadeltaOptions o)
     : Optimizer(std::move(groups), checked(o)) {}
 
 std::optional<Optimizer::StateSchema> Adadelta::state_schema(const OptimizerOptions&) const {
@@ -83,9 +78,9 @@ std::optional<Optimizer::StateSchema> Adadelta::state_schema(const OptimizerOpti
 Tensor Adadelta::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
-  for_each_param<AdadeltaOptions>(groups_, state_, steps_, [](const auto& o, Tensor& p, State& st, int64_t) {
+  for_each_param<AdadeltaOptions, AdadeltaParamState>(param_groups_, state_, [](const auto& o, Tensor& p, auto& st) {
     Tensor g = as_real(gradient(p, o.weight_decay(), o.maximize()));
-    Tensor v = as_real(slot(st, "square_avg", p)), u = as_real(slot(st, "acc_delta", p));
+    Tensor v = as_real(state_slot(st.square_avg(), p)), u = as_real(state_slot(st.acc_delta(), p));
     v.mul_(o.rho()).addcmul_(g, g, 1 - o.rho());
     Tensor delta = u.add(o.eps()).sqrt_().div_(v.add(o.eps()).sqrt_()).mul_(g);
     u.mul_(o.rho()).addcmul_(delta, delta, 1 - o.rho());
@@ -94,8 +89,8 @@ Tensor Adadelta::step(LossClosure closure) {
   return loss;
 }
 
-Adamax::Adamax(std::vector<Tensor> params, const AdamaxOptions& o) : Adamax(one_group(std::move(params)), o) {}
-Adamax::Adamax(std::vector<OptimizerParamGroup> groups, const AdamaxOptions& o)
+Adamax::Adamax(std::vector<Tensor> params, AdamaxOptions o) : Adamax(one_group(std::move(params)), o) {}
+Adamax::Adamax(std::vector<OptimizerParamGroup> groups, AdamaxOptions o)
     : Optimizer(std::move(groups), checked(o)) {}
 
 std::optional<Optimizer::StateSchema> Adamax::state_schema(const OptimizerOptions&) const {
@@ -105,10 +100,11 @@ std::optional<Optimizer::StateSchema> Adamax::state_schema(const OptimizerOption
 Tensor Adamax::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
-  for_each_param<AdamaxOptions>(groups_, state_, steps_, [](const auto& o, Tensor& p, State& st, int64_t step) {
+  for_each_param<AdamaxOptions, AdamaxParamState>(param_groups_, state_, [](const auto& o, Tensor& p, auto& st) {
+    const int64_t step = st.step();
     auto [b1, b2] = o.betas();
     Tensor g = as_real(gradient(p, o.weight_decay(), o.maximize()));
-    Tensor m = as_real(slot(st, "exp_avg", p)), u = as_real(slot(st, "exp_inf", p));
+    Tensor m = as_real(state_slot(st.exp_avg(), p)), u = as_real(state_slot(st.exp_inf(), p));
     m.mul_(b1).add_(g, 1 - b1);
     u.copy_(maximum(u.mul_(b2), g.abs().add_(o.eps())));
     as_real(p).addcdiv_(m, u, -o.lr() / (1 - std::pow(b1, double(step))));
@@ -116,8 +112,8 @@ Tensor Adamax::step(LossClosure closure) {
   return loss;
 }
 
-NAdam::NAdam(std::vector<Tensor> params, const NAdamOptions& o) : NAdam(one_group(std::move(params)), o) {}
-NAdam::NAdam(std::vector<OptimizerParamGroup> groups, const NAdamOptions& o)
+NAdam::NAdam(std::vector<Tensor> params, NAdamOptions o) : NAdam(one_group(std::move(params)), o) {}
+NAdam::NAdam(std::vector<OptimizerParamGroup> groups, NAdamOptions o)
     : Optimizer(std::move(groups), checked(o)) {}
 
 std::optional<Optimizer::StateSchema> NAdam::state_schema(const OptimizerOptions&) const {
@@ -127,21 +123,21 @@ std::optional<Optimizer::StateSchema> NAdam::state_schema(const OptimizerOptions
 Tensor NAdam::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
-  for_each_param<NAdamOptions>(groups_, state_, steps_, [](const auto& o, Tensor& p, State& st, int64_t step) {
+  for_each_param<NAdamOptions, NAdamParamState>(param_groups_, state_, [](const auto& o, Tensor& p, auto& st) {
+    const int64_t step = st.step();
     auto [b1, b2] = o.betas();
     const double t = double(step);
     const double mu = b1 * (1 - 0.5 * std::pow(0.96, t * o.momentum_decay()));
     const double mu_next = b1 * (1 - 0.5 * std::pow(0.96, (t + 1) * o.momentum_decay()));
     // The product of the mu's, kept in float32 like PyTorch's 0-dim float tensor (so its float
     // arithmetic with the mu's rounded to float too).
-    auto it = st.find("mu_product");
-    if (it == st.end()) it = st.emplace("mu_product", scalar_tensor(1.0, dtype(kFloat))).first;
-    const float product32 = it->second.item<float>() * float(mu);
+    if (!st.mu_product().defined()) st.mu_product(scalar_tensor(1.0, dtype(kFloat)));
+    const float product32 = st.mu_product().template item<float>() * float(mu);
     const double product = product32, product_next = product32 * float(mu) * float(mu_next);
-    it->second.fill_(product);
+    st.mu_product().fill_(product);
     Tensor g = gradient(p, o.weight_decay());
-    Tensor& m = slot(st, "exp_avg", p);
-    Tensor& v = slot(st, "exp_avg_sq", p);
+    Tensor& m = state_slot(st.exp_avg(), p);
+    Tensor& v = state_slot(st.exp_avg_sq(), p);
     m.mul_(b1).add_(g, 1 - b1);
     v.mul_(b2).addcmul_(g, g, 1 - b2);
     Tensor denom = v.div(1 - std::pow(b2, t)).sqrt().add_(o.eps());
@@ -151,8 +147,8 @@ Tensor NAdam::step(LossClosure closure) {
   return loss;
 }
 
-RAdam::RAdam(std::vector<Tensor> params, const RAdamOptions& o) : RAdam(one_group(std::move(params)), o) {}
-RAdam::RAdam(std::vector<OptimizerParamGroup> groups, const RAdamOptions& o)
+RAdam::RAdam(std::vector<Tensor> params, RAdamOptions o) : RAdam(one_group(std::move(params)), o) {}
+RAdam::RAdam(std::vector<OptimizerParamGroup> groups, RAdamOptions o)
     : Optimizer(std::move(groups), checked(o)) {}
 
 std::optional<Optimizer::StateSchema> RAdam::state_schema(const OptimizerOptions&) const {
@@ -162,12 +158,12 @@ std::optional<Optimizer::StateSchema> RAdam::state_schema(const OptimizerOptions
 Tensor RAdam::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
-  for_each_param<RAdamOptions>(groups_, state_, steps_, [](const auto& o, Tensor& p, State& st, int64_t step) {
+  for_each_param<RAdamOptions, RAdamParamState>(param_groups_, state_, [](const auto& o, Tensor& p, auto& st) {
     auto [b1, b2] = o.betas();
-    const double t = double(step), bc1 = 1 - std::pow(b1, t), bc2 = 1 - std::pow(b2, t);
+    const double t = double(st.step()), bc1 = 1 - std::pow(b1, t), bc2 = 1 - std::pow(b2, t);
     Tensor g = gradient(p, o.weight_decay());
-    Tensor& m = slot(st, "exp_avg", p);
-    Tensor& v = slot(st, "exp_avg_sq", p);
+    Tensor& m = state_slot(st.exp_avg(), p);
+    Tensor& v = state_slot(st.exp_avg_sq(), p);
     m.mul_(b1).add_(g, 1 - b1);
     v.mul_(b2).addcmul_(g, g, 1 - b2);
     Tensor update = m.div(bc1).mul_(o.lr());
@@ -295,10 +291,10 @@ struct LBFGS::History {
   int64_t func_evals = 0, n_iter = 0;
 };
 
-LBFGS::LBFGS(std::vector<Tensor> params, const LBFGSOptions& o) : LBFGS(one_group(std::move(params)), o) {}
-LBFGS::LBFGS(std::vector<OptimizerParamGroup> groups, const LBFGSOptions& o)
+LBFGS::LBFGS(std::vector<Tensor> params, LBFGSOptions o) : LBFGS(one_group(std::move(params)), o) {}
+LBFGS::LBFGS(std::vector<OptimizerParamGroup> groups, LBFGSOptions o)
     : Optimizer(std::move(groups), checked(o)) {
-  EMBER_CHECK(groups_.size() == 1, "LBFGS doesn't support per-parameter options (parameter groups)");
+  EMBER_CHECK(param_groups_.size() == 1, "LBFGS doesn't support per-parameter options (parameter groups)");
 }
 
 // The layout of Note [LBFGS state]: every parameter holds the same pieces, shaped like it;
@@ -369,21 +365,24 @@ void LBFGS::check_state(const OptimizerStateDict& dict, const std::vector<const 
 // See Note [LBFGS state].
 LBFGS::History LBFGS::load_history() {
   History h;
-  const std::vector<Tensor>& params = groups_[0].params();
-  auto first = state_.find(params[0].unsafeGetTensorImpl());
-  if (first == state_.end()) return h;
+  const std::vector<Tensor>& params = param_groups_[0].params();
+  auto named = [&](const Tensor& p) -> const State* {
+    auto* st = dynamic_cast<NamedParamState*>(find_state(p));
+    return st ? &st->tensors : nullptr;
+  };
+  const State* first = named(params[0]);
+  if (!first) return h;
   auto scalar = [&](const std::string& name, double fallback) {
-    auto it = first->second.find(name);
-    return it == first->second.end() ? fallback : it->second.item<double>();
+    auto it = first->find(name);
+    return it == first->end() ? fallback : it->second.item<double>();
   };
   auto flat = [&](const std::string& name) {
-    if (!first->second.count(name)) return Tensor();
+    if (!first->count(name)) return Tensor();
     std::vector<Tensor> pieces;
     for (size_t i = 0; i < params.size(); ++i) {
-      auto st = state_.find(params[i].unsafeGetTensorImpl());
-      EMBER_CHECK(st != state_.end() && st->second.count(name), "LBFGS: state '", name,
-                  "' is missing for parameter ", i);
-      pieces.push_back(st->second.at(name).reshape({-1}));
+      const State* st = named(params[i]);
+      EMBER_CHECK(st && st->count(name), "LBFGS: state '", name, "' is missing for parameter ", i);
+      pieces.push_back(st->at(name).reshape({-1}));
     }
     return cat(pieces);
   };
@@ -391,7 +390,7 @@ LBFGS::History LBFGS::load_history() {
   h.n_iter = int64_t(scalar("n_iter", 0));
   h.t = scalar("t", 0), h.H_diag = scalar("H_diag", 1), h.prev_loss = scalar("prev_loss", 0);
   h.d = flat("d"), h.prev_flat_grad = flat("prev_flat_grad");
-  for (size_t i = 0; first->second.count("ro_" + std::to_string(i)); ++i) {
+  for (size_t i = 0; first->count("ro_" + std::to_string(i)); ++i) {
     const std::string n = std::to_string(i);
     h.ro.push_back(scalar("ro_" + n, 0));
     h.old_dirs.push_back(flat("old_dirs_" + n));
@@ -401,10 +400,10 @@ LBFGS::History LBFGS::load_history() {
 }
 
 void LBFGS::save_history(const History& h) {
-  const std::vector<Tensor>& params = groups_[0].params();
+  const std::vector<Tensor>& params = param_groups_[0].params();
   int64_t offset = 0;
   for (const Tensor& p : params) {
-    State& st = state_[p.unsafeGetTensorImpl()];
+    State& st = state_of<NamedParamState>(p).tensors;
     st.clear();
     auto piece = [&](const Tensor& flat) { return flat.narrow(0, offset, p.numel()).view(p.sizes()); };
     if (h.d.defined()) st["d"] = piece(h.d), st["prev_flat_grad"] = piece(h.prev_flat_grad);
@@ -414,7 +413,7 @@ void LBFGS::save_history(const History& h) {
     }
     offset += p.numel();
   }
-  State& first = state_[params[0].unsafeGetTensorImpl()];
+  State& first = state_of<NamedParamState>(params[0]).tensors;
   auto scalar = [&](const std::string& name, double v) { first[name] = scalar_tensor(v, dtype(kDouble)); };
   scalar("func_evals", double(h.func_evals));
   scalar("n_iter", double(h.n_iter));
@@ -425,14 +424,14 @@ void LBFGS::save_history(const History& h) {
 
 Tensor LBFGS::gather_flat_grad() const {
   std::vector<Tensor> views;
-  for (const Tensor& p : groups_[0].params())
+  for (const Tensor& p : param_groups_[0].params())
     views.push_back(p.grad().defined() ? p.grad().reshape({-1}) : zeros_like(p).reshape({-1}));
   return cat(views);
 }
 
 void LBFGS::add_to_params(double t, const Tensor& d) {
   int64_t offset = 0;
-  for (Tensor& p : groups_[0].params()) {
+  for (Tensor& p : param_groups_[0].params()) {
     p.add_(d.narrow(0, offset, p.numel()).view_as(p), t);
     offset += p.numel();
   }
@@ -440,9 +439,9 @@ void LBFGS::add_to_params(double t, const Tensor& d) {
 
 Tensor LBFGS::step(LossClosure closure) {
   EMBER_CHECK(closure != nullptr, "LBFGS::step requires a closure that reevaluates the model and returns the loss");
-  EMBER_CHECK(groups_.size() == 1, "LBFGS doesn't support per-parameter options (parameter groups)");
+  EMBER_CHECK(param_groups_.size() == 1, "LBFGS doesn't support per-parameter options (parameter groups)");
   NoGradGuard no_grad;
-  const auto& o = static_cast<const LBFGSOptions&>(groups_[0].options());
+  const auto& o = static_cast<const LBFGSOptions&>(param_groups_[0].options());
   const int64_t max_eval = o.max_eval().value_or(o.max_iter() * 5 / 4);
   auto max_abs = [](const Tensor& t) { return t.abs().max().item<double>(); };
   History h = load_history();
@@ -492,12 +491,12 @@ Tensor LBFGS::step(LossClosure closure) {
     int64_t ls_func_evals = 0;
     if (o.line_search_fn()) {
       std::vector<Tensor> x_init;
-      for (const Tensor& p : groups_[0].params()) x_init.push_back(p.clone());
+      for (const Tensor& p : param_groups_[0].params()) x_init.push_back(p.clone());
       auto eval = [&](double t) {
         add_to_params(t, h.d);
         const double f = evaluate(closure).item<double>();
         Tensor g = gather_flat_grad();
-        for (size_t i = 0; i < x_init.size(); ++i) groups_[0].params()[i].copy_(x_init[i]);
+        for (size_t i = 0; i < x_init.size(); ++i) param_groups_[0].params()[i].copy_(x_init[i]);
         return std::pair(f, g);
       };
       auto [accepted, evals] = strong_wolfe(eval, h.t, h.d, loss, flat_grad, gtd, o.tolerance_change());

@@ -12,10 +12,8 @@
 
 namespace ember::optim {
 
-using Betas = std::tuple<double, double>;
-
 struct AdadeltaOptions : OptimizerOptions {
-  explicit AdadeltaOptions(double lr = 1.0) : lr_(lr) {}
+  AdadeltaOptions(double lr = 1.0) : lr_(lr) {}
   EMBER_OPTIONS_COMMON(AdadeltaOptions)
   EMBER_OPT_FIELD(AdadeltaOptions, double, lr, 1.0);
   EMBER_OPT_FIELD(AdadeltaOptions, double, rho, 0.9);
@@ -29,18 +27,31 @@ struct AdadeltaOptions : OptimizerOptions {
 };
 // v = rho v + (1 - rho) g^2; delta = sqrt(u + eps) / sqrt(v + eps) * g; u = rho u + (1 - rho) delta^2;
 // p -= lr delta. State "square_avg" (v), "acc_delta" (u).
+struct AdadeltaParamState : OptimizerCloneableParamState<AdadeltaParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, square_avg);
+  TORCH_ARG(Tensor, acc_delta);
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("square_avg", square_avg_), v.tensor("acc_delta", acc_delta_);
+  }
+};
 class Adadelta : public Optimizer {
  public:
-  Adadelta(std::vector<Tensor> params, const AdadeltaOptions& options = AdadeltaOptions());
-  Adadelta(std::vector<OptimizerParamGroup> groups, const AdadeltaOptions& options = AdadeltaOptions());
+  Adadelta(std::vector<Tensor> params, AdadeltaOptions options = {});
+  Adadelta(std::vector<OptimizerParamGroup> groups, AdadeltaOptions options = {});
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdadeltaParamState>();
+  }
 };
 
 struct AdamaxOptions : OptimizerOptions {
-  explicit AdamaxOptions(double lr = 2e-3) : lr_(lr) {}
+  AdamaxOptions(double lr = 2e-3) : lr_(lr) {}
   EMBER_OPTIONS_COMMON(AdamaxOptions)
   EMBER_OPT_FIELD(AdamaxOptions, double, lr, 2e-3);
   EMBER_OPT_FIELD(AdamaxOptions, Betas, betas, Betas(0.9, 0.999));
@@ -54,19 +65,32 @@ struct AdamaxOptions : OptimizerOptions {
 };
 // m = b1 m + (1 - b1) g; u = max(b2 u, |g| + eps); p -= lr / (1 - b1^t) * m / u.
 // State "exp_avg" (m), "exp_inf" (u).
+struct AdamaxParamState : OptimizerCloneableParamState<AdamaxParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, exp_avg);
+  TORCH_ARG(Tensor, exp_inf);
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("exp_avg", exp_avg_), v.tensor("exp_inf", exp_inf_);
+  }
+};
 class Adamax : public Optimizer {
  public:
-  Adamax(std::vector<Tensor> params, const AdamaxOptions& options = AdamaxOptions());
-  Adamax(std::vector<OptimizerParamGroup> groups, const AdamaxOptions& options = AdamaxOptions());
+  Adamax(std::vector<Tensor> params, AdamaxOptions options = {});
+  Adamax(std::vector<OptimizerParamGroup> groups, AdamaxOptions options = {});
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamaxParamState>();
+  }
 };
 
 // (PyTorch 1.13's NAdam and RAdam have no `maximize`.)
 struct NAdamOptions : OptimizerOptions {
-  explicit NAdamOptions(double lr = 2e-3) : lr_(lr) {}
+  NAdamOptions(double lr = 2e-3) : lr_(lr) {}
   EMBER_OPTIONS_COMMON(NAdamOptions)
   EMBER_OPT_FIELD(NAdamOptions, double, lr, 2e-3);
   EMBER_OPT_FIELD(NAdamOptions, Betas, betas, Betas(0.9, 0.999));
@@ -81,18 +105,33 @@ struct NAdamOptions : OptimizerOptions {
 // mu_t = b1 (1 - 0.96^(t psi) / 2); m, v as Adam; with P_t = mu_1 ... mu_t and
 // d = sqrt(v / (1 - b2^t)) + eps: p -= lr (1 - mu_t) / (1 - P_t) g / d + lr mu_{t+1} / (1 - P_{t+1}) m / d.
 // State "exp_avg", "exp_avg_sq" and "mu_product" (P_t, a 0-dim float32 tensor as in PyTorch).
+struct NAdamParamState : OptimizerCloneableParamState<NAdamParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, mu_product);
+  TORCH_ARG(Tensor, exp_avg);
+  TORCH_ARG(Tensor, exp_avg_sq);
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("mu_product", mu_product_), v.tensor("exp_avg", exp_avg_);
+    v.tensor("exp_avg_sq", exp_avg_sq_);
+  }
+};
 class NAdam : public Optimizer {
  public:
-  NAdam(std::vector<Tensor> params, const NAdamOptions& options = NAdamOptions());
-  NAdam(std::vector<OptimizerParamGroup> groups, const NAdamOptions& options = NAdamOptions());
+  NAdam(std::vector<Tensor> params, NAdamOptions options = {});
+  NAdam(std::vector<OptimizerParamGroup> groups, NAdamOptions options = {});
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<NAdamParamState>();
+  }
 };
 
 struct RAdamOptions : OptimizerOptions {
-  explicit RAdamOptions(double lr = 1e-3) : lr_(lr) {}
+  RAdamOptions(double lr = 1e-3) : lr_(lr) {}
   EMBER_OPTIONS_COMMON(RAdamOptions)
   EMBER_OPT_FIELD(RAdamOptions, double, lr, 1e-3);
   EMBER_OPT_FIELD(RAdamOptions, Betas, betas, Betas(0.9, 0.999));
@@ -105,18 +144,31 @@ struct RAdamOptions : OptimizerOptions {
 // m, v as Adam; rho_t = rho_inf - 2 t b2^t / (1 - b2^t) with rho_inf = 2 / (1 - b2) - 1. Once
 // rho_t > 5 the step is Adam's times the rectification r_t; before, p -= lr m / (1 - b1^t).
 // State "exp_avg", "exp_avg_sq".
+struct RAdamParamState : OptimizerCloneableParamState<RAdamParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, exp_avg);
+  TORCH_ARG(Tensor, exp_avg_sq);
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("exp_avg", exp_avg_), v.tensor("exp_avg_sq", exp_avg_sq_);
+  }
+};
 class RAdam : public Optimizer {
  public:
-  RAdam(std::vector<Tensor> params, const RAdamOptions& options = RAdamOptions());
-  RAdam(std::vector<OptimizerParamGroup> groups, const RAdamOptions& options = RAdamOptions());
+  RAdam(std::vector<Tensor> params, RAdamOptions options = {});
+  RAdam(std::vector<OptimizerParamGroup> groups, RAdamOptions options = {});
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<RAdamParamState>();
+  }
 };
 
 struct LBFGSOptions : OptimizerOptions {
-  explicit LBFGSOptions(double lr = 1) : lr_(lr) {}
+  LBFGSOptions(double lr = 1) : lr_(lr) {}
   EMBER_OPTIONS_COMMON(LBFGSOptions)
   EMBER_OPT_FIELD(LBFGSOptions, double, lr, 1);
   EMBER_OPT_FIELD(LBFGSOptions, int64_t, max_iter, 20);
@@ -133,7 +185,8 @@ struct LBFGSOptions : OptimizerOptions {
 //
 // Note [LBFGS state]: PyTorch keeps the flat vectors (over all parameters) in the first
 // parameter's state. Here state_ holds each flat vector split into per-parameter pieces shaped
-// like their parameter, so state_dict()/load_state_dict() carry them with their shape checks:
+// like their parameter (a NamedParamState each, unlike LibTorch's one LBFGSParamState), so
+// state_dict()/load_state_dict() carry them with their shape checks:
 // every parameter has "d", "prev_flat_grad", "old_dirs_<i>" and "old_stps_<i>" (PyTorch's lists,
 // i < history length, oldest first), and the first parameter also the 0-dim float64 scalars "t",
 // "H_diag", "prev_loss", "ro_<i>", "func_evals" and "n_iter". (No dots in the names: checkpoint
@@ -144,8 +197,8 @@ struct LBFGSOptions : OptimizerOptions {
 // parameter's dtype when that parameter has a single element.
 class LBFGS : public Optimizer {
  public:
-  LBFGS(std::vector<Tensor> params, const LBFGSOptions& options = LBFGSOptions());
-  LBFGS(std::vector<OptimizerParamGroup> groups, const LBFGSOptions& options = LBFGSOptions());
+  LBFGS(std::vector<Tensor> params, LBFGSOptions options = {});
+  LBFGS(std::vector<OptimizerParamGroup> groups, LBFGSOptions options = {});
   Tensor step(LossClosure closure) override;
 
  protected:

@@ -10,10 +10,10 @@
 
 namespace ember::optim {
 
-RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o) : RMSprop(one_group(std::move(params)), o) {}
+RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions o) : RMSprop(one_group(std::move(params)), o) {}
 
-RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& o)
-    : Optimizer({}, std::make_unique<RMSpropOptions>(o)) {
+RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, RMSpropOptions o)
+    : Optimizer(std::vector<OptimizerParamGroup>{}, std::make_unique<RMSpropOptions>(o)) {
   EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
   EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
   EMBER_CHECK(o.alpha() >= 0, "Invalid alpha value: ", o.alpha());
@@ -24,7 +24,7 @@ RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& 
 
 std::optional<Optimizer::StateSchema> RMSprop::state_schema(const OptimizerOptions& group_options) const {
   const auto& o = static_cast<const RMSpropOptions&>(group_options);
-  StateSchema s{.tensors = {"square_avg"}};
+  StateSchema s{.tensors = {"square_avg"}, .step = true};
   if (o.momentum() > 0) s.tensors.push_back("momentum_buffer");
   if (o.centered()) s.tensors.push_back("grad_avg");
   return s;
@@ -33,29 +33,30 @@ std::optional<Optimizer::StateSchema> RMSprop::state_schema(const OptimizerOptio
 Tensor RMSprop::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
-  for (OptimizerParamGroup& group : groups_) {
+  for (OptimizerParamGroup& group : param_groups_) {
     const auto& o = static_cast<const RMSpropOptions&>(group.options());
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       Tensor g = o.weight_decay() != 0 ? p.grad().add(p, o.weight_decay()) : p.grad();
-      auto& st = state_[p.unsafeGetTensorImpl()];
-      if (!st.count("square_avg")) {
-        st["square_avg"] = zeros_like(p);
-        if (o.momentum() > 0) st["momentum_buffer"] = zeros_like(p);
-        if (o.centered()) st["grad_avg"] = zeros_like(p);
+      auto& st = state_of<RMSpropParamState>(p);
+      if (!st.square_avg().defined()) {
+        st.square_avg(zeros_like(p));
+        if (o.momentum() > 0) st.momentum_buffer(zeros_like(p));
+        if (o.centered()) st.grad_avg(zeros_like(p));
       }
-      Tensor& v = st["square_avg"];
+      st.step(st.step() + 1);
+      Tensor& v = st.square_avg();
       v.mul_(o.alpha()).addcmul_(g, g, 1 - o.alpha());
       Tensor avg;
       if (o.centered()) {
-        Tensor& m = st["grad_avg"];
+        Tensor& m = state_slot(st.grad_avg(), p);
         m.mul_(o.alpha()).add_(g, 1 - o.alpha());
         avg = v.addcmul(m, m, -1).sqrt().add(o.eps());
       } else {
         avg = v.sqrt().add(o.eps());
       }
       if (o.momentum() > 0) {
-        Tensor& b = st["momentum_buffer"];
+        Tensor& b = state_slot(st.momentum_buffer(), p);
         b.mul_(o.momentum()).addcdiv_(g, avg);
         p.add_(b, -o.lr());
       } else {
@@ -66,35 +67,41 @@ Tensor RMSprop::step(LossClosure closure) {
   return loss;
 }
 
-Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o) : Adagrad(one_group(std::move(params)), o) {}
+Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions o) : Adagrad(one_group(std::move(params)), o) {}
 
-Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& o)
-    : Optimizer({}, std::make_unique<AdagradOptions>(o)) {
+Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, AdagradOptions o)
+    : Optimizer(std::vector<OptimizerParamGroup>{}, std::make_unique<AdagradOptions>(o)) {
   EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
   EMBER_CHECK(o.lr_decay() >= 0, "Invalid lr_decay value: ", o.lr_decay());
   EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
   EMBER_CHECK(o.initial_accumulator_value() >= 0, "Invalid initial_accumulator_value value: ",
               o.initial_accumulator_value());
   for (const auto& g : groups) add_param_group(g);
+  for (OptimizerParamGroup& group : param_groups_) {
+    const auto& go = static_cast<const AdagradOptions&>(group.options());
+    for (const Tensor& p : group.params())
+      state_of<AdagradParamState>(p).sum(full_like(p, go.initial_accumulator_value(), {}, MemoryFormat::Preserve));
+  }
 }
 
 std::optional<Optimizer::StateSchema> Adagrad::state_schema(const OptimizerOptions&) const {
-  return StateSchema{.tensors = {"sum"}, .step = true};
+  return StateSchema{.tensors = {"sum"}, .step = true, .min_step = 0};
 }
 
 Tensor Adagrad::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
-  for (OptimizerParamGroup& group : groups_) {
+  for (OptimizerParamGroup& group : param_groups_) {
     const auto& o = static_cast<const AdagradOptions&>(group.options());
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       Tensor g = o.weight_decay() != 0 ? p.grad().add(p, o.weight_decay()) : p.grad();
-      auto& st = state_[p.unsafeGetTensorImpl()];
-      if (!st.count("sum")) st["sum"] = full_like(p, o.initial_accumulator_value());
-      const int64_t t = ++steps_[p.unsafeGetTensorImpl()];
+      auto& st = state_of<AdagradParamState>(p);
+      if (!st.sum().defined()) st.sum(full_like(p, o.initial_accumulator_value()));
+      st.step(st.step() + 1);
+      const int64_t t = st.step();
       const double clr = o.lr() / (1 + double(t - 1) * o.lr_decay());
-      Tensor& s = st["sum"];
+      Tensor& s = st.sum();
       s.addcmul_(g, g, 1);
       p.addcdiv_(g, s.sqrt().add(o.eps()), -clr);
     }

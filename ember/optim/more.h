@@ -16,7 +16,7 @@ namespace ember::optim {
 
 
 struct RMSpropOptions : OptimizerOptions {
-  explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
+  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
   EMBER_OPTIONS_COMMON(RMSpropOptions)
   EMBER_OPT_FIELD(RMSpropOptions, double, lr, 1e-2);
   EMBER_OPT_FIELD(RMSpropOptions, double, alpha, 0.99);
@@ -29,20 +29,35 @@ struct RMSpropOptions : OptimizerOptions {
     v.field("momentum", momentum_), v.field("centered", centered_);
   }
 };
+struct RMSpropParamState : OptimizerCloneableParamState<RMSpropParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, square_avg);
+  TORCH_ARG(Tensor, momentum_buffer) = {};
+  TORCH_ARG(Tensor, grad_avg) = {};
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("square_avg", square_avg_), v.tensor("momentum_buffer", momentum_buffer_);
+    v.tensor("grad_avg", grad_avg_);
+  }
+};
 // v = a v + (1 - a) g^2; avg = sqrt(v - (centered ? m^2 : 0)) + eps (m = a m + (1 - a) g);
 // momentum: b = mu b + g / avg, p -= lr b; else p -= lr g / avg.
 class RMSprop : public Optimizer {
  public:
-  RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = RMSpropOptions());
-  RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& options = RMSpropOptions());
+  RMSprop(std::vector<Tensor> params, RMSpropOptions options = {});
+  RMSprop(std::vector<OptimizerParamGroup> groups, RMSpropOptions options = {});
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<RMSpropParamState>();
+  }
 };
 
 struct AdagradOptions : OptimizerOptions {
-  explicit AdagradOptions(double lr = 1e-2) : lr_(lr) {}
+  AdagradOptions(double lr = 1e-2) : lr_(lr) {}
   EMBER_OPTIONS_COMMON(AdagradOptions)
   EMBER_OPT_FIELD(AdagradOptions, double, lr, 1e-2);
   EMBER_OPT_FIELD(AdagradOptions, double, lr_decay, 0);
@@ -54,15 +69,26 @@ struct AdagradOptions : OptimizerOptions {
     v.field("initial_accumulator_value", initial_accumulator_value_), v.field("eps", eps_);
   }
 };
-// clr = lr / (1 + (t - 1) lr_decay); s += g^2; p -= clr g / (sqrt(s) + eps).
+struct AdagradParamState : OptimizerCloneableParamState<AdagradParamState> {
+  TORCH_ARG(Tensor, sum);
+  TORCH_ARG(int64_t, step) = 0;
+
+ public:
+  void visit(ParamStateVisitor& v) override { v.tensor("sum", sum_), v.step(step_); }
+};
+// clr = lr / (1 + (t - 1) lr_decay); s += g^2; p -= clr g / (sqrt(s) + eps). Every parameter's
+// state exists from the start (sum = initial_accumulator_value, step 0), as in LibTorch.
 class Adagrad : public Optimizer {
  public:
-  Adagrad(std::vector<Tensor> params, const AdagradOptions& options = AdagradOptions());
-  Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& options = AdagradOptions());
+  Adagrad(std::vector<Tensor> params, AdagradOptions options = {});
+  Adagrad(std::vector<OptimizerParamGroup> groups, AdagradOptions options = {});
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdagradParamState>();
+  }
 };
 
 // Schedulers set each group's lr from the initial lr and the epoch count (step()).

@@ -2,17 +2,102 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <typeinfo>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/warning.h"
 #include "ember/ops/functions.h"
 
 namespace ember::optim {
 
+// ---- options and states ---------------------------------------------------------------------
+std::unique_ptr<OptimizerOptions> OptimizerOptions::clone() const {
+  EMBER_ERROR("OptimizerOptions::clone() is not implemented by ", typeid(*this).name(),
+              " (derive it from OptimizerCloneableOptions<", typeid(*this).name(), ">)");
+}
+double OptimizerOptions::get_lr() const {
+  EMBER_ERROR("OptimizerOptions::get_lr() is not implemented by ", typeid(*this).name(),
+              ": override get_lr() and set_lr() for schedulers to change its learning rate");
+}
+void OptimizerOptions::set_lr(double) {
+  EMBER_ERROR("OptimizerOptions::set_lr() is not implemented by ", typeid(*this).name(),
+              ": override get_lr() and set_lr() for schedulers to change its learning rate");
+}
+void OptimizerOptions::serialize(serialize::InputArchive&) {}
+void OptimizerOptions::serialize(serialize::OutputArchive&) const {}
+
+std::unique_ptr<OptimizerParamState> OptimizerParamState::clone() const {
+  EMBER_ERROR("OptimizerParamState::clone() is not implemented by ", typeid(*this).name(),
+              " (derive it from OptimizerCloneableParamState<", typeid(*this).name(), ">)");
+}
+void OptimizerParamState::serialize(serialize::InputArchive&) {}
+void OptimizerParamState::serialize(serialize::OutputArchive&) const {}
+
+namespace {
+// Every option of a struct as text, in visit() order.
+struct OptionText : OptionVisitor {
+  std::vector<std::string> values;
+  using OptionVisitor::field;
+  void field(const char* name, double& v) override { values.push_back(detail::str_cat(name, "=", v)); }
+  void field(const char* name, int64_t& v) override { values.push_back(detail::str_cat(name, "=", v)); }
+  void field(const char* name, bool& v) override { values.push_back(detail::str_cat(name, "=", v)); }
+};
+std::vector<std::string> option_text(const OptimizerOptions& o) {
+  OptionText text;
+  o.clone()->visit(text);
+  return text.values;
+}
+}  // namespace
+
+bool options_equal(const OptimizerOptions& a, const OptimizerOptions& b) {
+  return typeid(a) == typeid(b) && option_text(a) == option_text(b);
+}
+
+namespace {
+struct StateCollector : ParamStateVisitor {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  int64_t steps = 0;
+  void tensor(const std::string& name, Tensor& t) override { tensors.emplace_back(name, t); }
+  void step(int64_t& s) override { steps = s; }
+};
+}  // namespace
+
+bool param_states_equal(const OptimizerParamState& a, const OptimizerParamState& b) {
+  if (typeid(a) != typeid(b)) return false;
+  StateCollector ca, cb;
+  a.clone()->visit(ca);
+  b.clone()->visit(cb);
+  if (ca.steps != cb.steps || ca.tensors.size() != cb.tensors.size()) return false;
+  for (size_t i = 0; i < ca.tensors.size(); ++i) {
+    const auto& [na, ta] = ca.tensors[i];
+    const auto& [nb, tb] = cb.tensors[i];
+    if (na != nb || ta.defined() != tb.defined()) return false;
+    if (ta.defined() && !ember::equal(ta, tb)) return false;
+  }
+  return true;
+}
+
+std::string param_key(const Tensor& p) {
+  std::ostringstream out;
+  out << static_cast<const void*>(p.unsafeGetTensorImpl());
+  return out.str();
+}
+
+Tensor& state_slot(Tensor& t, const Tensor& p) {
+  if (!t.defined()) t = zeros_like(p, {}, MemoryFormat::Preserve);
+  return t;
+}
+
+// ---- Optimizer ---------------------------------------------------------------------------------
 Optimizer::Optimizer(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults)
     : defaults_(std::move(defaults)) {
+  EMBER_CHECK(defaults_ != nullptr, "Optimizer: the default options are null");
   for (const OptimizerParamGroup& g : groups) add_param_group(g);
 }
+
+Optimizer::Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults)
+    : Optimizer(one_group(std::move(parameters)), std::move(defaults)) {}
 
 Tensor Optimizer::evaluate(const LossClosure& closure) {
   if (!closure) return Tensor();
@@ -33,36 +118,78 @@ void Optimizer::add_param_group(const OptimizerParamGroup& group) {
     for (size_t j = 0; j < i; ++j)
       EMBER_CHECK(!g.params()[j].is_same(p), "optimizer got duplicate parameters in one parameter group");
     EMBER_CHECK(p.is_leaf(), "optimizer: can't optimize a non-leaf Tensor");
-    for (const OptimizerParamGroup& other : groups_)
+    for (const OptimizerParamGroup& other : param_groups_)
       for (const Tensor& q : other.params())
         EMBER_CHECK(!q.is_same(p), "some parameters appear in more than one parameter group");
   }
-  groups_.push_back(std::move(g));
+  param_groups_.push_back(std::move(g));
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
-  for (OptimizerParamGroup& g : groups_)
+  for (OptimizerParamGroup& g : param_groups_)
     for (Tensor& p : g.params()) {
       if (!p.grad().defined()) continue;
       if (set_to_none) {
         p.mutable_grad().reset();
       } else {
         NoGradGuard ng;
+        p.mutable_grad().detach_();
         p.mutable_grad().zero_();
       }
     }
 }
 
-std::vector<Tensor> Optimizer::parameters() const {
-  std::vector<Tensor> r;
-  for (const OptimizerParamGroup& g : groups_) r.insert(r.end(), g.params().begin(), g.params().end());
-  return r;
+const std::vector<Tensor>& Optimizer::parameters() const noexcept {
+  EMBER_WARN("Optimizer::parameters() will be removed in PyTorch 1.6 (it returns the parameters of the "
+             "first parameter group); use param_groups() instead");
+  static const std::vector<Tensor> none;
+  return param_groups_.empty() ? none : param_groups_.front().params();
 }
 
-SGD::SGD(std::vector<Tensor> params, const SGDOptions& options) : SGD(one_group(std::move(params)), options) {}
+std::vector<Tensor>& Optimizer::parameters() noexcept {
+  EMBER_WARN("Optimizer::parameters() will be removed in PyTorch 1.6 (it returns the parameters of the "
+             "first parameter group); use param_groups() instead");
+  if (param_groups_.empty()) param_groups_.emplace_back(std::vector<Tensor>{}, defaults_->clone());
+  return param_groups_.front().params();
+}
 
-SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options)
-    : Optimizer({}, std::make_unique<SGDOptions>(options)) {
+void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
+  EMBER_WARN("Optimizer::add_parameters() will be removed in PyTorch 1.6; use add_param_group() instead");
+  if (param_groups_.empty()) {
+    add_param_group(OptimizerParamGroup(parameters));
+    return;
+  }
+  auto& params = param_groups_.front().params();
+  for (const Tensor& p : parameters) {
+    for (const OptimizerParamGroup& other : param_groups_)
+      for (const Tensor& q : other.params())
+        EMBER_CHECK(!q.is_same(p), "some parameters appear in more than one parameter group");
+    EMBER_CHECK(p.defined() && p.is_leaf(), "optimizer: can't optimize an undefined or non-leaf Tensor");
+    params.push_back(p);
+  }
+}
+
+size_t Optimizer::size() const noexcept {
+  EMBER_WARN("Optimizer::size() will be removed in PyTorch 1.6");
+  size_t n = 0;
+  for (const OptimizerParamGroup& g : param_groups_) n += g.params().size();
+  return n;
+}
+
+OptimizerParamState* Optimizer::find_state(const Tensor& p) const {
+  auto it = state_.find(param_key(p));
+  return it == state_.end() ? nullptr : it->second.get();
+}
+
+std::unique_ptr<OptimizerParamState> Optimizer::make_param_state() const {
+  return std::make_unique<NamedParamState>();
+}
+
+// ---- SGD ---------------------------------------------------------------------------------------
+SGD::SGD(std::vector<Tensor> params, SGDOptions options) : SGD(one_group(std::move(params)), options) {}
+
+SGD::SGD(std::vector<OptimizerParamGroup> groups, SGDOptions options)
+    : Optimizer(std::vector<OptimizerParamGroup>{}, std::make_unique<SGDOptions>(options)) {
   EMBER_CHECK(options.lr() >= 0, "Invalid learning rate: ", options.lr());
   EMBER_CHECK(options.momentum() >= 0, "Invalid momentum value: ", options.momentum());
   EMBER_CHECK(options.weight_decay() >= 0, "Invalid weight_decay value: ", options.weight_decay());
@@ -74,21 +201,20 @@ SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options)
 Tensor SGD::step(LossClosure closure) {
   Tensor loss = evaluate(closure);
   NoGradGuard no_grad;
-  for (OptimizerParamGroup& group : groups_) {
+  for (OptimizerParamGroup& group : param_groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       Tensor g = p.grad();
       if (o.weight_decay() != 0) g = g.add(p, o.weight_decay());
       if (o.momentum() != 0) {
-        auto& st = state_[p.unsafeGetTensorImpl()];
-        auto it = st.find("momentum_buffer");
-        if (it == st.end()) {
-          it = st.emplace("momentum_buffer", g.clone()).first;
+        Tensor& buf = state_of<SGDParamState>(p).momentum_buffer();
+        if (!buf.defined()) {
+          buf = g.clone();
         } else {
-          it->second.mul_(o.momentum()).add_(g, 1 - o.dampening());
+          buf.mul_(o.momentum()).add_(g, 1 - o.dampening());
         }
-        g = o.nesterov() ? g.add(it->second, o.momentum()) : it->second;
+        g = o.nesterov() ? g.add(buf, o.momentum()) : buf;
       }
       p.add_(g, o.maximize() ? o.lr() : -o.lr());
     }
@@ -96,57 +222,36 @@ Tensor SGD::step(LossClosure closure) {
   return loss;
 }
 
-
 std::optional<Optimizer::StateSchema> SGD::state_schema(const OptimizerOptions& group_options) const {
   const auto& o = static_cast<const SGDOptions&>(group_options);
   if (o.momentum() == 0) return StateSchema{};
   return StateSchema{.tensors = {"momentum_buffer"}};
 }
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& options) : Adam(one_group(std::move(params)), options) {}
-Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& options)
-    : Adam(std::move(groups), std::make_unique<AdamOptions>(options), false) {}
-Adam::Adam(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults, bool decoupled)
-    : Optimizer({}, std::move(defaults)), decoupled_(decoupled) {
-  (void)check_adam_options(static_cast<const AdamOptions&>(*defaults_));
-  for (const OptimizerParamGroup& g : groups) add_param_group(g);
-}
-AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& options) : AdamW(one_group(std::move(params)), options) {}
-AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamOptions& options)
-    : Adam(std::move(groups), options.clone(), true) {}
-
-std::optional<Optimizer::StateSchema> Adam::state_schema(const OptimizerOptions& group_options) const {
-  StateSchema s{.tensors = {"exp_avg", "exp_avg_sq"}, .step = true};
-  if (static_cast<const AdamOptions&>(group_options).amsgrad()) s.tensors.push_back("max_exp_avg_sq");
-  return s;
-}
-
-Tensor Adam::step(LossClosure closure) {
-  Tensor loss = evaluate(closure);
-  NoGradGuard no_grad;
-  for (OptimizerParamGroup& group : groups_) {
-    const auto& o = static_cast<const AdamOptions&>(group.options());
+// ---- Adam, AdamW -------------------------------------------------------------------------------
+namespace {
+template <class Options, class State>
+void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const std::function<State&(const Tensor&)>& state_of) {
+  for (OptimizerParamGroup& group : groups) {
+    const auto& o = static_cast<const Options&>(group.options());
     auto [b1, b2] = o.betas();
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       Tensor g = o.maximize() ? p.grad().neg() : p.grad();
-      if (decoupled_) p.mul_(1 - o.lr() * o.weight_decay());
+      if (decoupled) p.mul_(1 - o.lr() * o.weight_decay());
       else if (o.weight_decay() != 0) g = g.add(p, o.weight_decay());
-      auto& st = state_[p.unsafeGetTensorImpl()];
-      if (!st.count("exp_avg")) {
-        st["exp_avg"] = zeros_like(p, {}, MemoryFormat::Preserve);
-        st["exp_avg_sq"] = zeros_like(p, {}, MemoryFormat::Preserve);
-        if (o.amsgrad()) st["max_exp_avg_sq"] = zeros_like(p, {}, MemoryFormat::Preserve);
-      }
-      const int64_t step = ++steps_[p.unsafeGetTensorImpl()];
-      Tensor& m = st["exp_avg"];
-      Tensor& v = st["exp_avg_sq"];
+      State& st = state_of(p);
+      Tensor& m = state_slot(st.exp_avg(), p);
+      Tensor& v = state_slot(st.exp_avg_sq(), p);
+      if (o.amsgrad()) state_slot(st.max_exp_avg_sq(), p);
+      st.step(st.step() + 1);
+      const int64_t step = st.step();
       m.mul_(b1).add_(g, 1 - b1);
       v.mul_(b2).addcmul_(g, g.conj(), 1 - b2);
       const double bc1 = 1 - std::pow(b1, double(step)), bc2 = 1 - std::pow(b2, double(step));
       Tensor denom;
       if (o.amsgrad()) {
-        Tensor& vmax = st["max_exp_avg_sq"];
+        Tensor& vmax = st.max_exp_avg_sq();
         vmax = maximum(vmax, v);
         denom = vmax.sqrt().div(std::sqrt(bc2)).add(o.eps());
       } else {
@@ -155,6 +260,48 @@ Tensor Adam::step(LossClosure closure) {
       p.addcdiv_(m, denom, -o.lr() / bc1);
     }
   }
+}
+
+Optimizer::StateSchema adam_schema(bool amsgrad) {
+  std::vector<std::string> tensors = {"exp_avg", "exp_avg_sq"};
+  if (amsgrad) tensors.push_back("max_exp_avg_sq");
+  return {tensors, {}, true};
+}
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, AdamOptions options) : Adam(one_group(std::move(params)), options) {}
+Adam::Adam(std::vector<OptimizerParamGroup> groups, AdamOptions options)
+    : Optimizer(std::vector<OptimizerParamGroup>{}, check_adam_options(options)) {
+  for (const OptimizerParamGroup& g : groups) add_param_group(g);
+}
+
+std::optional<Optimizer::StateSchema> Adam::state_schema(const OptimizerOptions& group_options) const {
+  return adam_schema(static_cast<const AdamOptions&>(group_options).amsgrad());
+}
+
+Tensor Adam::step(LossClosure closure) {
+  Tensor loss = evaluate(closure);
+  NoGradGuard no_grad;
+  adam_step<AdamOptions, AdamParamState>(param_groups_, false,
+                                         [this](const Tensor& p) -> AdamParamState& { return state_of<AdamParamState>(p); });
+  return loss;
+}
+
+AdamW::AdamW(std::vector<Tensor> params, AdamWOptions options) : AdamW(one_group(std::move(params)), options) {}
+AdamW::AdamW(std::vector<OptimizerParamGroup> groups, AdamWOptions options)
+    : Optimizer(std::vector<OptimizerParamGroup>{}, check_adam_options(options)) {
+  for (const OptimizerParamGroup& g : groups) add_param_group(g);
+}
+
+std::optional<Optimizer::StateSchema> AdamW::state_schema(const OptimizerOptions& group_options) const {
+  return adam_schema(static_cast<const AdamWOptions&>(group_options).amsgrad());
+}
+
+Tensor AdamW::step(LossClosure closure) {
+  Tensor loss = evaluate(closure);
+  NoGradGuard no_grad;
+  adam_step<AdamWOptions, AdamWParamState>(param_groups_, true,
+                                           [this](const Tensor& p) -> AdamWParamState& { return state_of<AdamWParamState>(p); });
   return loss;
 }
 
@@ -168,22 +315,48 @@ void OptionVisitor::field(const char* name, std::tuple<double, double>& value) {
   field((n + ".1").c_str(), std::get<1>(value));
 }
 
+namespace {
+// Reads a state's tensors and step count into a state dict entry.
+struct StateReader : ParamStateVisitor {
+  OptimizerStateDict::ParamState out;
+  void tensor(const std::string& name, Tensor& t) override {
+    if (t.defined()) out.tensors[name] = t.detach().clone();
+  }
+  void step(int64_t& step) override { out.step = step; }
+};
+// Writes a state dict entry into a state (its names were checked by check_state()).
+struct StateWriter : ParamStateVisitor {
+  const OptimizerStateDict::ParamState* in;
+  const Tensor* param;
+  size_t used = 0;
+  void tensor(const std::string& name, Tensor& t) override {
+    auto it = in->tensors.find(name);
+    if (it == in->tensors.end()) {
+      t = Tensor();
+      return;
+    }
+    ++used;
+    const Tensor& v = it->second;
+    // Shaped like the parameter: its dtype and device; one-element scalars keep their dtype.
+    const bool scalar = v.numel() == 1 && param->numel() != 1;
+    t = v.detach().to(param->device(), scalar ? v.scalar_type() : param->scalar_type()).clone();
+  }
+  void step(int64_t& step) override { step = in->step; }
+};
+}  // namespace
+
 OptimizerStateDict Optimizer::state_dict() const {
   OptimizerStateDict d;
   int64_t index = 0;
-  for (const OptimizerParamGroup& g : groups_) {
+  for (const OptimizerParamGroup& g : param_groups_) {
     OptimizerStateDict::Group group;
     group.options = g.options().clone();
     for (const Tensor& p : g.params()) {
       group.params.push_back(index);
-      const TensorImpl* key = p.unsafeGetTensorImpl();
-      auto st = state_.find(key);
-      auto step = steps_.find(key);
-      if (st != state_.end() || step != steps_.end()) {
-        OptimizerStateDict::ParamState& ps = d.state[index];
-        if (st != state_.end())
-          for (const auto& [name, t] : st->second) ps.tensors[name] = t.detach().clone();
-        if (step != steps_.end()) ps.step = step->second;
+      if (OptimizerParamState* st = find_state(p)) {
+        StateReader reader;
+        st->visit(reader);
+        if (!reader.out.tensors.empty() || reader.out.step != 0) d.state[index] = std::move(reader.out);
       }
       ++index;
     }
@@ -254,25 +427,26 @@ void Optimizer::check_state(const OptimizerStateDict& dict, const std::vector<co
         EMBER_CHECK(ps.tensors.count(name), where, ": tensor '", name, "' is missing (this optimizer keeps ",
                     join_names(schema->tensors, schema->scalars), ")");
     if (schema->step)
-      EMBER_CHECK(ps.step >= 1, where, ": the step count is missing (expected one >= 1 with the state)");
+      EMBER_CHECK(ps.step >= schema->min_step, where, ": the step count is missing (expected one >= ",
+                  schema->min_step, " with the state)");
     else
       EMBER_CHECK(ps.step == 0, where, ": has a step count, which this optimizer does not keep");
   }
 }
 
 void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
-  EMBER_CHECK(dict.param_groups.size() == groups_.size(), "Optimizer::load_state_dict: loaded state dict has ",
-              dict.param_groups.size(), " parameter groups but the optimizer has ", groups_.size());
+  EMBER_CHECK(dict.param_groups.size() == param_groups_.size(), "Optimizer::load_state_dict: loaded state dict has ",
+              dict.param_groups.size(), " parameter groups but the optimizer has ", param_groups_.size());
   std::vector<const Tensor*> params;
   std::vector<const OptimizerOptions*> options;  // each parameter's group options, as loaded
-  for (size_t i = 0; i < groups_.size(); ++i) {
+  for (size_t i = 0; i < param_groups_.size(); ++i) {
     const auto& loaded = dict.param_groups[i];
-    EMBER_CHECK(loaded.params.size() == groups_[i].params().size(), "Optimizer::load_state_dict: parameter group ",
+    EMBER_CHECK(loaded.params.size() == param_groups_[i].params().size(), "Optimizer::load_state_dict: parameter group ",
                 i, " has ", loaded.params.size(), " parameters in the loaded state dict but ",
-                groups_[i].params().size(), " in the optimizer");
-    EMBER_CHECK(!loaded.options || typeid(*loaded.options) == typeid(groups_[i].options()),
+                param_groups_[i].params().size(), " in the optimizer");
+    EMBER_CHECK(!loaded.options || typeid(*loaded.options) == typeid(param_groups_[i].options()),
                 "Optimizer::load_state_dict: parameter group ", i, " holds options of another optimizer type");
-    const OptimizerOptions& o = loaded.options ? *loaded.options : groups_[i].options();
+    const OptimizerOptions& o = loaded.options ? *loaded.options : param_groups_[i].options();
     FiniteOptions finite;
     finite.group = i;
     std::unique_ptr<OptimizerOptions> copy = o.clone();  // visit() takes a mutable struct
@@ -283,7 +457,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
       EMBER_CHECK(loaded.params[k] == int64_t(params.size() + k), "Optimizer::load_state_dict: parameter group ", i,
                   " lists parameter ", loaded.params[k], " at position ", k, " (expected ", params.size() + k,
                   ": parameters are numbered in order across groups)");
-    for (const Tensor& p : groups_[i].params()) {
+    for (const Tensor& p : param_groups_[i].params()) {
       params.push_back(&p);
       options.push_back(&o);
     }
@@ -293,18 +467,22 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
                 index, " but the optimizer has ", params.size(), " parameters");
   check_state(dict, params, options);
   // Checked: now replace options and state.
-  for (size_t i = 0; i < groups_.size(); ++i)
-    if (dict.param_groups[i].options) groups_[i].set_options(dict.param_groups[i].options->clone());
+  for (size_t i = 0; i < param_groups_.size(); ++i)
+    if (dict.param_groups[i].options) param_groups_[i].set_options(dict.param_groups[i].options->clone());
   state_.clear();
-  steps_.clear();
   for (const auto& [index, ps] : dict.state) {
     const Tensor& p = *params[size_t(index)];
-    const TensorImpl* key = p.unsafeGetTensorImpl();
-    auto& st = state_[key];
-    for (const auto& [name, t] : ps.tensors)
-      st[name] = t.defined() ? t.detach().to(p.device(), t.numel() == 1 && p.numel() != 1 ? t.scalar_type() : p.scalar_type()).clone() : t;
-    if (st.empty()) state_.erase(key);
-    if (ps.step > 0) steps_[key] = ps.step;
+    std::unique_ptr<OptimizerParamState> st = make_param_state();
+    if (auto* named = dynamic_cast<NamedParamState*>(st.get())) {
+      for (const auto& [name, t] : ps.tensors) named->tensors[name] = Tensor();
+    }
+    StateWriter writer;
+    writer.in = &ps;
+    writer.param = &p;
+    st->visit(writer);
+    EMBER_CHECK(writer.used == ps.tensors.size(), "Optimizer::load_state_dict: state of parameter ", index,
+                " has tensors that ", typeid(*st).name(), " does not hold");
+    if (!ps.tensors.empty() || ps.step != 0) state_[param_key(p)] = std::move(st);
   }
 }
 

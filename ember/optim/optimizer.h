@@ -7,8 +7,11 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
+#include "ember/core/arg.h"
 #include "ember/core/tensor.h"
 
 namespace ember::serialize {
@@ -28,21 +31,92 @@ struct OptionVisitor {
   void field(const char* name, std::tuple<double, double>& value);  // name.0, name.1
 };
 
-struct OptimizerOptions {
+// The options of an optimizer (one per parameter group). An optimizer's own options derive
+// from OptimizerCloneableOptions<Self>, which implements clone(). The defaults of get_lr/set_lr
+// throw (LibTorch's do too): options without a learning rate cannot be scheduled.
+class OptimizerOptions {
+ public:
   virtual ~OptimizerOptions() = default;
-  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
-  virtual double get_lr() const = 0;
-  virtual void set_lr(double lr) = 0;
+  virtual std::unique_ptr<OptimizerOptions> clone() const;
+  virtual double get_lr() const;
+  virtual void set_lr(double lr);
+  // LibTorch's hooks for options defined by users; ember's checkpoints use visit().
+  virtual void serialize(serialize::InputArchive& archive);
+  virtual void serialize(serialize::OutputArchive& archive) const;
   // Every option, for state_dict()/checkpoints. User-defined options without it save none.
   virtual void visit(OptionVisitor&) {}
 };
+
+template <class Derived>
+class OptimizerCloneableOptions : public OptimizerOptions {
+ public:
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+};
+
+// Equal when every option visit() names is equal (a fresh copy of each is visited).
+bool options_equal(const OptimizerOptions& a, const OptimizerOptions& b);
+
+// The per-parameter state of an optimizer (momentum buffers, moments, step counts), one object
+// per parameter in Optimizer::state() keyed by param_key(p), with LibTorch's classes
+// (SGDParamState, AdamParamState, ...). visit() names its tensors and step count for
+// state_dict() and checkpoints.
+struct ParamStateVisitor {
+  virtual ~ParamStateVisitor() = default;
+  virtual void tensor(const std::string& name, Tensor& t) = 0;  // undefined: not held
+  virtual void step(int64_t& step) = 0;                         // 0: no step count
+};
+
+class OptimizerParamState {
+ public:
+  virtual ~OptimizerParamState() = default;
+  virtual std::unique_ptr<OptimizerParamState> clone() const;
+  virtual void serialize(serialize::InputArchive& archive);
+  virtual void serialize(serialize::OutputArchive& archive) const;
+  virtual void visit(ParamStateVisitor&) {}
+};
+
+template <class Derived>
+class OptimizerCloneableParamState : public OptimizerParamState {
+ public:
+  std::unique_ptr<OptimizerParamState> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+};
+
+// Tensors by name and a step count: the state load_state_dict() restores for optimizers that
+// do not say which class theirs is (Optimizer::make_param_state), and LBFGS's pieces.
+class NamedParamState : public OptimizerCloneableParamState<NamedParamState> {
+ public:
+  std::map<std::string, Tensor> tensors;
+  int64_t step = 0;
+  void visit(ParamStateVisitor& v) override {
+    for (auto& [name, t] : tensors) v.tensor(name, t);
+    v.step(step);
+  }
+};
+
+// Equal when both hold the same tensors (by name, equal values) and step count, as LibTorch's
+// operator== of its state classes.
+bool param_states_equal(const OptimizerParamState& a, const OptimizerParamState& b);
+template <class S, std::enable_if_t<std::is_base_of_v<OptimizerParamState, S>, int> = 0>
+bool operator==(const S& a, const S& b) {
+  return param_states_equal(a, b);
+}
+
+// Optimizer::state()'s key for a parameter: its TensorImpl's address as text, which is
+// c10::guts::to_string(p.unsafeGetTensorImpl()) (LibTorch's key).
+std::string param_key(const Tensor& p);
+using ParamStateMap = std::unordered_map<std::string, std::unique_ptr<OptimizerParamState>>;
 
 // Helpers for the options structs of the optimizers: clone/get_lr/set_lr, and a
 // LibTorch-style chainable option with its getter and member.
 #define EMBER_OPTIONS_COMMON(Self)                                                                   \
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<Self>(*this); } \
   double get_lr() const override { return lr_; }                                                     \
-  void set_lr(double lr) override { lr_ = lr; }
+  void set_lr(double lr) override { lr_ = lr; }                                                      \
+  friend bool operator==(const Self& a, const Self& b) { return options_equal(a, b); }
 #define EMBER_OPT_FIELD(Self, T, name, init) \
   Self& name(T v) {                          \
     name##_ = v;                             \
@@ -66,7 +140,7 @@ std::unique_ptr<OptimizerOptions> check_adam_options(const O& o) {
 
 class OptimizerParamGroup {
  public:
-  explicit OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
+  OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}  // NOLINT
   OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
       : params_(std::move(params)), options_(std::move(options)) {}
   OptimizerParamGroup(const OptimizerParamGroup& g)
@@ -84,7 +158,7 @@ class OptimizerParamGroup {
   std::vector<Tensor>& params() { return params_; }
   const std::vector<Tensor>& params() const { return params_; }
 
- private:
+ protected:
   std::vector<Tensor> params_;
   std::unique_ptr<OptimizerOptions> options_;
 };
@@ -111,22 +185,46 @@ struct OptimizerStateDict {
 
 class Optimizer {
  public:
-  Optimizer(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
+  // Note [Optimizer state schema]: what step() keeps per parameter, so that load_state_dict
+  // refuses state it would later trip over (a missing, unknown, misshapen, undefined or
+  // non-floating tensor, a missing or negative step count) with an error naming the tensor,
+  // instead of accepting it and failing inside step(). A parameter has either no state or
+  // all of it. nullopt (the default, for optimizers defined by users): only shapes are checked.
+  struct StateSchema {
+    std::vector<std::string> tensors;  // shaped like the parameter (complex iff it is)
+    std::vector<std::string> scalars;  // one-element tensors
+    bool step = false;                 // a step count (>= min_step) comes with the state
+    int64_t min_step = 1;              // 0 where state exists before the first step (Adagrad)
+  };
+  Optimizer(std::vector<OptimizerParamGroup> param_groups, std::unique_ptr<OptimizerOptions> defaults);
+  Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults);
   virtual ~Optimizer() = default;
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
+  Optimizer(Optimizer&&) = default;
 
   // One update; `closure` (re)computes the loss, as LibTorch's LossClosure.
   using LossClosure = std::function<Tensor()>;
   virtual Tensor step(LossClosure closure = nullptr) = 0;
-  void zero_grad(bool set_to_none = true);
+  // set_to_none: drop the gradients instead of zeroing them (LibTorch 1.13 and PyTorch 1.12
+  // zero them by default).
+  void zero_grad(bool set_to_none = false);
   void add_param_group(const OptimizerParamGroup& group);
 
-  std::vector<OptimizerParamGroup>& param_groups() { return groups_; }
-  const std::vector<OptimizerParamGroup>& param_groups() const { return groups_; }
-  const OptimizerOptions& defaults() const { return *defaults_; }
-  // Every parameter of every group.
-  std::vector<Tensor> parameters() const;
+  std::vector<OptimizerParamGroup>& param_groups() noexcept { return param_groups_; }
+  const std::vector<OptimizerParamGroup>& param_groups() const noexcept { return param_groups_; }
+  OptimizerOptions& defaults() noexcept { return *defaults_; }
+  const OptimizerOptions& defaults() const noexcept { return *defaults_; }
+  // The per-parameter state, keyed by param_key(p).
+  ParamStateMap& state() noexcept { return state_; }
+  const ParamStateMap& state() const noexcept { return state_; }
+
+  // LibTorch's old interface, which warns that it will be removed: the parameters of the first
+  // group, adding to them, and how many parameters all groups hold.
+  const std::vector<Tensor>& parameters() const noexcept;
+  std::vector<Tensor>& parameters() noexcept;
+  void add_parameters(const std::vector<Tensor>& parameters);
+  size_t size() const noexcept;
 
   // A deep copy of the options and state (torch.optim's state_dict); load_state_dict checks
   // that the groups and parameter shapes match and copies the state in.
@@ -142,22 +240,23 @@ class Optimizer {
   static Tensor evaluate(const LossClosure& closure);
   static std::vector<OptimizerParamGroup> one_group(std::vector<Tensor> params);
 
-  std::vector<OptimizerParamGroup> groups_;
-  std::unique_ptr<OptimizerOptions> defaults_;
-  // Per-parameter state (momentum buffers, moments), keyed by the parameter's TensorImpl.
-  std::map<const TensorImpl*, std::map<std::string, Tensor>> state_;
-  std::map<const TensorImpl*, int64_t> steps_;
+  // The state of `p`, or nullptr.
+  OptimizerParamState* find_state(const Tensor& p) const;
+  // The state of `p` as the optimizer's own class S, created empty when `p` has none.
+  template <class S>
+  S& state_of(const Tensor& p) {
+    auto& slot = state_[param_key(p)];
+    if (!slot) slot = std::make_unique<S>();
+    return static_cast<S&>(*slot);
+  }
+  // An empty state of this optimizer's class, which load_state_dict() fills through visit().
+  // The default is a NamedParamState, which takes any names.
+  virtual std::unique_ptr<OptimizerParamState> make_param_state() const;
 
-  // Note [Optimizer state schema]: what step() keeps per parameter, so that load_state_dict
-  // refuses state it would later trip over (a missing, unknown, misshapen, undefined or
-  // non-floating tensor, a missing or negative step count) with an error naming the tensor,
-  // instead of accepting it and failing inside step(). A parameter has either no state or
-  // all of it. nullopt (the default, for optimizers defined by users): only shapes are checked.
-  struct StateSchema {
-    std::vector<std::string> tensors;  // shaped like the parameter (complex iff it is)
-    std::vector<std::string> scalars;  // one-element tensors
-    bool step = false;                 // a step count (>= 1) comes with the state
-  };
+  std::vector<OptimizerParamGroup> param_groups_;
+  ParamStateMap state_;
+  std::unique_ptr<OptimizerOptions> defaults_;
+
   virtual std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const {
     return std::nullopt;
   }
@@ -167,11 +266,12 @@ class Optimizer {
                            const std::vector<const OptimizerOptions*>& options) const;
 };
 
+// Tensor& zeros_like(p) the first time: a state tensor created when first used.
+Tensor& state_slot(Tensor& t, const Tensor& p);
+
 struct SGDOptions : OptimizerOptions {
-  explicit SGDOptions(double lr) : lr_(lr) {}
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
+  SGDOptions(double lr) : lr_(lr) {}  // NOLINT: SGD(params, 0.01) as in LibTorch
+  EMBER_OPTIONS_COMMON(SGDOptions)
   EMBER_OPT_FIELD(SGDOptions, double, lr, 0);
   EMBER_OPT_FIELD(SGDOptions, double, momentum, 0);
   EMBER_OPT_FIELD(SGDOptions, double, dampening, 0);
@@ -184,52 +284,77 @@ struct SGDOptions : OptimizerOptions {
   }
 };
 
+struct SGDParamState : OptimizerCloneableParamState<SGDParamState> {
+  TORCH_ARG(Tensor, momentum_buffer);
+
+ public:
+  void visit(ParamStateVisitor& v) override { v.tensor("momentum_buffer", momentum_buffer_); }
+};
+
 // Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
 // maximize, as torch.optim.SGD:
 //   g = grad (+ wd * p); b = mu * b + (1 - dampening) * g (b = g on the first step);
 //   g = nesterov ? g + mu * b : b; p -= lr * g (+= when maximizing).
 class SGD : public Optimizer {
  public:
-  SGD(std::vector<Tensor> params, const SGDOptions& options);
-  SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& options);
+  SGD(std::vector<Tensor> params, SGDOptions options);
+  SGD(std::vector<OptimizerParamGroup> groups, SGDOptions options);
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
-};
-
-struct AdamOptions : OptimizerOptions {
-  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  AdamOptions& lr(double v) { lr_ = v; return *this; }
-  double lr() const { return lr_; }
-  AdamOptions& betas(std::tuple<double, double> v) { betas_ = v; return *this; }
-  std::tuple<double, double> betas() const { return betas_; }
-  AdamOptions& eps(double v) { eps_ = v; return *this; }
-  double eps() const { return eps_; }
-  AdamOptions& weight_decay(double v) { weight_decay_ = v; return *this; }
-  double weight_decay() const { return weight_decay_; }
-  AdamOptions& amsgrad(bool v) { amsgrad_ = v; return *this; }
-  bool amsgrad() const { return amsgrad_; }
-  AdamOptions& maximize(bool v) { maximize_ = v; return *this; }
-  bool maximize() const { return maximize_; }
-
-  double lr_;
-  std::tuple<double, double> betas_{0.9, 0.999};
-  double eps_ = 1e-8, weight_decay_ = 0;
-  bool amsgrad_ = false, maximize_ = false;
-  void visit(OptionVisitor& v) override {
-    v.field("lr", lr_), v.field("betas", betas_), v.field("eps", eps_), v.field("weight_decay", weight_decay_);
-    v.field("amsgrad", amsgrad_), v.field("maximize", maximize_);
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<SGDParamState>();
   }
 };
 
+// The options of Adam (and, with weight decay 1e-2, of AdamW).
+using Betas = std::tuple<double, double>;
+#define EMBER_ADAM_OPTIONS(Self, default_weight_decay)                                                 \
+  Self(double lr = 1e-3) : lr_(lr) {} /* NOLINT */                                                     \
+  EMBER_OPTIONS_COMMON(Self)                                                                           \
+  EMBER_OPT_FIELD(Self, double, lr, 1e-3);                                                             \
+  EMBER_OPT_FIELD(Self, Betas, betas, (Betas{0.9, 0.999}));                                              \
+  EMBER_OPT_FIELD(Self, double, eps, 1e-8);                                                            \
+  EMBER_OPT_FIELD(Self, double, weight_decay, default_weight_decay);                                   \
+  EMBER_OPT_FIELD(Self, bool, amsgrad, false);                                                         \
+  EMBER_OPT_FIELD(Self, bool, maximize, false);                                                        \
+  void visit(OptionVisitor& v) override {                                                              \
+    v.field("lr", lr_), v.field("betas", betas_), v.field("eps", eps_);                                \
+    v.field("weight_decay", weight_decay_), v.field("amsgrad", amsgrad_), v.field("maximize", maximize_); \
+  }
+
+struct AdamOptions : OptimizerOptions {
+  EMBER_ADAM_OPTIONS(AdamOptions, 0)
+};
 // AdamW: Adam with decoupled weight decay (default 1e-2), as torch.optim.AdamW.
-struct AdamWOptions : AdamOptions {
-  explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { weight_decay_ = 1e-2; }
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
+struct AdamWOptions : OptimizerOptions {
+  EMBER_ADAM_OPTIONS(AdamWOptions, 1e-2)
+};
+
+struct AdamParamState : OptimizerCloneableParamState<AdamParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, exp_avg);
+  TORCH_ARG(Tensor, exp_avg_sq);
+  TORCH_ARG(Tensor, max_exp_avg_sq) = {};
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("exp_avg", exp_avg_), v.tensor("exp_avg_sq", exp_avg_sq_);
+    v.tensor("max_exp_avg_sq", max_exp_avg_sq_);
+  }
+};
+struct AdamWParamState : OptimizerCloneableParamState<AdamWParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, exp_avg);
+  TORCH_ARG(Tensor, exp_avg_sq);
+  TORCH_ARG(Tensor, max_exp_avg_sq) = {};
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("exp_avg", exp_avg_), v.tensor("exp_avg_sq", exp_avg_sq_);
+    v.tensor("max_exp_avg_sq", max_exp_avg_sq_);
+  }
 };
 
 // torch.optim.Adam / AdamW: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
@@ -237,20 +362,27 @@ struct AdamWOptions : AdamOptions {
 // AdamW scales p by (1 - lr * wd) first.
 class Adam : public Optimizer {
  public:
-  Adam(std::vector<Tensor> params, const AdamOptions& options = AdamOptions());
-  Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& options = AdamOptions());
+  Adam(std::vector<Tensor> params, AdamOptions options = {});
+  Adam(std::vector<OptimizerParamGroup> groups, AdamOptions options = {});
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
-  Adam(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults, bool decoupled);
   std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
-  bool decoupled_ = false;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamParamState>();
+  }
 };
-class AdamW : public Adam {
+class AdamW : public Optimizer {
  public:
-  // (AdamWOptions(lr).weight_decay(...) yields AdamOptions&, so both are accepted.)
-  AdamW(std::vector<Tensor> params, const AdamOptions& options = AdamWOptions());
-  AdamW(std::vector<OptimizerParamGroup> groups, const AdamOptions& options = AdamWOptions());
+  AdamW(std::vector<Tensor> params, AdamWOptions options = {});
+  AdamW(std::vector<OptimizerParamGroup> groups, AdamWOptions options = {});
+  Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamWParamState>();
+  }
 };
 
 }  // namespace ember::optim

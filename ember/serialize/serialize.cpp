@@ -98,10 +98,10 @@ void optim::Optimizer::save(serialize::OutputArchive& archive) const {
 void optim::Optimizer::load(serialize::InputArchive& archive) {
   IValue count;
   archive.read("param_groups.size", count);
-  EMBER_CHECK(count.isInt() && count.toInt() == int64_t(groups_.size()), "Optimizer::load: the checkpoint has ", count.toInt(),
-              " parameter groups but the optimizer has ", groups_.size());
+  EMBER_CHECK(count.isInt() && count.toInt() == int64_t(param_groups_.size()), "Optimizer::load: the checkpoint has ", count.toInt(),
+              " parameter groups but the optimizer has ", param_groups_.size());
   OptimizerStateDict dict;
-  for (size_t i = 0; i < groups_.size(); ++i) {
+  for (size_t i = 0; i < param_groups_.size(); ++i) {
     serialize::InputArchive group, options;
     archive.read("param_groups." + std::to_string(i), group);
     IValue params;
@@ -109,7 +109,7 @@ void optim::Optimizer::load(serialize::InputArchive& archive) {
     EMBER_CHECK(params.isIntList(), "Optimizer::load: '", group.qualified("params"), "' is not a list of integers");
     OptimizerStateDict::Group g;
     g.params = params.toIntVector();
-    g.options = groups_[i].options().clone();  // same type; every field is then read
+    g.options = param_groups_[i].options().clone();  // same type; every field is then read
     group.read("options", options);
     OptionReader reader(options);
     g.options->visit(reader);

@@ -329,6 +329,10 @@ TEST(Autograd, ForwardModeBasics) {
   Tensor x = tensor({0.5, 1.5}, dtype(kDouble));
   Tensor v = tensor({1.0, -2.0}, dtype(kDouble));
   EXPECT_ERROR_WITH(fwd::make_dual(x, v), "no dual level is open");
+  // unpack_dual without an open level: the tensor itself and no tangent (as PyTorch).
+  auto unpacked = fwd::unpack_dual(x);
+  EXPECT_TRUE(unpacked.primal.is_same(x));
+  EXPECT_FALSE(unpacked.tangent.defined());
   Tensor kept;
   uint64_t old_level = 0;
   {

@@ -19,7 +19,7 @@ TEST(CtcLoss, MatchesPyTorchValuesAndGradients) {
                            CtcCase{"empty_target", 0, false}, CtcCase{"too_short", 0, true},
                            CtcCase{"unbatched", 0, false}}) {
     auto get = [&](const std::string& k) { return golden.at(std::string(c.name) + "." + k); };
-    for (auto [rname, r] : {std::pair{"none", kNone}, std::pair{"sum", kSum}, std::pair{"mean", kMean}}) {
+    for (auto [rname, r] : {std::pair<const char*, Reduction>{"none", kNone}, {"sum", kSum}, {"mean", kMean}}) {
       SCOPED_TRACE(std::string(c.name) + " " + rname);
       Tensor logits = get("logits").clone().requires_grad_();
       const Tensor loss = nn::functional::ctc_loss(logits.log_softmax(-1), get("targets"), get("input_lengths"), get("target_lengths"),

@@ -84,7 +84,7 @@ TEST(Loss, GradientsByGradcheck) {
   };
   EXPECT_TRUE(torch::autograd::gradcheck(bce, {x}));
   auto huber = [&](const std::vector<torch::Tensor>& v) {
-    return std::vector<torch::Tensor>{F::huber_loss(v[0], y, torch::kSum, 0.3), F::smooth_l1_loss(v[0], y, torch::kMean, 0.5)};
+    return std::vector<torch::Tensor>{F::huber_loss(v[0], y, torch::Reduction::Sum, 0.3), F::smooth_l1_loss(v[0], y, torch::Reduction::Mean, 0.5)};
   };
   EXPECT_TRUE(torch::autograd::gradcheck(huber, {x}));
 }
@@ -113,7 +113,7 @@ TEST(Loss, BinaryAndRegressionLosses) {
   torch::Tensor lq = torch::log_softmax(torch::tensor({1.0, 2.0, 0.5}, torch::kDouble), 0);
   torch::Tensor pt = torch::tensor({0.2, 0.5, 0.3}, torch::kDouble);
   EXPECT_NEAR(F::kl_div(lq, pt, torch::kSum).item<double>(), (pt * (pt.log() - lq)).sum().item<double>(), 1e-12);
-  EXPECT_NEAR(F::kl_div(lq, pt.log(), torch::kSum, true).item<double>(), (pt * (pt.log() - lq)).sum().item<double>(), 1e-12);
+  EXPECT_NEAR(F::kl_div(lq, pt.log(), torch::Reduction::Sum, true).item<double>(), (pt * (pt.log() - lq)).sum().item<double>(), 1e-12);
 }
 
 TEST(Optim, AdamAndAdamWMatchTheReferenceUpdate) {

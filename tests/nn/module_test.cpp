@@ -51,10 +51,10 @@ TEST(Module, TrainEvalZeroGradAndTo) {
   EXPECT_TRUE(net->fc2->is_training());
   net->forward(torch::randn({2, 4})).sum().backward();
   EXPECT_TRUE(net->fc1->weight.grad().defined());
-  net->zero_grad(/*set_to_none=*/false);
+  net->zero_grad();  // zeroes by default, as LibTorch 1.13's
   EXPECT_TRUE(net->fc1->weight.grad().defined());
   EXPECT_EQ(net->fc1->weight.grad().abs().sum().item<float>(), 0.f);
-  net->zero_grad();
+  net->zero_grad(/*set_to_none=*/true);
   EXPECT_FALSE(net->fc1->weight.grad().defined());
   // to(dtype) changes the parameters in place (the handles stay valid), not the integer buffer
   torch::Tensor w = net->fc1->weight;
