@@ -43,7 +43,22 @@ using c10::typeMetaToScalarType;
 
 namespace c10 {
 using ::c10::guts::to_string;  // c10::to_string(x)
+namespace detail {
+using namespace ::ember::detail;
+constexpr uint64_t default_rng_seed_val = ::ember::GeneratorImpl::kDefaultSeed;
+}  // namespace detail
 }  // namespace c10
+
+// Generators by LibTorch's factory names (ember/core/generator.h has the rest).
+namespace at {
+namespace detail {
+using namespace ::ember::detail;
+inline Generator createCPUGenerator(uint64_t seed = c10::detail::default_rng_seed_val) {
+  return make_generator<CPUGeneratorImpl>(seed);
+}
+inline const Generator& getDefaultCPUGenerator() { return default_generator(); }
+}  // namespace detail
+}  // namespace at
 
 namespace torch {
 using std::make_unique;  // torch::make_unique (LibTorch's, from before C++14)

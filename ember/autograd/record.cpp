@@ -319,6 +319,28 @@ void check_inplace(const Tensor& self, const char* op) {
     EMBER_ERROR(op, ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
+bool overwrite_recorded(const Tensor& self, const char* op, const std::function<void()>& write) {
+  if (EMBER_LIKELY(self.unsafeGetTensorImpl()->autograd_meta() == nullptr)) return false;
+  Recording rec({&self});
+  if (!rec.any()) return false;
+  check_inplace(self, op);
+  {
+    BelowAutogradGuard below;
+    write();
+  }
+  if (rec.reverse())
+    rebase_history(self, rec.make_node(op, [](const VjpCtx& c) {  // PyTorch: zeros_like(grad)
+      return variable_list{c.grad().defined() ? zeros_like(c.grad()) : Tensor()};
+    }));
+  if (rec.forward())
+    for (uint64_t level : forward_ad::detail::open_levels()) {
+      Tensor t = fw_grad(self, level);
+      BelowAutogradGuard below;
+      if (t.defined()) t.zero_();
+    }
+  return true;
+}
+
 void check_out_not_differentiable(const char* op, std::initializer_list<const Tensor*> inputs) {
   if (!GradMode::is_enabled()) return;
   for (const Tensor* t : inputs)

@@ -107,6 +107,11 @@ Tensor restore_reduced(const Tensor& t, const std::vector<int64_t>& dims, bool k
 
 // In-place ops: a leaf that requires grad may not be modified while grad mode is on.
 void check_inplace(const Tensor& self, const char* op);
+// In-place ops that overwrite every element without reading it (fill_, the random samplers):
+// when self is recorded, runs `write` below autograd, gives self a node that passes no
+// gradient to the old value and zeroes its tangents, and returns true; else returns false
+// without running `write`.
+bool overwrite_recorded(const Tensor& self, const char* op, const std::function<void()>& write);
 // out= forms do not record: an error when an argument requires grad (PyTorch's rule).
 void check_out_not_differentiable(const char* op, std::initializer_list<const Tensor*> inputs);
 // After an in-place op wrote `self`: its history continues from output 0 of `fn` (through

@@ -174,6 +174,11 @@ class Tensor {
   Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = std::nullopt) const;
   Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt) const;
   Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& bernoulli_(const Tensor& p, std::optional<Generator> generator = std::nullopt) const;
+  Tensor bernoulli(double p, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& log_normal_(double mean = 1, double std = 2, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& cauchy_(double median = 0, double sigma = 1, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& geometric_(double p, std::optional<Generator> generator = std::nullopt) const;
   Tensor multinomial(int64_t num_samples, bool replacement = false,
                      std::optional<Generator> generator = std::nullopt) const;
   Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt) const;

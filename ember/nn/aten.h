@@ -14,12 +14,6 @@
 
 namespace ember {
 
-inline Tensor dropout(const Tensor& input, double p, bool train) {
-  return nn::functional::dropout(input, p, train);
-}
-inline Tensor feature_dropout(const Tensor& input, double p, bool train) {
-  return nn::functional::dropout2d(input, p, train);
-}
 inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
   return nn::functional::linear(input, weight, bias);
 }

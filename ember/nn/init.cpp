@@ -89,27 +89,45 @@ Tensor kaiming_normal_(Tensor tensor, double a, FanMode mode, Nonlinearity nonli
   return init::normal_(tensor, 0, calculate_gain(nonlinearity, a) / std::sqrt(fan(tensor, mode)));
 }
 
+// As LibTorch: QR of a float standard normal matrix, signs fixed by R's diagonal.
 Tensor orthogonal_(Tensor tensor, double gain) {
   NoGradGuard g;
   EMBER_CHECK(tensor.dim() >= 2, "Only tensors with 2 or more dimensions are supported");
   const int64_t rows = tensor.size(0), cols = tensor.numel() / rows;
-  Tensor flat = randn({rows, cols}, dtype(kDouble));
+  Tensor flat = randn({rows, cols});
   if (rows < cols) flat = flat.t();
   auto [q, r] = linalg::qr(flat);
-  q = q.mul(r.diagonal().sgn());  // uniform over the orthogonal group
+  q = q.mul(diag(r, 0).sign());  // uniform over the orthogonal group
   if (rows < cols) q = q.t();
-  tensor.view_as(tensor).copy_(q.reshape(tensor.sizes()).mul(gain));
+  tensor.view_as(q).copy_(q);
+  tensor.mul_(gain);
   return tensor;
 }
 
+// As LibTorch: normal values, then ceil(sparsity * rows) zeros per column at randperm's rows.
+Tensor sparse_(Tensor tensor, double sparsity, double std) {
+  NoGradGuard g;
+  EMBER_CHECK(tensor.dim() == 2, "Only tensors with 2 dimensions are supported");
+  const int64_t rows = tensor.size(0), cols = tensor.size(1);
+  const auto num_zeros = int64_t(std::ceil(sparsity * double(rows)));
+  tensor.normal_(0, std);
+  for (int64_t c = 0; c < cols; ++c) {
+    Tensor zero_rows = randperm(rows, dtype(kLong)).slice(0, 0, num_zeros);
+    tensor.select(1, c).index_fill_(0, zero_rows, 0);
+  }
+  return tensor;
+}
+
+// As PyTorch's (Python) trunc_normal_: inverse-CDF sampling in the tensor's own dtype.
 Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b) {
   NoGradGuard g;
-  // Inverse-CDF sampling of the truncated normal, as PyTorch.
   auto norm_cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
   const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
-  Tensor t = empty(tensor.sizes(), dtype(kDouble)).uniform_(2 * l - 1, 2 * u - 1);
-  t = t.erfinv().mul(std * std::sqrt(2.0)).add(mean).clamp(a, b);
-  tensor.copy_(t);
+  tensor.uniform_(2 * l - 1, 2 * u - 1);
+  tensor.erfinv_();
+  tensor.mul_(std * std::sqrt(2.0));
+  tensor.add_(mean);
+  tensor.clamp_(a, b);
   return tensor;
 }
 

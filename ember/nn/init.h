@@ -27,6 +27,7 @@ Tensor kaiming_uniform_(Tensor tensor, double a = 0, FanMode mode = FanMode::Fan
 Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = FanMode::FanIn,
                        Nonlinearity nonlinearity = Nonlinearity::LeakyReLU);
 Tensor orthogonal_(Tensor tensor, double gain = 1.0);
+Tensor sparse_(Tensor tensor, double sparsity, double std = 0.01);
 Tensor trunc_normal_(Tensor tensor, double mean = 0, double std = 1, double a = -2, double b = 2);
 
 }  // namespace ember::nn::init

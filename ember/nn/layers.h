@@ -12,6 +12,19 @@
 #include "ember/nn/module.h"
 #include "ember/ops/functions.h"
 
+namespace ember {
+// ATen's dropout family (torch::dropout, torch::feature_dropout_, torch::alpha_dropout, ...):
+// PyTorch's noise, drawn in PyTorch's order (layers.cpp).
+Tensor dropout(const Tensor& input, double p, bool train);
+Tensor dropout_(Tensor& input, double p, bool train);
+Tensor feature_dropout(const Tensor& input, double p, bool train);
+Tensor feature_dropout_(Tensor& input, double p, bool train);
+Tensor alpha_dropout(const Tensor& input, double p, bool train);
+Tensor alpha_dropout_(Tensor& input, double p, bool train);
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool train);
+Tensor feature_alpha_dropout_(Tensor& input, double p, bool train);
+}  // namespace ember
+
 namespace ember::nn {
 
 namespace functional {

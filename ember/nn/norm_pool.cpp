@@ -9,52 +9,22 @@
 
 namespace ember {
 
-namespace {
-// PyTorch's alpha dropout: x * a * keep + b with b = a * alpha' * (p + keep - 1), where
-// alpha' = SELU's -scale * alpha and a restores unit variance.
-Tensor alpha_dropout_impl(const Tensor& input, double p, bool train, bool feature, bool inplace) {
-  EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
-  EMBER_CHECK(!feature || input.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
-  if (p == 0 || !train || input.numel() == 0) return input;
-  Tensor x = input;
-  if (p == 1) return inplace ? x.mul_(0) : input.mul(zeros({}, input.options().requires_grad(false)));
-  DimVector shape(input.sizes());
-  if (feature)
-    for (size_t d = 2; d < shape.size(); ++d) shape[d] = 1;
-  Tensor keep, shift;
-  {
-    NoGradGuard g;
-    constexpr double alpha = 1.7580993408473766;
-    const double a = 1. / std::sqrt((alpha * alpha * p + 1) * (1 - p));
-    keep = empty(shape, input.options().requires_grad(false)).bernoulli_(1 - p);
-    shift = keep.add(-1).mul_(alpha * a).add_(alpha * a * p);
-    keep.mul_(a);
-  }
-  return inplace ? x.mul_(keep).add_(shift) : input.mul(keep).add(shift);
-}
-}  // namespace
-
-Tensor alpha_dropout(const Tensor& input, double p, bool train) {
-  return alpha_dropout_impl(input, p, train, false, false);
-}
-Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
-  return alpha_dropout_impl(input, p, train, true, false);
-}
-
 namespace nn {
 
 namespace functional {
 Tensor alpha_dropout(const Tensor& input, double p, bool training, bool inplace) {
-  return alpha_dropout_impl(input, p, training, false, inplace);
+  Tensor x = input;
+  return inplace ? ember::alpha_dropout_(x, p, training) : ember::alpha_dropout(input, p, training);
 }
 Tensor alpha_dropout(const Tensor& input, const AlphaDropoutFuncOptions& o) {
-  return alpha_dropout_impl(input, o.p(), o.training(), false, o.inplace());
+  return alpha_dropout(input, o.p(), o.training(), o.inplace());
 }
 Tensor feature_alpha_dropout(const Tensor& input, double p, bool training, bool inplace) {
-  return alpha_dropout_impl(input, p, training, true, inplace);
+  Tensor x = input;
+  return inplace ? ember::feature_alpha_dropout_(x, p, training) : ember::feature_alpha_dropout(input, p, training);
 }
 Tensor feature_alpha_dropout(const Tensor& input, const FeatureAlphaDropoutFuncOptions& o) {
-  return alpha_dropout_impl(input, o.p(), o.training(), true, o.inplace());
+  return feature_alpha_dropout(input, o.p(), o.training(), o.inplace());
 }
 }  // namespace functional
 

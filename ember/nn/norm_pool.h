@@ -16,12 +16,6 @@
 #include "ember/nn/normalization.h"
 #include "ember/nn/pooling.h"
 
-namespace ember {
-
-Tensor alpha_dropout(const Tensor& input, double p, bool train);
-Tensor feature_alpha_dropout(const Tensor& input, double p, bool train);
-}  // namespace ember
-
 namespace ember::nn {
 
 // ---- AlphaDropout ------------------------------------------------------------------------

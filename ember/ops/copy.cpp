@@ -109,28 +109,7 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
 
 Tensor& fill_(Tensor& self, const Scalar& v) {
   check_defined(self, "fill_");
-  if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() != nullptr)) {
-    autograd::Recording rec({&self});
-    if (rec.any()) {
-      // The old value gets no gradient; the tangent becomes zero.
-      autograd::check_inplace(self, "fill_");
-      {
-        autograd::BelowAutogradGuard below;
-        fill_(self, v);
-      }
-      if (rec.reverse())
-        autograd::rebase_history(self, rec.make_node("fill_", [](const autograd::VjpCtx&) {
-          return autograd::variable_list{Tensor()};
-        }));
-      if (rec.forward())
-        for (uint64_t l : autograd::forward_ad::detail::open_levels()) {
-          Tensor t = autograd::fw_grad(self, l);
-          autograd::BelowAutogradGuard below;
-          if (t.defined()) t.zero_();
-        }
-      return self;
-    }
-  }
+  if (autograd::overwrite_recorded(self, "fill_", [&] { fill_(self, v); })) return self;
   if (self.is_meta() || self.numel() == 0) return self;
   ScalarType t = self.scalar_type();
   check_scalar_fits(v, t);

@@ -52,6 +52,7 @@ Tensor rand(IntArrayRef size, OptGen generator, const TensorOptions& options = {
 Tensor randn(IntArrayRef size, const TensorOptions& options = {});
 Tensor randn(IntArrayRef size, OptGen generator, const TensorOptions& options = {});
 Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options = {});
+Tensor randint(int64_t high, IntArrayRef size, OptGen generator, const TensorOptions& options = {});
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options = {});
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, OptGen generator, const TensorOptions& options = {});
 Tensor randperm(int64_t n, const TensorOptions& options = {});
@@ -65,12 +66,16 @@ Tensor bernoulli(const Tensor& p, OptGen generator = std::nullopt);
 Tensor bernoulli(const Tensor& self, double p, OptGen generator = std::nullopt);
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
                    OptGen generator = std::nullopt);
-// In-place random fills (Tensor methods uniform_ / normal_ / bernoulli_ / random_).
+// In-place random fills (the Tensor methods of the same names), drawing PyTorch's CPU stream.
 Tensor& uniform_(Tensor& self, double from = 0, double to = 1, OptGen generator = std::nullopt);
 Tensor& normal_(Tensor& self, double mean = 0, double std = 1, OptGen generator = std::nullopt);
+Tensor& log_normal_(Tensor& self, double mean = 1, double std = 2, OptGen generator = std::nullopt);
 Tensor& bernoulli_(Tensor& self, double p = 0.5, OptGen generator = std::nullopt);
+Tensor& bernoulli_(Tensor& self, const Tensor& p, OptGen generator = std::nullopt);
 Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, OptGen generator = std::nullopt);
 Tensor& exponential_(Tensor& self, double lambd = 1, OptGen generator = std::nullopt);
+Tensor& cauchy_(Tensor& self, double median = 0, double sigma = 1, OptGen generator = std::nullopt);
+Tensor& geometric_(Tensor& self, double p, OptGen generator = std::nullopt);
 
 // ---- conversion and copies ---------------------------------------------------
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format = std::nullopt);

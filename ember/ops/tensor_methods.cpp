@@ -11,6 +11,11 @@ namespace ember {
 Tensor& Tensor::uniform_(double from, double to, OptGen g) const { return ember::uniform_(self(), from, to, g); }
 Tensor& Tensor::normal_(double mean, double std, OptGen g) const { return ember::normal_(self(), mean, std, g); }
 Tensor& Tensor::bernoulli_(double p, OptGen g) const { return ember::bernoulli_(self(), p, g); }
+Tensor& Tensor::bernoulli_(const Tensor& p, OptGen g) const { return ember::bernoulli_(self(), p, g); }
+Tensor Tensor::bernoulli(double p, OptGen g) const { return ember::bernoulli(*this, p, g); }
+Tensor& Tensor::log_normal_(double mean, double std, OptGen g) const { return ember::log_normal_(self(), mean, std, g); }
+Tensor& Tensor::cauchy_(double median, double sigma, OptGen g) const { return ember::cauchy_(self(), median, sigma, g); }
+Tensor& Tensor::geometric_(double p, OptGen g) const { return ember::geometric_(self(), p, g); }
 Tensor Tensor::type_as(const Tensor& other) const {
   check_defined(other, "type_as", "other");
   return to(other.device(), other.scalar_type());

@@ -193,24 +193,7 @@ InputArchive& operator>>(InputArchive& archive, optim::Optimizer& optimizer) {
 
 }  // namespace serialize
 
-Tensor get_rng_state() {
-  Generator& g = default_generator();
-  const uint64_t words[2] = {g.current_seed(), g.get_offset()};
-  Tensor t = empty({16}, TensorOptions().dtype(kByte));
-  std::memcpy(t.data_ptr(), words, sizeof words);
-  return t;
-}
-
-void set_rng_state(const Tensor& state) {
-  EMBER_CHECK(state.defined() && state.scalar_type() == kByte && state.dim() == 1 && state.numel() == 16,
-              "set_rng_state: expected a uint8 tensor of 16 bytes (from get_rng_state), got ",
-              state.defined() ? state.toString() : std::string("an undefined tensor"),
-              state.defined() ? " of shape " : "", state.defined() ? state.sizes() : IntArrayRef());
-  uint64_t words[2];
-  std::memcpy(words, state.contiguous().data_ptr(), sizeof words);
-  Generator& g = default_generator();
-  g.set_current_seed(words[0]);
-  g.set_offset(words[1]);
-}
+Tensor get_rng_state() { return default_generator().get_state(); }
+void set_rng_state(const Tensor& state) { default_generator().set_state(state); }
 
 }  // namespace ember

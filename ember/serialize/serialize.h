@@ -56,8 +56,8 @@ void load(Value& value, LoadFromArgs&&... args) {
   archive >> value;
 }
 
-// The default generator's state (16 bytes: seed and offset of its Philox stream) as a
-// uint8 tensor, as torch.get_rng_state / set_rng_state.
+// The default CPU generator's state as a uint8 tensor, as torch.get_rng_state /
+// set_rng_state (PyTorch's 5056-byte layout: states move between the two).
 Tensor get_rng_state();
 void set_rng_state(const Tensor& state);
 

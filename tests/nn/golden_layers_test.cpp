@@ -510,8 +510,10 @@ void check_init(const std::string& name, const Init& make) {
   } else if (Tensor e = golden(key + ".exact"); e.defined()) {
     EXPECT_TENSOR_CLOSE(raw, e, 0, 0);
   } else if (Tensor gram = golden(key + ".gram"); gram.defined()) {
+    // LibTorch's orthogonal_ factors a float32 matrix (torch::randn in the default dtype) whatever the
+    // tensor's dtype, so Q is orthogonal to float precision (PyTorch's Python version uses the dtype).
     Tensor q = t.reshape({t.size(0), -1});
-    EXPECT_TENSOR_CLOSE(q.size(0) >= q.size(1) ? q.t().matmul(q) : q.matmul(q.t()), gram, 1e-10, 1e-10);
+    EXPECT_TENSOR_CLOSE(q.size(0) >= q.size(1) ? q.t().matmul(q) : q.matmul(q.t()), gram, 1e-6, 1e-6);
   } else {
     FAIL() << "no golden entry for " << key;
   }

@@ -202,6 +202,44 @@ TEST(Random, MultinomialFrequencies) {
   EXPECT_NEAR(draws.eq(0).to(kDouble).mean().item<double>(), 0.7, 0.02);
 }
 
+TEST(Random, GeneratorsAreHandlesWithPyTorchsState) {
+  Generator undefined;
+  EXPECT_FALSE(undefined.defined());
+  EXPECT_ERROR_WITH(undefined.current_seed(), "the generator is undefined");
+  EXPECT_EQ(randn({3}, undefined).numel(), 3);  // an undefined generator means the default one
+  Generator g = make_generator<CPUGeneratorImpl>(42);
+  EXPECT_EQ(g.current_seed(), 42u);
+  {
+    std::lock_guard<std::mutex> lock(g.mutex());
+    EXPECT_EQ(g.get<CPUGeneratorImpl>()->random(), 1608637542u);  // std::mt19937(42)'s first output
+  }
+  Generator alias = g, copy = g.clone();
+  EXPECT_TRUE(alias == g);
+  EXPECT_FALSE(copy == g);
+  EXPECT_TENSOR_EQ(randn({5}, alias), randn({5}, copy));  // the clone continues the same stream
+  const Tensor state = g.get_state();
+  EXPECT_EQ(state.scalar_type(), kByte);
+  EXPECT_EQ(state.numel(), 5056);  // torch.get_rng_state()'s size
+  const Tensor next = rand({7}, g);
+  g.set_state(state);
+  EXPECT_TENSOR_EQ(rand({7}, g), next);
+  EXPECT_ERROR_WITH(g.set_state(zeros({5056})), "RNG state must be a torch.ByteTensor");
+  EXPECT_ERROR_WITH(g.set_state(zeros({12}, dtype(kByte))), "but found the input RNG state size to be 12");
+  EXPECT_ERROR_WITH(g.set_state(zeros({5056}, dtype(kByte))), "invalid mt19937 state");
+}
+
+TEST(Random, InPlaceSamplersFollowAutogradsRules) {
+  Tensor leaf = zeros({4}, TensorOptions().requires_grad(true));
+  EXPECT_ERROR_WITH(leaf.uniform_(), "a leaf Variable that requires grad is being used in an in-place operation");
+  Tensor x = zeros({4}, TensorOptions().requires_grad(true));
+  Tensor y = x.mul(2);
+  y.normal_();  // a non-leaf: the old value gets no gradient
+  y.sum().backward();
+  EXPECT_TENSOR_EQ(x.grad(), zeros({4}));
+  Tensor r = rand({3}, TensorOptions().requires_grad(true));
+  EXPECT_TRUE(r.requires_grad() && r.is_leaf());
+}
+
 TEST(Random, Errors) {
   EXPECT_ERROR_WITH(empty({3}).uniform_(2, 1), "uniform_");
   EXPECT_ERROR_WITH(empty({3}).normal_(0, -1), "std >= 0.0");
@@ -209,8 +247,18 @@ TEST(Random, Errors) {
   EXPECT_ERROR_WITH(randint(5, 5, {3}), "randint");
   EXPECT_ERROR_WITH(randperm(-1), "non-negative");
   EXPECT_ERROR_WITH(empty({3}).bernoulli_(1.5), "bernoulli_");
-  EXPECT_ERROR_WITH(bernoulli(tensor({0.5, 2.0})), "0 <= p <= 1");
-  EXPECT_ERROR_WITH(empty({3}).exponential_(0), "lambda > 0.0");
+  EXPECT_ERROR_WITH(bernoulli(tensor({0.5, 2.0})), "probabilities in [0, 1]");
+  EXPECT_ERROR_WITH(empty({3}).exponential_(-1), "lambda >= 0.0");
+  EXPECT_ERROR_WITH(empty({3}).geometric_(1), "geometric_: expects p to be in (0, 1)");
+  EXPECT_ERROR_WITH(empty({3}).log_normal_(0, 0), "log_normal_: expects std > 0.0");
+  EXPECT_ERROR_WITH(empty({3}, dtype(kHalf)).bernoulli_(0.5), "bernoulli_: not implemented for");
+  EXPECT_ERROR_WITH(empty({3}, dtype(kByte)).random_(-1, 5), "random_: from is out of bounds for");
+  EXPECT_ERROR_WITH(empty({3}, dtype(kInt)).random_(std::numeric_limits<int64_t>::lowest(), std::optional<int64_t>()),
+                    "full 64-bit range");
+  EXPECT_ERROR_WITH(empty({3}).uniform_(0, 1e39), "uniform_: to is out of bounds for");
+  EXPECT_ERROR_WITH(randperm(300, dtype(kByte)), "n is too large for result tensor type");
+  EXPECT_ERROR_WITH(empty({3, 2}).bernoulli_(full({3}, 0.5)), "cannot be expanded to the shape of self");
+  EXPECT_ERROR_WITH(multinomial(tensor({1.0, 2.0}, dtype(kHalf)), 1), "not implemented for half");
   EXPECT_ERROR_WITH(multinomial(tensor({0.5, -0.1}), 1), "element < 0");
   EXPECT_ERROR_WITH(multinomial(tensor({0.5, 0.5}), 3, false), "without replacement");
   EXPECT_ERROR_WITH(multinomial(tensor({0.0, 0.0}), 1, true), "sum of probabilities");

@@ -624,7 +624,14 @@ TEST(Serialize, RngStateRestoresTheStream) {
   (void)rand({7});
   set_rng_state(state);
   EXPECT_TENSOR_EQ(randn({5}), first);
-  EXPECT_ERROR_WITH(set_rng_state(zeros({3})), "set_rng_state: expected a uint8 tensor of 16 bytes");
+  EXPECT_ERROR_WITH(set_rng_state(zeros({3})), "RNG state must be a torch.ByteTensor");
+  EXPECT_ERROR_WITH(set_rng_state(zeros({3}, dtype(kByte))), "but found the input RNG state size to be 3");
+  // The scalar normal sampler's cached second value is part of the state.
+  (void)randn({1});
+  const Tensor mid = get_rng_state();
+  const Tensor after = randn({3});
+  set_rng_state(mid);
+  EXPECT_TENSOR_EQ(randn({3}), after);
 }
 
 }  // namespace

@@ -105,9 +105,10 @@ uint64_t mix_seed(uint64_t a, uint64_t b, uint64_t c) {
 }
 
 uint64_t draw_seed() {
-  auto [seed, offset] = default_generator().reserve(1);
-  auto w = Philox4x32::draw(seed, offset);
-  return uint64_t(w[0]) << 32 | w[1];
+  // As torch.empty((), dtype=torch.int64).random_(): 63 bits of the default CPU stream.
+  Generator& g = default_generator();
+  std::lock_guard<std::mutex> lock(g.mutex());
+  return g->random64() & uint64_t(INT64_MAX);
 }
 
 void seed_graph(NodeBase& root, uint64_t base_seed, int64_t instance_id) {
