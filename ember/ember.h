@@ -30,6 +30,7 @@
 #include "ember/nn/spatial.h"
 #include "ember/nn/transformer.h"
 #include "ember/nn/utils.h"
+#include "ember/ops/fft.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/tensor_literal.h"
