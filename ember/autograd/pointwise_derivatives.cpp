@@ -14,6 +14,7 @@
 #include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/pointwise.h"
+#include "ember/ops/special.h"
 
 namespace ember::autograd {
 
@@ -166,6 +167,25 @@ UNARY_DERIVATIVE(sinc, [&] {
   Tensor px = x.mul(kPi);
   Tensor d = px.cos().mul(px).sub(px.sin()).div(px.mul(x));
   return where(x.eq(0), zeros_like(d), d);
+}())
+// torch::special's differentiable members (PyTorch's derivatives.yaml formulas).
+UNARY_DERIVATIVE(special_erfcx, x.mul(y).mul(2).sub(2.0 / std::sqrt(kPi)))
+UNARY_DERIVATIVE(special_i0e, special_i1e(x).sub(x.sgn().mul(y)))
+UNARY_DERIVATIVE(special_ndtri, y.square().div(2).exp().mul(std::sqrt(2 * kPi)))
+UNARY_DERIVATIVE(special_log_ndtr, y.add(x.square().div(2)).neg().exp().div(std::sqrt(2 * kPi)))
+UNARY_DERIVATIVE(polygamma, polygamma(a.s[0].toLong() + 1, x))
+// i1 and i1e at x = 0 (where the formula divides by zero) have derivative 1/2.
+Tensor tiny_safe(const Tensor& x) {
+  const double eps = x.scalar_type() == kDouble ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+  return where(x.abs().gt(eps), x, full({}, eps, x.options()));
+}
+UNARY_DERIVATIVE(special_i1, [&] {
+  Tensor s = tiny_safe(x);
+  return where(s.eq(x), s.i0().sub(y.div(s)), full({}, 0.5, x.options()));
+}())
+UNARY_DERIVATIVE(special_i1e, [&] {
+  Tensor s = tiny_safe(x);
+  return where(s.eq(x), special_i0e(s).sub(y.mul(s.sgn().add(s.reciprocal()))), full({}, 0.5, x.options()));
 }())
 #undef UNARY_DERIVATIVE
 
@@ -385,6 +405,33 @@ Tensor xlogy_jvp(const JvpCtx& c) {
   return c.tangent(0).mul(where(zero, zeros_like(b), b.log())).add(c.tangent(1).mul(where(zero, zeros_like(b), a.div(b))));
 }
 
+// igamma(a, x), igammac(a, x), zeta(x, q): PyTorch differentiates the second argument only.
+template <int kSign>
+variable_list igamma_vjp(const VjpCtx& c) {
+  EMBER_CHECK(!c.needs_input_grad(0), "the derivative for '", kSign > 0 ? "igamma" : "igammac",
+              ": input' is not implemented.");
+  Tensor a = c.input(0), x = c.input(1);
+  Tensor d = a.sub(1).mul(x.log()).sub(x).sub(a.lgamma()).exp().mul(double(kSign));
+  return {Tensor(), c.grad().mul(d)};
+}
+template <int kSign>
+Tensor igamma_jvp(const JvpCtx& c) {
+  EMBER_CHECK(!c.has_tangent(0), "the derivative for '", kSign > 0 ? "igamma" : "igammac",
+              ": input' is not implemented.");
+  Tensor a = c.input(0), x = c.input(1);
+  return c.tangent(1).mul(a.sub(1).mul(x.log()).sub(x).sub(a.lgamma()).exp().mul(double(kSign)));
+}
+variable_list zeta_vjp(const VjpCtx& c) {
+  EMBER_CHECK(!c.needs_input_grad(0), "the derivative for 'zeta' is not implemented.");
+  Tensor x = c.input(0), q = c.input(1);
+  return {Tensor(), c.grad().mul(x.neg().mul(special_zeta(x.add(1), q)))};
+}
+Tensor zeta_jvp(const JvpCtx& c) {
+  EMBER_CHECK(!c.has_tangent(0), "the derivative for 'zeta' is not implemented.");
+  Tensor x = c.input(0), q = c.input(1);
+  return c.tangent(1).mul(x.neg().mul(special_zeta(x.add(1), q)));
+}
+
 // lerp(a, b, w) = a + w (b - a)
 variable_list lerp_scalar_vjp(const VjpCtx& c) {
   const Scalar& w = c.args.s[0];
@@ -453,7 +500,8 @@ const Map& table() {
     UNARY(rad2deg) UNARY(silu) UNARY(hardsigmoid) UNARY(hardswish) UNARY(selu) UNARY(hardtanh)
     UNARY(leaky_relu) UNARY(elu) UNARY(softplus) UNARY(softshrink) UNARY(hardshrink) UNARY(threshold)
     UNARY(clamp_scalar) UNARY(nan_to_num) UNARY(gelu) UNARY(logit) UNARY(mish) UNARY(digamma) UNARY(i0)
-    UNARY(sinc)
+    UNARY(sinc) UNARY(special_erfcx) UNARY(special_i0e) UNARY(special_i1) UNARY(special_i1e)
+    UNARY(special_ndtri) UNARY(special_log_ndtr) UNARY(polygamma)
 #undef UNARY
     for (const char* z : {"sign", "floor", "ceil", "trunc", "round", "div_trunc", "div_floor"})
       t[z] = {&zero_vjp, &zero_jvp};
@@ -483,6 +531,9 @@ const Map& table() {
     t["addcmul"] = {&addcmul_vjp, &addcmul_jvp};
     t["addcdiv"] = {&addcdiv_vjp, &addcdiv_jvp};
     t["clamp_tensor"] = {&clamp_tensor_vjp, &clamp_tensor_jvp};
+    t["igamma"] = {&igamma_vjp<1>, &igamma_jvp<1>};
+    t["igammac"] = {&igamma_vjp<-1>, &igamma_jvp<-1>};
+    t["special_zeta"] = {&zeta_vjp, &zeta_jvp};
     return t;
   }();
   return m;
@@ -494,6 +545,7 @@ std::string_view public_name(std::string_view op) {
   if (op == "clamp_scalar" || op == "clamp_tensor") return "clamp";
   if (op == "lerp_scalar" || op == "lerp_tensor") return "lerp";
   if (op == "conj_physical") return "conj_physical";
+  if (op == "special_zeta") return "zeta";
   return op;
 }
 
@@ -510,7 +562,16 @@ void link(PointwiseOp& op) {
 bool saves_result(std::string_view n) {
   return n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" || n == "tan" || n == "tanh" ||
          n == "sigmoid" || n == "erfinv" || n == "reciprocal" || n == "relu" || n == "div_true" || n == "pow" ||
-         n == "hypot" || n == "copysign" || n == "sgn";
+         n == "hypot" || n == "copysign" || n == "sgn" || n == "special_erfcx" || n == "special_i0e" ||
+         n == "special_i1" || n == "special_i1e" || n == "special_ndtri" || n == "special_log_ndtr";
+}
+// Ops PyTorch declares non_differentiable: their results never require grad.
+bool non_differentiable(std::string_view n) {
+  return n.starts_with("special_bessel") || n.starts_with("special_modified_bessel") ||
+         n.starts_with("special_scaled_modified_bessel") || n == "special_airy_ai" ||
+         n == "special_spherical_bessel_j0" || n.ends_with("_polynomial_t") || n.ends_with("_polynomial_u") ||
+         n.ends_with("_polynomial_v") || n.ends_with("_polynomial_w") || n.starts_with("special_hermite") ||
+         n == "special_laguerre_polynomial_l" || n == "special_legendre_polynomial_p";
 }
 bool saves_inputs(std::string_view n) {
   return !(n == "exp" || n == "exp2" || n == "expm1" || n == "sqrt" || n == "rsqrt" || n == "tan" || n == "tanh" ||
@@ -533,7 +594,7 @@ Tensor differentiable_pointwise(const PointwiseOp& op_c, Tensor out, std::initia
   // Tensor methods write in place as op_out(self, self, ...).
   if (out.defined() && !inplace && !inputs.empty() && out.is_same(inputs[0])) inplace = true;
   Recording rec(inputs);
-  if (!rec.any() || op.result_kind == ResultKind::Bool) {
+  if (!rec.any() || op.result_kind == ResultKind::Bool || non_differentiable(op.name)) {
     BelowAutogradGuard below;
     return run_pointwise(op, std::move(out), inputs_l, args, inplace);
   }

@@ -5,6 +5,7 @@
 // compute-type values (T = float for Half/BFloat16, Complex<float> for complex32).
 #pragma once
 #include "ember/ops/math.h"
+#include "ember/ops/special_math.h"
 
 namespace ember {
 
@@ -312,6 +313,30 @@ template <class T> struct ClampScalar {  // args: min, max, has_min (bool), has_
     return x;
   }
 };
+// torch::special's functions (ember/ops/special_math.h), on float and double.
+EMBER_SIMPLE_UNARY(BesselJ0, math::bessel_j0(x))
+EMBER_SIMPLE_UNARY(BesselJ1, math::bessel_j1(x))
+EMBER_SIMPLE_UNARY(BesselY0, math::bessel_y0(x))
+EMBER_SIMPLE_UNARY(BesselY1, math::bessel_y1(x))
+EMBER_SIMPLE_UNARY(ModifiedBesselI0, math::modified_bessel_i0(x))
+EMBER_SIMPLE_UNARY(ModifiedBesselI1, math::modified_bessel_i1(x))
+EMBER_SIMPLE_UNARY(ModifiedBesselK0, math::modified_bessel_k0(x))
+EMBER_SIMPLE_UNARY(ModifiedBesselK1, math::modified_bessel_k1(x))
+EMBER_SIMPLE_UNARY(ScaledModifiedBesselK0, math::scaled_modified_bessel_k0(x))
+EMBER_SIMPLE_UNARY(ScaledModifiedBesselK1, math::scaled_modified_bessel_k1(x))
+EMBER_SIMPLE_UNARY(I0e, math::i0e(x))
+EMBER_SIMPLE_UNARY(I1, math::i1(x))
+EMBER_SIMPLE_UNARY(I1e, math::i1e(x))
+EMBER_SIMPLE_UNARY(AiryAi, math::airy_ai(x))
+EMBER_SIMPLE_UNARY(SphericalBesselJ0, math::spherical_bessel_j0(x))
+EMBER_SIMPLE_UNARY(Erfcx, math::erfcx(x))
+EMBER_SIMPLE_UNARY(LogNdtr, math::log_ndtr(x))
+EMBER_SIMPLE_UNARY(Ndtri, math::ndtri(x))
+template <class T> struct Polygamma {  // args: n (>= 0, checked by polygamma())
+  long long n;
+  explicit Polygamma(const PointwiseArgs& a) : n(a.s[0].toLong()) {}
+  EMBER_HD T operator()(T x) const { return math::polygamma(n, x); }
+};
 }  // namespace fn
 
 // _(name, functor, accepted input dtypes, ResultKind)
@@ -384,7 +409,26 @@ template <class T> struct ClampScalar {  // args: min, max, has_min (bool), has_
   _(softshrink, Softshrink, kFloatingTypes, Same)                              \
   _(hardshrink, Hardshrink, kFloatingTypes, Same)                              \
   _(threshold, Threshold, kRealTypes, Same)                                    \
-  _(clamp_scalar, ClampScalar, kRealTypes, Same)
+  _(clamp_scalar, ClampScalar, kRealTypes, Same)                               \
+  _(special_bessel_j0, BesselJ0, kFloatingTypes, IntToFloat)                   \
+  _(special_bessel_j1, BesselJ1, kFloatingTypes, IntToFloat)                   \
+  _(special_bessel_y0, BesselY0, kFloatingTypes, IntToFloat)                   \
+  _(special_bessel_y1, BesselY1, kFloatingTypes, IntToFloat)                   \
+  _(special_modified_bessel_i0, ModifiedBesselI0, kFloatingTypes, IntToFloat)  \
+  _(special_modified_bessel_i1, ModifiedBesselI1, kFloatingTypes, IntToFloat)  \
+  _(special_modified_bessel_k0, ModifiedBesselK0, kFloatingTypes, IntToFloat)  \
+  _(special_modified_bessel_k1, ModifiedBesselK1, kFloatingTypes, IntToFloat)  \
+  _(special_scaled_modified_bessel_k0, ScaledModifiedBesselK0, kFloatingTypes, IntToFloat) \
+  _(special_scaled_modified_bessel_k1, ScaledModifiedBesselK1, kFloatingTypes, IntToFloat) \
+  _(special_i0e, I0e, kFloatingTypes, IntToFloat)                              \
+  _(special_i1, I1, kFloatingTypes, IntToFloat)                                \
+  _(special_i1e, I1e, kFloatingTypes, IntToFloat)                              \
+  _(special_airy_ai, AiryAi, kFloatingTypes, IntToFloat)                       \
+  _(special_spherical_bessel_j0, SphericalBesselJ0, kFloatingTypes, IntToFloat) \
+  _(special_erfcx, Erfcx, kFloatingTypes, IntToFloat)                          \
+  _(special_log_ndtr, LogNdtr, kFloatingTypes, IntToFloat)                     \
+  _(special_ndtri, Ndtri, kFloatingTypes, IntToFloat)                          \
+  _(polygamma, Polygamma, kFloatingTypes, IntToFloat)
 
 
 // ---- binary -----------------------------------------------------------------------
@@ -575,6 +619,29 @@ template <class T> struct ClampTensor {  // x, lo, hi (both given)
     return x < lo ? lo : (x > hi ? hi : x);
   }
 };
+// torch::special's functions of two arguments: orthogonal polynomials f(x, n) (n taken as a
+// real number, as PyTorch takes it), the regularized incomplete gamma functions and zeta.
+#define EMBER_SIMPLE_BINARY(F, expr)                        \
+  template <class T> struct F {                             \
+    EMBER_PW_FUNCTOR_ARGS(F)                                \
+    EMBER_HD T operator()(T a, T b) const { return expr; }  \
+  };
+EMBER_SIMPLE_BINARY(ChebyshevT, math::chebyshev_polynomial_t(a, b))
+EMBER_SIMPLE_BINARY(ChebyshevU, math::chebyshev_polynomial_u(a, b))
+EMBER_SIMPLE_BINARY(ChebyshevV, math::chebyshev_polynomial_v(a, b))
+EMBER_SIMPLE_BINARY(ChebyshevW, math::chebyshev_polynomial_w(a, b))
+EMBER_SIMPLE_BINARY(ShiftedChebyshevT, math::shifted_chebyshev_polynomial_t(a, b))
+EMBER_SIMPLE_BINARY(ShiftedChebyshevU, math::shifted_chebyshev_polynomial_u(a, b))
+EMBER_SIMPLE_BINARY(ShiftedChebyshevV, math::shifted_chebyshev_polynomial_v(a, b))
+EMBER_SIMPLE_BINARY(ShiftedChebyshevW, math::shifted_chebyshev_polynomial_w(a, b))
+EMBER_SIMPLE_BINARY(HermiteH, math::hermite_polynomial_h(a, b))
+EMBER_SIMPLE_BINARY(HermiteHe, math::hermite_polynomial_he(a, b))
+EMBER_SIMPLE_BINARY(LaguerreL, math::laguerre_polynomial_l(a, b))
+EMBER_SIMPLE_BINARY(LegendreP, math::legendre_polynomial_p(a, b))
+EMBER_SIMPLE_BINARY(Igamma, math::gammainc(a, b))
+EMBER_SIMPLE_BINARY(Igammac, math::gammaincc(a, b))
+EMBER_SIMPLE_BINARY(Zeta, math::zeta(a, b))
+#undef EMBER_SIMPLE_BINARY
 }  // namespace fn
 
 // _(name, functor, accepted (promoted) dtypes, ResultKind)
@@ -611,7 +678,22 @@ template <class T> struct ClampTensor {  // x, lo, hi (both given)
   _(bitwise_xor, BitwiseXor, kBoolType | kIntegralTypes, Same)                 \
   _(bitwise_left_shift, LeftShift, kIntegralTypes, Same)                       \
   _(bitwise_right_shift, RightShift, kIntegralTypes, Same)                     \
-  _(lerp_scalar, LerpScalar, kFloatingAndComplexTypes, Same)
+  _(lerp_scalar, LerpScalar, kFloatingAndComplexTypes, Same)                   \
+  _(special_chebyshev_polynomial_t, ChebyshevT, kFloatingTypes, IntToFloat)    \
+  _(special_chebyshev_polynomial_u, ChebyshevU, kFloatingTypes, IntToFloat)    \
+  _(special_chebyshev_polynomial_v, ChebyshevV, kFloatingTypes, IntToFloat)    \
+  _(special_chebyshev_polynomial_w, ChebyshevW, kFloatingTypes, IntToFloat)    \
+  _(special_shifted_chebyshev_polynomial_t, ShiftedChebyshevT, kFloatingTypes, IntToFloat) \
+  _(special_shifted_chebyshev_polynomial_u, ShiftedChebyshevU, kFloatingTypes, IntToFloat) \
+  _(special_shifted_chebyshev_polynomial_v, ShiftedChebyshevV, kFloatingTypes, IntToFloat) \
+  _(special_shifted_chebyshev_polynomial_w, ShiftedChebyshevW, kFloatingTypes, IntToFloat) \
+  _(special_hermite_polynomial_h, HermiteH, kFloatingTypes, IntToFloat)        \
+  _(special_hermite_polynomial_he, HermiteHe, kFloatingTypes, IntToFloat)      \
+  _(special_laguerre_polynomial_l, LaguerreL, kFloatingTypes, IntToFloat)      \
+  _(special_legendre_polynomial_p, LegendreP, kFloatingTypes, IntToFloat)      \
+  _(igamma, Igamma, kFloatingTypes, IntToFloat)                                \
+  _(igammac, Igammac, kFloatingTypes, IntToFloat)                              \
+  _(special_zeta, Zeta, kFloatingTypes, IntToFloat)
 
 #define EMBER_TERNARY_OPS(_)                                                   \
   _(lerp_tensor, LerpTensor, kFloatingAndComplexTypes, Same)                   \

@@ -1,8 +1,109 @@
+// torch::special's functions: the pointwise-table ops under ATen's names, and the compositions.
 #include "ember/ops/special.h"
 
 #include <cmath>
 #include <limits>
 
+#include "ember/ops/pointwise.h"
+#include "ember/ops/type_promotion.h"
+
+namespace ember {
+
+#define EMBER_SPECIAL_OPS(_)                                                                     \
+  _(special_bessel_j0) _(special_bessel_j1) _(special_bessel_y0) _(special_bessel_y1)            \
+  _(special_modified_bessel_i0) _(special_modified_bessel_i1) _(special_modified_bessel_k0)      \
+  _(special_modified_bessel_k1) _(special_scaled_modified_bessel_k0)                             \
+  _(special_scaled_modified_bessel_k1) _(special_i0e) _(special_i1) _(special_i1e)              \
+  _(special_airy_ai) _(special_spherical_bessel_j0) _(special_erfcx) _(special_log_ndtr)          \
+  _(special_ndtri)
+#define EMBER_SPECIAL_BINARY_OPS(_)                                                              \
+  _(special_chebyshev_polynomial_t) _(special_chebyshev_polynomial_u)                           \
+  _(special_chebyshev_polynomial_v) _(special_chebyshev_polynomial_w)                           \
+  _(special_shifted_chebyshev_polynomial_t) _(special_shifted_chebyshev_polynomial_u)           \
+  _(special_shifted_chebyshev_polynomial_v) _(special_shifted_chebyshev_polynomial_w)           \
+  _(special_hermite_polynomial_h) _(special_hermite_polynomial_he)                              \
+  _(special_laguerre_polynomial_l) _(special_legendre_polynomial_p) _(special_zeta)
+
+// The table's op objects (ops/pointwise.cpp defines them from ops/pointwise_ops.h).
+#define EMBER_DECLARE(name) extern PointwiseOp name##_op;
+EMBER_SPECIAL_OPS(EMBER_DECLARE) EMBER_SPECIAL_BINARY_OPS(EMBER_DECLARE)
+extern PointwiseOp igamma_op;
+extern PointwiseOp igammac_op;
+extern PointwiseOp polygamma_op;
+#undef EMBER_DECLARE
+
+#define EMBER_DEFINE_UNARY(name)                                                                 \
+  Tensor name(const Tensor& self) {                                                              \
+    check_defined(self, #name);                                                                  \
+    return run_pointwise(name##_op, {}, {self});                                                 \
+  }                                                                                              \
+  Tensor& name##_out(Tensor& out, const Tensor& self) {                                          \
+    run_pointwise(name##_op, out, {self});                                                       \
+    return out;                                                                                  \
+  }
+EMBER_SPECIAL_OPS(EMBER_DEFINE_UNARY)
+#undef EMBER_DEFINE_UNARY
+
+#define EMBER_DEFINE_BINARY(name)                                                                \
+  Tensor name(const Tensor& x, const Tensor& n) {                                                \
+    check_defined(x, #name, "x");                                                                \
+    check_defined(n, #name, "n");                                                                \
+    return run_pointwise(name##_op, {}, {x, n});                                                 \
+  }                                                                                              \
+  Tensor name(const Scalar& x, const Tensor& n) { return name(scalar_to_tensor(x), n); }         \
+  Tensor name(const Tensor& x, const Scalar& n) { return name(x, scalar_to_tensor(n)); }         \
+  Tensor& name##_out(Tensor& out, const Tensor& x, const Tensor& n) {                            \
+    run_pointwise(name##_op, out, {x, n});                                                       \
+    return out;                                                                                  \
+  }
+EMBER_SPECIAL_BINARY_OPS(EMBER_DEFINE_BINARY)
+#undef EMBER_DEFINE_BINARY
+
+Tensor igamma(const Tensor& self, const Tensor& other) {
+  check_defined(self, "igamma");
+  check_defined(other, "igamma", "other");
+  return run_pointwise(igamma_op, {}, {self, other});
+}
+Tensor igammac(const Tensor& self, const Tensor& other) {
+  check_defined(self, "igammac");
+  check_defined(other, "igammac", "other");
+  return run_pointwise(igammac_op, {}, {self, other});
+}
+Tensor& igamma_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  run_pointwise(igamma_op, out, {self, other});
+  return out;
+}
+Tensor& igammac_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  run_pointwise(igammac_op, out, {self, other});
+  return out;
+}
+Tensor& igamma_(Tensor& self, const Tensor& other) {
+  run_pointwise(igamma_op, self, {self, other}, {}, true);
+  return self;
+}
+Tensor& igammac_(Tensor& self, const Tensor& other) {
+  run_pointwise(igammac_op, self, {self, other}, {}, true);
+  return self;
+}
+
+Tensor polygamma(int64_t n, const Tensor& self) {
+  check_defined(self, "polygamma");
+  EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n, got n=", n);
+  return run_pointwise(polygamma_op, {}, {self}, {n});
+}
+Tensor& polygamma_out(Tensor& out, int64_t n, const Tensor& self) {
+  EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n, got n=", n);
+  run_pointwise(polygamma_op, out, {self}, {n});
+  return out;
+}
+Tensor& polygamma_(Tensor& self, int64_t n) {
+  EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n, got n=", n);
+  run_pointwise(polygamma_op, self, {self}, {n}, true);
+  return self;
+}
+Tensor mvlgamma(const Tensor& self, int64_t p) { return special::multigammaln(self, p); }
+
+}  // namespace ember
 
 namespace ember::special {
 

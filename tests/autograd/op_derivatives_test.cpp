@@ -44,6 +44,7 @@ PointwiseArgs args_for(const std::string& op) {
   if (op == "softshrink" || op == "hardshrink") return {0.3};
   if (op == "threshold") return {0.1, 2.0};
   if (op == "clamp_scalar") return {-0.4, 0.6, true, true};
+  if (op == "polygamma") return {int64_t(1)};
   return {};
 }
 
@@ -52,8 +53,13 @@ Tensor sample(const std::string& op, int64_t input, IntArrayRef shape, ScalarTyp
   Tensor u = rand(shape, dtype(kDouble));  // (0, 1)
   Tensor x;
   if (op == "log" || op == "log1p" || op == "log2" || op == "log10" || op == "sqrt" || op == "rsqrt" || op == "lgamma" ||
-      op == "digamma" || op == "reciprocal" || op == "pow" || op == "xlogy" || op == "hypot")
+      op == "digamma" || op == "reciprocal" || op == "pow" || op == "xlogy" || op == "hypot" || op == "polygamma" ||
+      op == "igamma" || op == "igammac")
     x = u.mul(1.5).add(0.3);
+  else if (op == "special_ndtri")
+    x = u.mul(0.8).add(0.1);
+  else if (op == "special_zeta")
+    x = input == 0 ? u.add(1.5) : u.add(0.5);
   else if (op == "asin" || op == "acos" || op == "atanh" || op == "erfinv")
     x = u.mul(1.6).sub(0.8);
   else if (op == "acosh")
@@ -70,7 +76,16 @@ Tensor sample(const std::string& op, int64_t input, IntArrayRef shape, ScalarTyp
 }
 
 // Ops whose result is not differentiable or that are not defined on floating types.
+// (PyTorch's non_differentiable special functions are left out by their names.)
 const std::set<std::string> kNotDifferentiable = {"nextafter", "bitwise_not", "logical_not", "signbit"};
+bool declared_non_differentiable(const std::string& n) {
+  return n.starts_with("special_") && n != "special_erfcx" && n != "special_i0e" && n != "special_i1" &&
+         n != "special_i1e" && n != "special_ndtri" && n != "special_log_ndtr" && n != "special_zeta";
+}
+// PyTorch differentiates these in their second argument only.
+bool first_input_not_differentiable(const std::string& n) {
+  return n == "igamma" || n == "igammac" || n == "special_zeta";
+}
 
 std::vector<std::string> differentiable_ops() {
   autograd::link_pointwise_derivatives();
@@ -78,7 +93,8 @@ std::vector<std::string> differentiable_ops() {
   for (OpInfo* info : OpInfo::all()) {
     if (info->fusion != FusionClass::Pointwise || info->result_kind == ResultKind::Bool) continue;
     if (!(info->dtypes.contains(kDouble) || info->dtypes.contains(kComplexDouble))) continue;
-    if (kNotDifferentiable.count(std::string(info->name))) continue;
+    if (kNotDifferentiable.count(std::string(info->name)) || declared_non_differentiable(std::string(info->name)))
+      continue;
     if (!arity().count(std::string(info->name))) continue;  // copy_/fill_: derivatives in copy.cpp
     r.emplace_back(info->name);
   }
@@ -105,7 +121,7 @@ void check_op(const std::string& name, ScalarType dt, bool grad_grad) {
   variable_list inputs;
   for (int i = 0; i < n; ++i) {
     Tensor t = i == 0 ? sample(name, 0, {4, 3}, dt).t() : sample(name, i, {4}, dt);
-    inputs.push_back(t.requires_grad_());
+    inputs.push_back(i == 0 && first_input_not_differentiable(name) ? t : t.requires_grad_());
   }
   if (name == "div_trunc" || name == "div_floor" || name == "remainder" || name == "fmod") {
     // Quotients between integers (+0.2 .. +0.8), so the difference steps never cross a jump.

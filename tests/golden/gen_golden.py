@@ -165,7 +165,7 @@ def int_specials(dt):
 DOMAIN = {"log": (0.05, 6), "log2": (0.05, 6), "log10": (0.05, 6), "sqrt": (0.0, 9), "rsqrt": (0.05, 9),
           "lgamma": (0.1, 8), "digamma": (0.1, 8), "acosh": (1.0, 6), "asin": (-0.99, 0.99),
           "acos": (-0.99, 0.99), "atanh": (-0.99, 0.99), "erfinv": (-0.99, 0.99), "logit": (0.01, 0.99),
-          "log1p": (-0.9, 6)}
+          "log1p": (-0.9, 6), "ndtri": (0.01, 0.99)}
 
 
 def rand_values(dt, n, g, op=""):
@@ -785,10 +785,67 @@ def gen_half(gf):
     gf.add("float_to_bfloat16", "float_to_bfloat16", "", [xs], {}, xs.to(torch.bfloat16), "torch", [])
 
 
+# ---- torch.special's table ops ---------------------------------------------------------------
+SPECIAL_UNARY = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+                 "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+                 "scaled_modified_bessel_k1", "i0e", "i1", "i1e", "airy_ai", "spherical_bessel_j0", "erfcx",
+                 "log_ndtr", "ndtri"]
+SPECIAL_POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                       "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                       "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                       "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]
+
+
+def gen_special_unary(gf):
+    for n in SPECIAL_UNARY:
+        name, fn = "special_" + n, getattr(torch.special, n)
+        for dt in ALL_DTYPES:
+            x = special_values(dt, gen(name + dname(dt)), "ndtri" if n == "ndtri" else name)
+            r, ref = run_torch(fn, [x], {})
+            gf.add("%s/%s/contiguous" % (name, dname(dt)), name, name, [x], {}, r, ref, ["contiguous", "special"])
+        g = gen(name + "layout")
+        for tag, x in layouts(lambda d, k, gg: rand_values(d, k, gg, name), torch.float32, g):
+            r, ref = run_torch(fn, [x], {})
+            gf.add("%s/float32/%s" % (name, tag), name, name, [x], {}, r, ref, [tag])
+    for order in [0, 1, 3]:
+        for dt in ALL_DTYPES:
+            x = special_values(dt, gen("polygamma%d%s" % (order, dname(dt))), "digamma")
+            r, ref = run_torch(lambda t, n: torch.polygamma(n, t), [x], {"n": order})
+            gf.add("polygamma/%d/%s/contiguous" % (order, dname(dt)), "polygamma", "polygamma", [x], {"n": order},
+                   r, ref, ["contiguous", "special"])
+
+
+def gen_special_binary(gf):
+    cases = [("special_" + n, getattr(torch.special, n),
+              [-2.0, -1.0, -0.5, 0.0, 0.3, 0.5, 0.9, 1.0, 1.5, 3.0, math.nan, math.inf, -math.inf],
+              [0.0, 1.0, 2.0, 3.0, 4.0, 7.0, 12.0, -1.0, 2.5, math.nan, math.inf]) for n in SPECIAL_POLYNOMIALS]
+    cases += [("igamma", torch.igamma, [0.5, 1.0, 2.0, 5.0, 20.0, 0.0, -1.0, math.nan, math.inf],
+               [0.0, 0.1, 1.0, 3.0, 10.0, 50.0, -1.0, math.nan, math.inf]),
+              ("igammac", torch.igammac, [0.5, 1.0, 2.0, 5.0, 20.0, 0.0, -1.0, math.nan, math.inf],
+               [0.0, 0.1, 1.0, 3.0, 10.0, 50.0, -1.0, math.nan, math.inf]),
+              ("special_zeta", torch.special.zeta, [1.0, 1.5, 2.0, 3.0, 10.0, 0.5, -1.0, math.nan, math.inf],
+               [0.5, 1.0, 2.0, 10.0, -1.5, 0.0, math.nan])]
+    for name, fn, xs, ns in cases:
+        for dt in FLOAT_DTYPES + [torch.int64]:
+            a = torch.tensor(xs, dtype=torch.float64).reshape(-1, 1)
+            b = torch.tensor(ns, dtype=torch.float64).reshape(1, -1)
+            if dt == torch.int64:
+                a, b = a[torch.isfinite(a) & (a == a.round())], b[torch.isfinite(b) & (b == b.round())]
+                a, b = a.reshape(-1, 1), b.reshape(1, -1)
+            a, b = a.to(dt), b.to(dt)
+            r, ref = run_torch(fn, [a, b], {})
+            gf.add("%s/%s/pairs" % (name, dname(dt)), name, name, [a, b], {}, r, ref, ["broadcast", "special"])
+        x = rand_values(torch.float64, 12, gen(name + "scalar")).abs() + 0.5
+        r, ref = run_torch(fn, [x, 2], {})
+        gf.add("%s/float64/scalar" % name, name, name, [x, 2], {}, r, ref, ["scalar"])
+
+
 def main():
     torch.manual_seed(0)
-    for name, fn in [("pointwise_unary", gen_unary), ("pointwise_binary", gen_binary),
-                     ("pointwise_ternary", gen_ternary), ("copy", gen_copy), ("dtypes", gen_dtypes), ("half", gen_half)]:
+    for name, fn in [("pointwise_unary", lambda gf: (gen_unary(gf), gen_special_unary(gf))),
+                     ("pointwise_binary", lambda gf: (gen_binary(gf), gen_special_binary(gf))),
+                     ("pointwise_ternary", gen_ternary), ("copy", gen_copy), ("dtypes", gen_dtypes),
+                     ("half", gen_half)]:
         gf = GoldenFile(name)
         fn(gf)
         gf.write()

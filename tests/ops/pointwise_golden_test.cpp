@@ -31,6 +31,10 @@ std::optional<double> kw_opt_double(const GoldenCase& c, std::string_view key) {
   return v->scalar.toDouble();
 }
 
+// A Python number operand as PyTorch wraps it (a 0-dim tensor that promotes like a scalar).
+Tensor wrap_operand(const Tensor& t) { return t; }
+Tensor wrap_operand(const Scalar& s) { return scalar_to_tensor(s); }
+
 // Binary ops with a (Tensor, Scalar) overload in ember.
 template <class F>
 OpFn binary(F f) {
@@ -56,6 +60,15 @@ const std::map<std::string, OpFn>& op_fns() {
     UNARY(isneginf) UNARY(isfinite) UNARY(signbit) UNARY(angle) UNARY(conj_physical) UNARY(silu) UNARY(mish)
     UNARY(hardsigmoid) UNARY(hardswish) UNARY(selu) UNARY(relu6)
 #undef UNARY
+#define UNARY(name) m[#name] = [](const GoldenCase& c) { return ember::name(T(c, 0)); };
+    UNARY(special_bessel_j0) UNARY(special_bessel_j1) UNARY(special_bessel_y0) UNARY(special_bessel_y1)
+    UNARY(special_modified_bessel_i0) UNARY(special_modified_bessel_i1) UNARY(special_modified_bessel_k0)
+    UNARY(special_modified_bessel_k1) UNARY(special_scaled_modified_bessel_k0)
+    UNARY(special_scaled_modified_bessel_k1) UNARY(special_i0e) UNARY(special_i1) UNARY(special_i1e)
+    UNARY(special_airy_ai) UNARY(special_spherical_bessel_j0) UNARY(special_erfcx) UNARY(special_log_ndtr)
+    UNARY(special_ndtri)
+#undef UNARY
+    m["polygamma"] = [](const GoldenCase& c) { return ember::polygamma(kw_scalar(c, "n", 0).toLong(), T(c, 0)); };
     m["round"] = [](const GoldenCase& c) { return ember::round(T(c, 0), kw_scalar(c, "decimals", 0).toLong()); };
     m["nan_to_num"] = [](const GoldenCase& c) {
       return ember::nan_to_num(T(c, 0), kw_opt_double(c, "nan"), kw_opt_double(c, "posinf"),
@@ -110,6 +123,14 @@ const std::map<std::string, OpFn>& op_fns() {
     BINARY(less_equal) BINARY(greater_equal) BINARY(not_equal) BINARY(logical_and) BINARY(logical_or)
     BINARY(logical_xor) BINARY(bitwise_and) BINARY(bitwise_or) BINARY(bitwise_xor) BINARY(bitwise_left_shift)
     BINARY(bitwise_right_shift) BINARY(xlogy) BINARY(float_power)
+    BINARY(special_chebyshev_polynomial_t) BINARY(special_chebyshev_polynomial_u)
+    BINARY(special_chebyshev_polynomial_v) BINARY(special_chebyshev_polynomial_w)
+    BINARY(special_shifted_chebyshev_polynomial_t) BINARY(special_shifted_chebyshev_polynomial_u)
+    BINARY(special_shifted_chebyshev_polynomial_v) BINARY(special_shifted_chebyshev_polynomial_w)
+    BINARY(special_hermite_polynomial_h) BINARY(special_hermite_polynomial_he)
+    BINARY(special_laguerre_polynomial_l) BINARY(special_legendre_polynomial_p) BINARY(special_zeta)
+    m["igamma"] = binary([](const Tensor& a, const auto& b) { return ember::igamma(a, Tensor(wrap_operand(b))); });
+    m["igammac"] = binary([](const Tensor& a, const auto& b) { return ember::igammac(a, Tensor(wrap_operand(b))); });
 #undef BINARY
     m["pow"] = [](const GoldenCase& c) {
       const GoldenValue& a = c.args.at(0);
