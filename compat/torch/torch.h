@@ -12,6 +12,7 @@
 #include "ember/autograd/autograd_meta.h"
 #include "c10/macros/Macros.h"
 #include "c10/util/C++17.h"
+#include "c10/util/accumulate.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Optional.h"
 #include "c10/util/StringUtil.h"

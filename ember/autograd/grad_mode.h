@@ -33,6 +33,8 @@ bool forward_ad_enabled();
 
 }  // namespace autograd
 
+using autograd::GradMode;  // torch::GradMode / c10::GradMode
+
 // RAII guards with LibTorch's names (torch::NoGradGuard, torch::AutoGradMode, c10::InferenceMode).
 struct AutoGradMode {
   explicit AutoGradMode(bool enabled) : prev_(autograd::GradMode::is_enabled()) {

@@ -1,6 +1,8 @@
 // Device names and parsing.
 #include "ember/core/device.h"
 
+#include <cctype>
+
 #include <ostream>
 
 #include "ember/core/error.h"
@@ -48,5 +50,11 @@ std::string Device::str() const {
   return s;
 }
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+
+std::string DeviceTypeName(DeviceType t, bool lower_case) {
+  std::string name = to_string(t);
+  for (char& c : name) c = char(lower_case ? std::tolower(c) : std::toupper(c));
+  return name;
+}
 
 }  // namespace ember

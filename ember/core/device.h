@@ -16,10 +16,13 @@ constexpr DeviceType kMeta = DeviceType::Meta;
 using DeviceIndex = int8_t;
 
 const char* to_string(DeviceType t);
+// c10::DeviceTypeName: "CPU", "CUDA", "META" (or lower case).
+std::string DeviceTypeName(DeviceType t, bool lower_case = false);
 std::ostream& operator<<(std::ostream& os, DeviceType t);
 
 class Device {
  public:
+  using Type = DeviceType;  // c10::Device::Type
   Device(DeviceType type, DeviceIndex index = -1);  // NOLINT: implicit like c10::Device
   // Parses "cpu", "cuda", "cuda:1", "meta".
   Device(const std::string& spec);  // NOLINT

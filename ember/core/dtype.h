@@ -65,6 +65,9 @@ constexpr size_t element_size(ScalarType t) {
   }
 }
 const char* to_string(ScalarType t);
+// c10's spellings: toString(kFloat) is "Float", elementSize(kFloat) 4.
+inline const char* toString(ScalarType t) { return to_string(t); }
+constexpr size_t elementSize(ScalarType t) { return element_size(t); }
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 constexpr bool isComplexType(ScalarType t) {

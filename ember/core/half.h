@@ -94,9 +94,19 @@ namespace std {
 template <>
 class numeric_limits<ember::Half> {
  public:
-  static constexpr bool is_specialized = true, is_signed = true, is_integer = false,
-                        has_infinity = true, has_quiet_NaN = true;
-  static constexpr int digits = 11;
+  static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false,
+                        has_infinity = true, has_quiet_NaN = true, has_signaling_NaN = true, is_iec559 = true,
+                        is_bounded = true, is_modulo = false;
+  static constexpr auto has_denorm = numeric_limits<float>::has_denorm;
+  static constexpr auto has_denorm_loss = numeric_limits<float>::has_denorm_loss;
+  static constexpr auto round_style = numeric_limits<float>::round_style;
+  static constexpr auto traps = numeric_limits<float>::traps;
+  static constexpr auto tinyness_before = numeric_limits<float>::tinyness_before;
+  static constexpr int digits = 11, digits10 = 3, max_digits10 = 5, radix = 2;
+  static constexpr int min_exponent = -13, min_exponent10 = -4, max_exponent = 16,
+                       max_exponent10 = 4;
+  static constexpr ember::Half round_error() { return ember::Half::from_bits(0x3800); }
+  static constexpr ember::Half signaling_NaN() { return ember::Half::from_bits(0x7d00); }
   static constexpr ember::Half min() { return ember::Half::from_bits(0x0400); }
   static constexpr ember::Half lowest() { return ember::Half::from_bits(0xfbff); }
   static constexpr ember::Half max() { return ember::Half::from_bits(0x7bff); }
@@ -108,9 +118,19 @@ class numeric_limits<ember::Half> {
 template <>
 class numeric_limits<ember::BFloat16> {
  public:
-  static constexpr bool is_specialized = true, is_signed = true, is_integer = false,
-                        has_infinity = true, has_quiet_NaN = true;
-  static constexpr int digits = 8;
+  static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false,
+                        has_infinity = true, has_quiet_NaN = true, has_signaling_NaN = true, is_iec559 = true,
+                        is_bounded = true, is_modulo = false;
+  static constexpr auto has_denorm = numeric_limits<float>::has_denorm;
+  static constexpr auto has_denorm_loss = numeric_limits<float>::has_denorm_loss;
+  static constexpr auto round_style = numeric_limits<float>::round_style;
+  static constexpr auto traps = numeric_limits<float>::traps;
+  static constexpr auto tinyness_before = numeric_limits<float>::tinyness_before;
+  static constexpr int digits = 8, digits10 = 2, max_digits10 = 4, radix = 2;
+  static constexpr int min_exponent = -125, min_exponent10 = -37, max_exponent = 128,
+                       max_exponent10 = 38;
+  static constexpr ember::BFloat16 round_error() { return ember::BFloat16::from_bits(0x3f00); }
+  static constexpr ember::BFloat16 signaling_NaN() { return ember::BFloat16::from_bits(0x7f80); }
   static constexpr ember::BFloat16 min() { return ember::BFloat16::from_bits(0x0080); }
   static constexpr ember::BFloat16 lowest() { return ember::BFloat16::from_bits(0xff7f); }
   static constexpr ember::BFloat16 max() { return ember::BFloat16::from_bits(0x7f7f); }

@@ -81,6 +81,18 @@ void set_num_threads(int n) {
   g_num_threads.store(n, std::memory_order_relaxed);
 }
 
+namespace {
+std::atomic<int> g_num_interop_threads{0};
+}  // namespace
+int get_num_interop_threads() {
+  const int n = g_num_interop_threads.load(std::memory_order_relaxed);
+  return n > 0 ? n : num_available_cpus();
+}
+void set_num_interop_threads(int n) {
+  EMBER_CHECK(n > 0, "set_num_interop_threads expects a positive integer, got ", n);
+  g_num_interop_threads.store(n, std::memory_order_relaxed);
+}
+
 int get_thread_num() { return t_in_parallel ? omp_get_thread_num() : 0; }
 bool in_parallel_region() { return t_in_parallel || omp_in_parallel(); }
 

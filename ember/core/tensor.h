@@ -13,7 +13,9 @@
 #include <tuple>
 #include <vector>
 
+#include "ember/core/dimname.h"
 #include "ember/core/generator.h"
+#include "ember/core/list.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor_impl.h"
 #include "ember/core/tensor_options.h"
@@ -83,7 +85,6 @@ class Tensor {
   bool is_sparse() const { return false; }
   bool is_quantized() const { return false; }
   bool is_mkldnn() const { return false; }
-  bool has_names() const { return false; }
   bool is_conj() const { return false; }
   bool is_neg() const { return false; }
   uint32_t _version() const { return checked_impl("_version")->version(); }
@@ -96,6 +97,14 @@ class Tensor {
   Tensor type_as(const Tensor& other) const;
   // The truth value of a one-element tensor (errors for more or fewer elements, as PyTorch's).
   bool is_nonzero() const;
+  // Named tensors are not supported (Note [Named tensors] in dimname.h): names() is one
+  // wildcard per dim, refine_names / rename accept only wildcards.
+  DimnameList names() const { return default_names(size_t(dim())); }
+  std::optional<DimnameList> opt_names() const { return std::nullopt; }
+  bool has_names() const { return false; }
+  Tensor refine_names(DimnameList names) const;
+  Tensor rename(std::optional<DimnameList> names) const;
+  const Tensor& rename_(std::optional<DimnameList> names) const;
   void bump_version() const { checked_impl("bump_version")->bump_version(); }
   std::string toString() const;
   void print() const;
@@ -129,7 +138,7 @@ class Tensor {
   bool retains_grad() const;
   // Backpropagates from this tensor (a scalar, or with `gradient` of its shape).
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
-                bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
+                bool create_graph = false, std::optional<ArrayRef<Tensor>> inputs = std::nullopt) const;
   // hook(grad) runs when this tensor's gradient is computed; returning a tensor replaces it.
   template <class F>
   unsigned register_hook(F&& hook) const {
@@ -327,6 +336,12 @@ class Tensor {
   Tensor& clamp_min_(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;
   Tensor& clamp_max_(const Scalar& max) const;
+  Tensor clamp_min(const Tensor& min) const;
+  Tensor& clamp_min_(const Tensor& min) const;
+  Tensor clamp_max(const Tensor& max) const;
+  Tensor& clamp_max_(const Tensor& max) const;
+  Tensor copysign(const Scalar& other) const;
+  Tensor& copysign_(const Scalar& other) const;
   Tensor clip(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
   Tensor& clip_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
 
@@ -501,6 +516,119 @@ class Tensor {
   Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
   Tensor diag(int64_t diagonal = 0) const;
   Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+
+  // ---- more of LibTorch's methods (ops/tensor_methods.cpp) ---------------------
+  // ATen's index_put with c10::List indices (one optional index tensor per leading dim).
+  Tensor& index_put_(const List<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false) const;
+  Tensor index_put(const List<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false) const;
+  // The deprecated Tensor::type(): the dtype and device as one value ("CPUFloatType").
+  struct DeprecatedTypeProperties {
+    ScalarType scalar_type_;
+    DeviceType device_type_;
+    ScalarType scalarType() const { return scalar_type_; }
+    DeviceType device_type() const { return device_type_; }
+    bool is_cuda() const { return device_type_ == kCUDA; }
+    bool is_sparse() const { return false; }
+    std::string toString() const;
+    TensorOptions options() const;
+    bool operator==(const DeprecatedTypeProperties& o) const {
+      return scalar_type_ == o.scalar_type_ && device_type_ == o.device_type_;
+    }
+    bool operator!=(const DeprecatedTypeProperties& o) const { return !(*this == o); }
+  };
+  DeprecatedTypeProperties type() const { return {scalar_type(), device().type()}; }
+  // New tensors with self's dtype and device unless the options say otherwise.
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {}) const;
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor alias() const;
+  Tensor variable_data() const;  // the data without autograd history (a detached alias)
+  Tensor tensor_data() const;
+  Tensor to_dense(std::optional<ScalarType> dtype = std::nullopt) const;
+  bool is_pinned(std::optional<Device> device = std::nullopt) const;
+  Tensor pin_memory(std::optional<Device> device = std::nullopt) const;
+  bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
+  bool is_set_to(const Tensor& tensor) const;
+  Tensor conj_physical() const;
+  Tensor& conj_physical_() const;
+  Tensor arccosh() const { return acosh(); }
+  Tensor& arccosh_() const { return acosh_(); }
+  Tensor arcsinh() const { return asinh(); }
+  Tensor& arcsinh_() const { return asinh_(); }
+  Tensor arctanh() const { return atanh(); }
+  Tensor& arctanh_() const { return atanh_(); }
+  Tensor argwhere() const;
+  Tensor broadcast_to(IntArrayRef size) const;
+  Tensor ravel() const;
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
+  Tensor sum_to_size(IntArrayRef size) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+                       std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
+  Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(IntArrayRef indices) const;
+  std::vector<Tensor> unsafe_chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unsafe_split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> unsafe_split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  Tensor msort() const;
+  Tensor diagflat(int64_t offset = 0) const;
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  Tensor ldexp(const Tensor& other) const;
+  Tensor& ldexp_(const Tensor& other) const;
+  Tensor heaviside(const Tensor& values) const;
+  Tensor& heaviside_(const Tensor& values) const;
+  Tensor gcd(const Tensor& other) const;
+  Tensor& gcd_(const Tensor& other) const;
+  Tensor lcm(const Tensor& other) const;
+  Tensor& lcm_(const Tensor& other) const;
+  std::tuple<Tensor, Tensor> frexp() const;
+  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
+  Tensor inner(const Tensor& other) const;
+  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor mvlgamma(int64_t p) const;
+  Tensor& mvlgamma_(int64_t p) const;
+  Tensor polygamma(int64_t n) const;
+  Tensor& polygamma_(int64_t n) const;
+  Tensor igamma(const Tensor& other) const;
+  Tensor& igamma_(const Tensor& other) const;
+  Tensor igammac(const Tensor& other) const;
+  Tensor& igammac_(const Tensor& other) const;
+  Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = {},
+             const std::optional<Tensor>& aweights = {}) const;
+  Tensor corrcoef() const;
+  Tensor prelu(const Tensor& weight) const;
+  Tensor logdet() const;
+  std::tuple<Tensor, Tensor> slogdet() const;
+  Tensor matrix_exp() const;
+  Tensor matrix_power(int64_t n) const;
+  Tensor pinverse(double rcond = 1e-15) const;
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+  std::tuple<Tensor, Tensor> qr(bool some = true) const;
+  std::tuple<Tensor, Tensor> triangular_solve(const Tensor& A, bool upper = true, bool transpose = false,
+                                              bool unitriangular = false) const;
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const;
+  Tensor cholesky_inverse(bool upper = false) const;
+  Tensor stft(int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length,
+              const std::optional<Tensor>& window, bool normalized, std::optional<bool> onesided = std::nullopt,
+              std::optional<bool> return_complex = std::nullopt) const;
+  Tensor stft(int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+              std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = {},
+              bool center = true, std::string_view pad_mode = "reflect", bool normalized = false,
+              std::optional<bool> onesided = std::nullopt, std::optional<bool> return_complex = std::nullopt) const;
+  Tensor istft(int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+               std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = {},
+               bool center = true, bool normalized = false, std::optional<bool> onesided = std::nullopt,
+               std::optional<int64_t> length = std::nullopt, bool return_complex = false) const;
 
  private:
   // Every accessor of the impl checks that there is one: an op given an undefined tensor

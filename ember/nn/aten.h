@@ -14,6 +14,12 @@
 
 namespace ember {
 
+inline Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
+  const Tensor r = nn::functional::linear(input, weight, bias);
+  out.resize_(r.sizes());
+  out.copy_(r);
+  return out;
+}
 inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
   return nn::functional::linear(input, weight, bias);
 }

@@ -25,6 +25,9 @@ class PackedSequence {
   const Tensor& unsorted_indices() const { return unsorted_indices_; }
   bool is_pinned() const { return false; }
   PackedSequence to(TensorOptions options) const;
+  PackedSequence cpu() const { return to(TensorOptions().device(kCPU)); }
+  PackedSequence cuda() const { return to(TensorOptions().device(Device(kCUDA, 0))); }
+  bool is_cuda() const { return data_.is_cuda(); }
   bool defined() const { return data_.defined(); }
 
  private:

@@ -184,6 +184,8 @@ Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::option
 Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max = {});
 Tensor clamp_min(const Tensor& self, const Scalar& min);
 Tensor clamp_max(const Tensor& self, const Scalar& max);
+Tensor clamp_min(const Tensor& self, const Tensor& min);
+Tensor clamp_max(const Tensor& self, const Tensor& max);
 Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
 Tensor polar(const Tensor& abs, const Tensor& angle);
 Tensor complex(const Tensor& real, const Tensor& imag);
@@ -203,6 +205,8 @@ EMBER_BINARY_FN(bitwise_xor) EMBER_BINARY_FN(bitwise_left_shift) EMBER_BINARY_FN
 EMBER_BINARY_FN(xlogy)
 #undef EMBER_BINARY_FN
 Tensor remainder(const Scalar& self, const Tensor& other);
+Tensor xlogy(const Scalar& self, const Tensor& other);
+Tensor copysign(const Tensor& self, const Scalar& other);
 Tensor pow(const Scalar& self, const Tensor& exponent);
 Tensor float_power(const Scalar& self, const Tensor& exponent);
 #define EMBER_BINARY_TENSOR_FN(name)                          \
@@ -482,5 +486,130 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
 Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false,
                          bool right = false, std::optional<std::string_view> side = std::nullopt,
                          const std::optional<Tensor>& sorter = {});
+
+
+// ---- compositions (ops/math_composites.cpp, shape_composites.cpp, linalg_composites.cpp,
+// stft.cpp): LibTorch functions ember writes with its other ops --------------------------------
+Tensor logaddexp(const Tensor& self, const Tensor& other);
+Tensor logaddexp2(const Tensor& self, const Tensor& other);
+Tensor ldexp(const Tensor& self, const Tensor& other);
+Tensor& ldexp_(Tensor& self, const Tensor& other);
+Tensor heaviside(const Tensor& self, const Tensor& values);
+Tensor& heaviside_(Tensor& self, const Tensor& values);
+Tensor gcd(const Tensor& self, const Tensor& other);
+Tensor& gcd_(Tensor& self, const Tensor& other);
+Tensor lcm(const Tensor& self, const Tensor& other);
+Tensor& lcm_(Tensor& self, const Tensor& other);
+std::tuple<Tensor, Tensor> frexp(const Tensor& self);
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p = 2);
+Tensor inner(const Tensor& self, const Tensor& other);
+Tensor prelu(const Tensor& input, const Tensor& weight);
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm);
+Tensor& renorm_(Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm);
+Tensor cov(const Tensor& self, int64_t correction = 1, const std::optional<Tensor>& fweights = {},
+           const std::optional<Tensor>& aweights = {});
+Tensor corrcoef(const Tensor& self);
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor trapz(const Tensor& y, double dx = 1, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt, bool increasing = false);
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2, std::optional<int64_t> compute_mode = std::nullopt);
+Tensor pdist(const Tensor& self, double p = 2);
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique = false, bool invert = false);
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+                     std::optional<int64_t> end = std::nullopt, int64_t step = 1);
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index);
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim = std::nullopt);
+Tensor sum_to_size(const Tensor& self, IntArrayRef size);
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor ravel(const Tensor& self);
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices);
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices);
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices);
+std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unsafe_split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0);
+Tensor atleast_1d(const Tensor& self);
+Tensor atleast_2d(const Tensor& self);
+Tensor atleast_3d(const Tensor& self);
+std::vector<Tensor> atleast_1d(TensorList tensors);
+std::vector<Tensor> atleast_2d(TensorList tensors);
+std::vector<Tensor> atleast_3d(TensorList tensors);
+Tensor block_diag(TensorList tensors);
+Tensor combinations(const Tensor& self, int64_t r = 2, bool with_replacement = false);
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0, const TensorOptions& options = {});
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0, const TensorOptions& options = {});
+Tensor argwhere(const Tensor& self);
+Tensor msort(const Tensor& self);
+
+Tensor logdet(const Tensor& self);
+Tensor matrix_power(const Tensor& self, int64_t n);
+Tensor matrix_exp(const Tensor& self);
+Tensor pinverse(const Tensor& self, double rcond = 1e-15);
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some = true, bool compute_uv = true);
+std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some = true);
+std::tuple<Tensor, Tensor> triangular_solve(const Tensor& self, const Tensor& A, bool upper = true,
+                                            bool transpose = false, bool unitriangular = false);
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper = false);
+Tensor cholesky_inverse(const Tensor& self, bool upper = false);
+namespace linalg {
+Tensor matrix_power(const Tensor& A, int64_t n);
+Tensor matrix_exp(const Tensor& A);
+Tensor pinv(const Tensor& A, double rcond = 1e-15, bool hermitian = false);
+Tensor pinv(const Tensor& A, const std::optional<double>& atol, const std::optional<double>& rtol,
+            bool hermitian = false);
+Tensor matrix_rank(const Tensor& A, const std::optional<double>& atol = std::nullopt,
+                   const std::optional<double>& rtol = std::nullopt, bool hermitian = false);
+Tensor matrix_rank(const Tensor& A, double tol, bool hermitian = false);
+Tensor multi_dot(TensorList tensors);
+Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true, bool unitriangular = false);
+std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left = true, bool check_errors = false);
+std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors = false);
+std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper = false, bool check_errors = false);
+Tensor tensorinv(const Tensor& A, int64_t ind = 2);
+Tensor tensorsolve(const Tensor& A, const Tensor& B, OptionalIntArrayRef dims = std::nullopt);
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver);
+Tensor linalg_det(const Tensor& A);
+}  // namespace linalg
+inline Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1) { return linalg::cross(a, b, dim); }
+
+// Window functions (ops/windows.cpp); `periodic` (the default) suits stft.
+Tensor hann_window(int64_t window_length, const TensorOptions& options = {});
+Tensor hann_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta,
+                      const TensorOptions& options = {});
+Tensor blackman_window(int64_t window_length, const TensorOptions& options = {});
+Tensor blackman_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor bartlett_window(int64_t window_length, const TensorOptions& options = {});
+Tensor bartlett_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor kaiser_window(int64_t window_length, const TensorOptions& options = {});
+Tensor kaiser_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, const TensorOptions& options = {});
+
+// torch::stft / torch::istft (LibTorch's two stft overloads: with and without `center`).
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length,
+            const std::optional<Tensor>& window, bool normalized, std::optional<bool> onesided = std::nullopt,
+            std::optional<bool> return_complex = std::nullopt);
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+            std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = {},
+            bool center = true, std::string_view pad_mode = "reflect", bool normalized = false,
+            std::optional<bool> onesided = std::nullopt, std::optional<bool> return_complex = std::nullopt);
+Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+             std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = {},
+             bool center = true, bool normalized = false, std::optional<bool> onesided = std::nullopt,
+             std::optional<int64_t> length = std::nullopt, bool return_complex = false);
 
 }  // namespace ember

@@ -357,6 +357,11 @@ std::ostream& operator<<(std::ostream& os, const TensorIndex& i) {
   }
   return os;
 }
+std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices) {
+  os << "(";
+  for (size_t k = 0; k < indices.size(); ++k) os << (k ? ", " : "") << indices[k];
+  return os << ")";
+}
 
 }  // namespace indexing
 
@@ -460,7 +465,7 @@ Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
   EMBER_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index() is not valid syntax");
   std::vector<std::optional<Tensor>> tensor_indices;
   Tensor sliced = apply_slicing(*this, indices, tensor_indices, "index");
-  if (tensor_indices.empty()) return sliced.is_same(*this) ? alias(sliced) : sliced;
+  if (tensor_indices.empty()) return sliced.is_same(*this) ? ember::alias(sliced) : sliced;
   return ember::index(sliced, tensor_indices);
 }
 

@@ -11,8 +11,9 @@ namespace ember::indexing {
 
 struct EllipsisIndexType { EllipsisIndexType() = default; };
 constexpr EllipsisIndexType Ellipsis;
-struct NoneIndexType {};
-constexpr NoneIndexType None;
+// As LibTorch: None is c10::nullopt, so Slice(None, 3) and TensorIndex(None) take it as "absent".
+using NoneIndexType = std::nullopt_t;
+constexpr std::nullopt_t None = std::nullopt;
 
 // The bounds a Slice stands for when not given (LibTorch's).
 inline constexpr int64_t INDEX_MAX = std::numeric_limits<int64_t>::max();
@@ -29,12 +30,6 @@ class Slice {
     start_ = start.value_or(step_ < 0 ? INDEX_MAX : 0);
     stop_ = stop.value_or(step_ < 0 ? INDEX_MIN : INDEX_MAX);
   }
-  Slice(std::optional<int64_t> start, NoneIndexType, std::optional<int64_t> step = std::nullopt)
-      : Slice(start, std::nullopt, step) {}
-  Slice(NoneIndexType, std::optional<int64_t> stop = std::nullopt, std::optional<int64_t> step = std::nullopt)
-      : Slice(std::nullopt, stop, step) {}
-  Slice(NoneIndexType, NoneIndexType, std::optional<int64_t> step = std::nullopt)
-      : Slice(std::nullopt, std::nullopt, step) {}
   int64_t start() const { return start_; }
   int64_t stop() const { return stop_; }
   int64_t step() const { return step_; }
@@ -46,7 +41,6 @@ class Slice {
 class TensorIndex {
  public:
   enum class Type { None, Ellipsis, Integer, Boolean, Slice, Tensor };
-  TensorIndex(NoneIndexType) : type_(Type::None) {}  // NOLINT
   TensorIndex(std::nullopt_t) : type_(Type::None) {}  // NOLINT
   TensorIndex(EllipsisIndexType) : type_(Type::Ellipsis) {}  // NOLINT
   TensorIndex(const char* s);  // NOLINT: "..." means Ellipsis
@@ -79,6 +73,8 @@ class TensorIndex {
 };
 
 std::ostream& operator<<(std::ostream& os, const TensorIndex& i);
+// "(0:9223372036854775807:1, 0)", as LibTorch prints an index list.
+std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices);
 
 }  // namespace ember::indexing
 

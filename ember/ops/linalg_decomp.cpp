@@ -48,7 +48,7 @@ Tensor batched_eye(const Tensor& A, int64_t rows, int64_t cols) {
 // ---- QR ---------------------------------------------------------------------------------
 namespace linalg {
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, qr(_ac[0], mode), &A);
+  EMBER_AUTOCAST(AutocastPolicy::Float32, linalg::qr(_ac[0], mode), &A);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
@@ -63,7 +63,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
     if (m < n) {
       // Wide: A = [X Y] with X square gives Q, R1 = qr(X) and R = [R1, Q^H Y] (the same
       // values LAPACK computes), differentiable through the square case.
-      auto [Q, R1] = qr(A.narrow(-1, 0, m), "reduced");
+      auto [Q, R1] = linalg::qr(A.narrow(-1, 0, m), "reduced");
       Tensor R2 = ember::matmul(Q.transpose(-2, -1).conj(), A.narrow(-1, m, n - m));
       Tensor R = cat({R1, R2}, -1);
       if (mode == "r") return {empty({0}, A.options()), R};
@@ -73,7 +73,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
     Tensor Q, R;
     {
       autograd::BelowAutogradGuard below;
-      std::tie(Q, R) = qr(A, "reduced");
+      std::tie(Q, R) = linalg::qr(A, "reduced");
     }
     auto mH = [](const Tensor& X) { return X.transpose(-2, -1).conj(); };
     auto im_diag = [](const Tensor& X) {  // i Im(diag X) as a diagonal matrix (zero for real X)
@@ -216,7 +216,7 @@ void svd_impl(const Tensor& A, char jobz, Tensor& U, Tensor& S, Tensor& Vh) {
 
 namespace linalg {
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, svd(_ac[0], full_matrices), &A);
+  EMBER_AUTOCAST(AutocastPolicy::Float32, linalg::svd(_ac[0], full_matrices), &A);
   check_lapack_input(A, "linalg.svd", false);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // Reduced SVD A = U S V^H with distinct non-zero singular values (the full_matrices

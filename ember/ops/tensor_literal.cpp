@@ -1,6 +1,8 @@
 // tensor({...}) construction.
 #include "ember/ops/tensor_literal.h"
 
+#include <ostream>
+
 #include "ember/ops/functions.h"
 #include "ember/ops/type_promotion.h"
 
@@ -68,6 +70,39 @@ Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& options) cons
 
 Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
   return data.convert_to_tensor(options);
+}
+
+const Scalar& TensorDataContainer::scalar() const {
+  EMBER_CHECK(is_scalar(), "Can only call `scalar()` on a TensorDataContainer that has `is_scalar() == true`");
+  return scalar_;
+}
+const std::vector<TensorDataContainer>& TensorDataContainer::init_list() const {
+  EMBER_CHECK(is_init_list(),
+              "Can only call `init_list()` on a TensorDataContainer that has `is_init_list() == true`");
+  return children_;
+}
+Tensor TensorDataContainer::tensor() const {
+  EMBER_CHECK(is_tensor(), "Can only call `tensor()` on a TensorDataContainer that has `is_tensor() == true`");
+  return convert_to_tensor(TensorOptions().dtype(dtype_ == ScalarType::Undefined ? get_default_dtype() : dtype_));
+}
+void TensorDataContainer::pretty_print_recursive(std::ostream& stream) const {
+  if (!is_list_) {
+    if (scalar_.isBoolean()) stream << int(scalar_.toBool());
+    else if (scalar_.isIntegral(false)) stream << scalar_.toLong();
+    else if (scalar_.isComplex()) stream << scalar_.toComplexDouble();
+    else stream << scalar_.toDouble();
+    return;
+  }
+  stream << "{";
+  for (size_t i = 0; i < children_.size(); ++i) {
+    if (i) stream << ", ";
+    children_[i].pretty_print_recursive(stream);
+  }
+  stream << "}";
+}
+std::ostream& operator<<(std::ostream& stream, const TensorDataContainer& c) {
+  c.pretty_print_recursive(stream);
+  return stream;
 }
 
 }  // namespace ember

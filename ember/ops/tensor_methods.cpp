@@ -3,6 +3,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/tensor_iterator.h"
 #include "ember/ops/type_promotion.h"
+#include "ember/ops/special.h"
 #include "ember/ops/views.h"
 
 namespace ember {
@@ -19,6 +20,30 @@ Tensor& Tensor::geometric_(double p, OptGen g) const { return ember::geometric_(
 Tensor Tensor::type_as(const Tensor& other) const {
   check_defined(other, "type_as", "other");
   return to(other.device(), other.scalar_type());
+}
+namespace {
+// Named tensors are not supported (Note [Named tensors]): only wildcards are accepted.
+void check_unnamed(const char* op, const Tensor& self, const std::optional<DimnameList>& names) {
+  check_defined(self, op, "self");
+  if (!names) return;
+  EMBER_CHECK(int64_t(names->size()) == self.dim(), op, ": Number of names (", names->size(),
+              ") and number of dimensions in tensor (", self.dim(), ") do not match.");
+  for (const Dimname& n : *names)
+    EMBER_CHECK(n.isWildcard(), op, ": named tensors are not supported by ember (dimension name ", n,
+                "); only None (wildcard) names are accepted, which leave the tensor unnamed.");
+}
+}  // namespace
+Tensor Tensor::refine_names(DimnameList names) const {
+  check_unnamed("refine_names", *this, names);
+  return alias();
+}
+Tensor Tensor::rename(std::optional<DimnameList> names) const {
+  check_unnamed("rename", *this, names);
+  return alias();
+}
+const Tensor& Tensor::rename_(std::optional<DimnameList> names) const {
+  check_unnamed("rename_", *this, names);
+  return *this;
 }
 bool Tensor::is_nonzero() const {
   check_defined(*this, "is_nonzero", "self");
@@ -213,6 +238,12 @@ Tensor Tensor::clamp_min(const Scalar& v) const { return ember::clamp_min(*this,
 Tensor& Tensor::clamp_min_(const Scalar& v) const { return ember::clamp_(self(), std::optional<Scalar>(v), std::nullopt); }
 Tensor Tensor::clamp_max(const Scalar& v) const { return ember::clamp_max(*this, v); }
 Tensor& Tensor::clamp_max_(const Scalar& v) const { return ember::clamp_(self(), std::nullopt, std::optional<Scalar>(v)); }
+Tensor Tensor::clamp_min(const Tensor& v) const { return ember::clamp_min(*this, v); }
+Tensor& Tensor::clamp_min_(const Tensor& v) const { return ember::clamp_(self(), std::optional<Tensor>(v), std::nullopt); }
+Tensor Tensor::clamp_max(const Tensor& v) const { return ember::clamp_max(*this, v); }
+Tensor& Tensor::clamp_max_(const Tensor& v) const { return ember::clamp_(self(), std::nullopt, std::optional<Tensor>(v)); }
+Tensor Tensor::copysign(const Scalar& v) const { return ember::copysign(*this, v); }
+Tensor& Tensor::copysign_(const Scalar& v) const { return copysign_(scalar_to_tensor(v, device())); }
 Tensor Tensor::clip(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp(*this, lo, hi); }
 Tensor& Tensor::clip_(const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) const { return ember::clamp_(self(), lo, hi); }
 
@@ -354,6 +385,160 @@ void Tensor::set_data(const Tensor& data) const {
   impl->set_sizes_and_strides(src->sizes(), src->strides());
   impl->set_storage_offset(src->storage_offset());
   impl->bump_version();
+}
+
+
+
+// ---- more of LibTorch's methods ---------------------------------------------------
+namespace {
+// self's dtype and device where the options leave them unset.
+TensorOptions like_self(const Tensor& self, const TensorOptions& o) {
+  TensorOptions r = o;
+  if (!o.has_dtype()) r = r.dtype(self.scalar_type());
+  if (!o.has_device()) r = r.device(self.device());
+  return r;
+}
+}  // namespace
+Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& o) const { return empty(size, like_self(*this, o)); }
+Tensor Tensor::new_empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& o) const {
+  return empty_strided(size, stride, like_self(*this, o));
+}
+Tensor Tensor::new_full(IntArrayRef size, const Scalar& v, const TensorOptions& o) const {
+  return full(size, v, like_self(*this, o));
+}
+Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& o) const { return zeros(size, like_self(*this, o)); }
+Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& o) const { return ones(size, like_self(*this, o)); }
+Tensor Tensor::alias() const { return ember::alias(*this); }
+Tensor Tensor::variable_data() const { return detach(); }
+Tensor Tensor::tensor_data() const { return detach(); }
+Tensor Tensor::to_dense(std::optional<ScalarType> dtype) const { return dtype ? to(*dtype) : *this; }
+bool Tensor::is_pinned(std::optional<Device>) const { return false; }
+Tensor Tensor::pin_memory(std::optional<Device>) const {
+  EMBER_ERROR("pin_memory: pinned memory needs a CUDA device, and ember is running without one (tensor on ",
+              device(), ")");
+}
+bool Tensor::is_set_to(const Tensor& t) const {
+  return storage().is_alias_of(t.storage()) && storage_offset() == t.storage_offset() && sizes() == t.sizes() &&
+         strides() == t.strides();
+}
+Tensor Tensor::conj_physical() const { return ember::conj_physical(*this); }
+Tensor& Tensor::conj_physical_() const { return copy_(ember::conj_physical(*this)); }
+Tensor Tensor::argwhere() const { return ember::argwhere(*this); }
+Tensor Tensor::broadcast_to(IntArrayRef size) const { return ember::broadcast_to(*this, size); }
+Tensor Tensor::ravel() const { return ember::ravel(*this); }
+Tensor Tensor::narrow_copy(int64_t dim, int64_t start, int64_t length) const {
+  return ember::narrow_copy(*this, dim, start, length);
+}
+Tensor Tensor::sum_to_size(IntArrayRef size) const { return ember::sum_to_size(*this, size); }
+Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {
+  return ember::take_along_dim(*this, indices, dim);
+}
+Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                             int64_t step) const {
+  return ember::slice_scatter(*this, src, dim, start, end, step);
+}
+Tensor Tensor::select_scatter(const Tensor& src, int64_t dim, int64_t index) const {
+  return ember::select_scatter(*this, src, dim, index);
+}
+Tensor Tensor::diagonal_scatter(const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) const {
+  return ember::diagonal_scatter(*this, src, offset, dim1, dim2);
+}
+std::vector<Tensor> Tensor::hsplit(int64_t s) const { return ember::hsplit(*this, s); }
+std::vector<Tensor> Tensor::hsplit(IntArrayRef i) const { return ember::hsplit(*this, i); }
+std::vector<Tensor> Tensor::vsplit(int64_t s) const { return ember::vsplit(*this, s); }
+std::vector<Tensor> Tensor::vsplit(IntArrayRef i) const { return ember::vsplit(*this, i); }
+std::vector<Tensor> Tensor::dsplit(int64_t s) const { return ember::dsplit(*this, s); }
+std::vector<Tensor> Tensor::dsplit(IntArrayRef i) const { return ember::dsplit(*this, i); }
+std::vector<Tensor> Tensor::unsafe_chunk(int64_t chunks, int64_t dim) const { return chunk(chunks, dim); }
+std::vector<Tensor> Tensor::unsafe_split(int64_t size, int64_t dim) const { return split(size, dim); }
+std::vector<Tensor> Tensor::unsafe_split_with_sizes(IntArrayRef sizes, int64_t dim) const {
+  return split_with_sizes(sizes, dim);
+}
+Tensor Tensor::msort() const { return ember::msort(*this); }
+Tensor Tensor::diagflat(int64_t offset) const { return ember::diagflat(*this, offset); }
+Tensor Tensor::logaddexp(const Tensor& o) const { return ember::logaddexp(*this, o); }
+Tensor Tensor::logaddexp2(const Tensor& o) const { return ember::logaddexp2(*this, o); }
+Tensor Tensor::ldexp(const Tensor& o) const { return ember::ldexp(*this, o); }
+Tensor& Tensor::ldexp_(const Tensor& o) const { return ember::ldexp_(self(), o); }
+Tensor Tensor::heaviside(const Tensor& v) const { return ember::heaviside(*this, v); }
+Tensor& Tensor::heaviside_(const Tensor& v) const { return ember::heaviside_(self(), v); }
+Tensor Tensor::gcd(const Tensor& o) const { return ember::gcd(*this, o); }
+Tensor& Tensor::gcd_(const Tensor& o) const { return ember::gcd_(self(), o); }
+Tensor Tensor::lcm(const Tensor& o) const { return ember::lcm(*this, o); }
+Tensor& Tensor::lcm_(const Tensor& o) const { return ember::lcm_(self(), o); }
+std::tuple<Tensor, Tensor> Tensor::frexp() const { return ember::frexp(*this); }
+Tensor Tensor::dist(const Tensor& o, const Scalar& p) const { return ember::dist(*this, o, p); }
+Tensor Tensor::inner(const Tensor& o) const { return ember::inner(*this, o); }
+Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
+  return ember::renorm(*this, p, dim, maxnorm);
+}
+Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
+  return ember::renorm_(self(), p, dim, maxnorm);
+}
+Tensor Tensor::mvlgamma(int64_t p) const { return ember::mvlgamma(*this, p); }
+Tensor& Tensor::mvlgamma_(int64_t p) const { return copy_(ember::mvlgamma(*this, p)); }
+Tensor Tensor::polygamma(int64_t n) const { return ember::polygamma(n, *this); }
+Tensor& Tensor::polygamma_(int64_t n) const { return ember::polygamma_(self(), n); }
+Tensor Tensor::igamma(const Tensor& o) const { return ember::igamma(*this, o); }
+Tensor& Tensor::igamma_(const Tensor& o) const { return ember::igamma_(self(), o); }
+Tensor Tensor::igammac(const Tensor& o) const { return ember::igammac(*this, o); }
+Tensor& Tensor::igammac_(const Tensor& o) const { return ember::igammac_(self(), o); }
+Tensor Tensor::cov(int64_t correction, const std::optional<Tensor>& fw, const std::optional<Tensor>& aw) const {
+  return ember::cov(*this, correction, fw, aw);
+}
+Tensor Tensor::corrcoef() const { return ember::corrcoef(*this); }
+Tensor Tensor::prelu(const Tensor& w) const { return ember::prelu(*this, w); }
+Tensor Tensor::logdet() const { return ember::logdet(*this); }
+std::tuple<Tensor, Tensor> Tensor::slogdet() const { return linalg::slogdet(*this); }
+Tensor Tensor::matrix_exp() const { return ember::matrix_exp(*this); }
+Tensor Tensor::matrix_power(int64_t n) const { return ember::matrix_power(*this, n); }
+Tensor Tensor::pinverse(double rcond) const { return ember::pinverse(*this, rcond); }
+std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool some, bool compute_uv) const {
+  return ember::svd(*this, some, compute_uv);
+}
+std::tuple<Tensor, Tensor> Tensor::qr(bool some) const { return ember::qr(*this, some); }
+std::tuple<Tensor, Tensor> Tensor::triangular_solve(const Tensor& A, bool upper, bool transpose,
+                                                    bool unitriangular) const {
+  return ember::triangular_solve(*this, A, upper, transpose, unitriangular);
+}
+Tensor Tensor::cholesky_solve(const Tensor& input2, bool upper) const {
+  return ember::cholesky_solve(*this, input2, upper);
+}
+Tensor Tensor::cholesky_inverse(bool upper) const { return ember::cholesky_inverse(*this, upper); }
+Tensor Tensor::stft(int64_t n_fft, std::optional<int64_t> hop, std::optional<int64_t> win,
+                    const std::optional<Tensor>& window, bool normalized, std::optional<bool> onesided,
+                    std::optional<bool> return_complex) const {
+  return ember::stft(*this, n_fft, hop, win, window, normalized, onesided, return_complex);
+}
+Tensor Tensor::stft(int64_t n_fft, std::optional<int64_t> hop, std::optional<int64_t> win,
+                    const std::optional<Tensor>& window, bool center, std::string_view pad_mode, bool normalized,
+                    std::optional<bool> onesided, std::optional<bool> return_complex) const {
+  return ember::stft(*this, n_fft, hop, win, window, center, pad_mode, normalized, onesided, return_complex);
+}
+Tensor Tensor::istft(int64_t n_fft, std::optional<int64_t> hop, std::optional<int64_t> win,
+                     const std::optional<Tensor>& window, bool center, bool normalized, std::optional<bool> onesided,
+                     std::optional<int64_t> length, bool return_complex) const {
+  return ember::istft(*this, n_fft, hop, win, window, center, normalized, onesided, length, return_complex);
+}
+
+}  // namespace ember
+
+namespace ember {
+
+Tensor& Tensor::index_put_(const List<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) const {
+  const std::vector<std::optional<Tensor>> v = indices.vec();
+  return ember::index_put_(self(), ArrayRef<std::optional<Tensor>>(v), values, accumulate);
+}
+Tensor Tensor::index_put(const List<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) const {
+  const std::vector<std::optional<Tensor>> v = indices.vec();
+  return ember::index_put(*this, ArrayRef<std::optional<Tensor>>(v), values, accumulate);
+}
+std::string Tensor::DeprecatedTypeProperties::toString() const {
+  return detail::str_cat(device_type_ == kCUDA ? "CUDA" : device_type_ == kMeta ? "Meta" : "CPU",
+                         ember::to_string(scalar_type_), "Type");
+}
+TensorOptions Tensor::DeprecatedTypeProperties::options() const {
+  return TensorOptions().dtype(scalar_type_).device(device_type_);
 }
 
 }  // namespace ember

@@ -9,6 +9,11 @@
 #define TORCH_PYTHON_API
 #define CAFFE2_API
 
+// UBSan opt-outs that LibTorch code annotates functions with (no-ops here).
+#define __ubsan_ignore_float_divide_by_zero__
+#define __ubsan_ignore_undefined__
+#define __ubsan_ignore_signed_int_overflow__
+#define __ubsan_ignore_function__
 #define C10_LIKELY(expr) (__builtin_expect(static_cast<bool>(expr), 1))
 #define C10_UNLIKELY(expr) (__builtin_expect(static_cast<bool>(expr), 0))
 #define C10_ALWAYS_INLINE inline __attribute__((__always_inline__))

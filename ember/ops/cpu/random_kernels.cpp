@@ -87,7 +87,7 @@ void cephes_sincos(float v, float* s, float* c) {
   *c = bits_to_float(float_bits((yc - sin_part1) + (ys - sin_part2)) ^ sign_cos);
 }
 
-void fill16_lanes(float* data, float mean, float std) {
+[[maybe_unused]] void fill16_lanes(float* data, float mean, float std) {
   float n1[8], n2[8];
   for (int j = 0; j < 8; ++j) {
     const float radius = std::sqrt(-2.0f * cephes_log(1.0f - data[j]));
