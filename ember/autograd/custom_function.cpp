@@ -119,6 +119,10 @@ void custom_forward_ad(AutogradContext* ctx, const variable_list& inputs, variab
   }
 }
 
+void set_custom_edges(CppNodeBase* node, const variable_list& inputs) {
+  node->set_next_edges(collect_next_edges(inputs));
+}
+
 void finish_custom_apply(CppNodeBase* node, const std::shared_ptr<Node>& owner, const variable_list& inputs,
                          variable_list& outputs, bool record) {
   AutogradContext& ctx = node->ctx;
@@ -137,7 +141,6 @@ void finish_custom_apply(CppNodeBase* node, const std::shared_ptr<Node>& owner, 
     }
   }
   if (!record) return;
-  node->set_next_edges(collect_next_edges(inputs));
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];
     if (!out.defined()) {

@@ -110,6 +110,7 @@ struct CppNodeBase : Node {
 namespace detail {
 std::string demangled_name(const char* mangled);
 // Wires the outputs to the node after the forward ran.
+void set_custom_edges(CppNodeBase* node, const variable_list& inputs);
 void finish_custom_apply(CppNodeBase* node, const std::shared_ptr<Node>& owner, const variable_list& inputs,
                          variable_list& outputs, bool record);
 void custom_forward_ad(AutogradContext* ctx, const variable_list& inputs, variable_list& outputs,
@@ -156,6 +157,8 @@ struct Function {
     node->name_ = detail::demangled_name(typeid(T).name());
     node->is_tensor_arg_ = std::move(is_tensor);
     node->ctx.node_ = node;
+    // The edges exist before forward runs, so ctx->needs_input_grad() answers inside forward.
+    if (record) detail::set_custom_edges(node.get(), inputs);
     using R = decltype(T::forward(&node->ctx, std::forward<Args>(args)...));
     variable_list outputs;
     {

@@ -23,6 +23,7 @@
 #include "ember/autograd/forward_ad.h"
 #include "ember/autograd/functions.h"
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/warning.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/views.h"
 
@@ -361,10 +362,10 @@ void check_anomaly(Node& fn, const variable_list& outputs) {
     const Tensor& g = outputs[i];
     if (!g.defined() || !(g.is_floating_point() || g.is_complex())) continue;
     if (g.isnan().any().item<bool>()) {
-      EMBER_ERROR("Function '", fn.name(), "' returned nan values in its ", i, "th output.",
-                  fn.anomaly_context().empty() ? std::string()
-                                               : detail::str_cat(" The forward call that created it: ",
-                                                                 fn.anomaly_context()));
+      // As PyTorch: the forward call goes to a warning, the error itself is the bare sentence.
+      if (!fn.anomaly_context().empty())
+        EMBER_WARN("Error detected in ", fn.name(), ". The forward call that created it: ", fn.anomaly_context());
+      EMBER_ERROR("Function '", fn.name(), "' returned nan values in its ", i, "th output.");
     }
   }
 }
@@ -603,11 +604,11 @@ bool Tensor::retains_grad() const {
   return m && m->retains_grad_;
 }
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
-                      std::optional<std::vector<Tensor>> inputs) const {
+                      std::optional<ArrayRef<Tensor>> inputs) const {
   check_defined(*this, "backward");
   if (inputs) EMBER_CHECK(!inputs->empty(), "backward: 'inputs' argument to backward() cannot be empty.");
   autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{}, retain_graph,
-                     create_graph, inputs.value_or(std::vector<Tensor>{}));
+                     create_graph, inputs ? std::vector<Tensor>(inputs->begin(), inputs->end()) : std::vector<Tensor>{});
 }
 unsigned Tensor::_register_hook(std::function<Tensor(const Tensor&)> hook) const {
   EMBER_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");

@@ -35,11 +35,16 @@ struct VjpCtx {
   const std::vector<SavedVariable>& saved;
   const PointwiseArgs& args;
   std::shared_ptr<Node> self;
+  // An input that has no edge (OpNode::hidden_input_), or -1.
+  int hidden_input = -1;
 
   // Gradient of forward output i (undefined means zero).
   const Tensor& grad(size_t i = 0) const { return grads[i]; }
   Tensor saved_tensor(size_t i) const { return saved[i].unpack(self); }
-  bool needs_input_grad(size_t i) const { return node.should_compute_output(i); }
+  bool needs_input_grad(size_t i) const {
+    if (hidden_input < 0) return node.should_compute_output(i);
+    return int(i) != hidden_input && node.should_compute_output(i - (int(i) > hidden_input));
+  }
   // Pointwise ops save their inputs, then their result.
   Tensor input(size_t i) const { return saved_tensor(i); }
   Tensor result() const { return saved_tensor(saved.size() - 1); }
@@ -74,6 +79,9 @@ struct OpNode final : Node {
   std::vector<SavedVariable> saved_;
   PointwiseArgs args_;
   bool released_ = false;
+  // A wrapped-number input (a Scalar argument) that has no edge, as in LibTorch's Scalar
+  // overloads (x * 2 is MulBackward1 with one edge); the vjp still sees every input.
+  int hidden_input_ = -1;
 };
 
 // conj of a scalar argument (alpha, weight, value); real scalars unchanged.

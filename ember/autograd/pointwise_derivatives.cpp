@@ -579,6 +579,36 @@ bool saves_inputs(std::string_view n) {
            n == "sub" || n == "conj_physical" || n == "lerp_scalar");
 }
 
+// LibTorch's overloads of binary ops with a Scalar operand (x * 2, 2 + x, x.pow(2)) record a
+// node with another name (MulBackward1) and no edge for the scalar; ember wraps the scalar
+// into a 0-dim "wrapped number" tensor, so the recorded node is renamed and that edge hidden
+// to match. `wrapped`: bit i set when input i is a wrapped number. Returns the name suffix
+// (-1: keep "0") and the input to hide (-1: none), from LibTorch 1.13's derivatives.yaml.
+std::pair<int, int> scalar_overload(std::string_view n, unsigned wrapped) {
+  if (n == "add" || n == "mul") {
+    if (wrapped == 2) return {1, 1};
+    if (wrapped == 1) return {1, 0};  // 2 * x: the operators swap commutative operands
+  } else if (n == "sub" || n == "div_true") {
+    if (wrapped == 2) return {1, 1};
+  } else if (n == "div_trunc" || n == "div_floor") {
+    if (wrapped == 0) return {2, -1};
+    if (wrapped == 2) return {3, 1};
+  } else if (n == "pow") {
+    if (wrapped == 2) return {0, 1};
+    if (wrapped == 0) return {1, -1};
+    if (wrapped == 1) return {2, 0};
+  } else if (n == "remainder" || n == "fmod" || n == "copysign") {
+    if (wrapped == 2) return {n == "copysign" ? 1 : 0, 1};
+    if (wrapped == 0) return {n == "copysign" ? 0 : 1, -1};
+  } else if (n == "xlogy") {
+    if (wrapped == 2) return {2, 1};
+    if (wrapped == 1) return {1, 0};
+  } else if (n == "clamp_scalar" || n == "lerp_tensor") {
+    return {1, -1};
+  }
+  return {-1, -1};
+}
+
 }  // namespace
 
 // Links every pointwise op's derivative slots; called before the generic tests walk the table.
@@ -658,7 +688,18 @@ Tensor differentiable_pointwise(const PointwiseOp& op_c, Tensor out, std::initia
     for (const Tensor& t : inputs) saved.push_back({uses_inputs ? t : Tensor(), false});
     saved.push_back({uses_result ? r : Tensor(), true});
     VjpFn vjp = op.vjp;
-    rec.record(public_name(op.name), {&r}, [vjp](const VjpCtx& c) { return vjp(c); }, std::move(saved), args);
+    auto node = rec.record(public_name(op.name), {&r}, [vjp](const VjpCtx& c) { return vjp(c); }, std::move(saved), args);
+    unsigned wrapped = 0;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].defined() && inputs[i].unsafeGetTensorImpl()->is_wrapped_number()) wrapped |= 1u << i;
+    auto [suffix, hidden] = scalar_overload(op.name, inputs.size() == 2 ? wrapped : 0u);
+    if (suffix >= 0) node->name_.back() = char('0' + suffix);
+    if (hidden >= 0 && size_t(hidden) < node->next_edges().size()) {
+      std::vector<Edge> edges = node->next_edges();
+      edges.erase(edges.begin() + hidden);
+      node->set_next_edges(std::move(edges));
+      node->hidden_input_ = hidden;
+    }
   }
   return r;
 }

@@ -296,8 +296,9 @@ variable_list OpNode::apply(variable_list&& grads) {
       const InputMetadata& m = input_metadata(i);
       grads[i] = zeros(m.shape, dtype(m.dtype).device(m.device));
     }
-  VjpCtx ctx{grads, *this, saved_, args_, shared_from_this()};
+  VjpCtx ctx{grads, *this, saved_, args_, shared_from_this(), hidden_input_};
   variable_list r = vjp_(ctx);
+  if (hidden_input_ >= 0 && size_t(hidden_input_) < r.size()) r.erase(r.begin() + hidden_input_);
   r.resize(num_outputs());
   for (size_t i = 0; i < r.size(); ++i)
     if (!should_compute_output(i)) r[i] = Tensor();
