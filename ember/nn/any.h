@@ -219,4 +219,28 @@ class AnyModule {
   std::function<AnyModule(const std::shared_ptr<Module>&)> rebind_;
 };
 
+// A module with its name, for building a Sequential from {{"name", module}, ...} (LibTorch's
+// NamedAnyModule).
+class NamedAnyModule {
+ public:
+  NamedAnyModule(std::string name, AnyModule module) : name_(std::move(name)), module_(std::move(module)) {}
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
+  NamedAnyModule(std::string name, std::shared_ptr<M> module)
+      : NamedAnyModule(std::move(name), AnyModule(std::move(module))) {}
+  template <class M>
+  NamedAnyModule(std::string name, const ModuleHolder<M>& holder) : NamedAnyModule(std::move(name), AnyModule(holder)) {}
+  template <class M, std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>> && !std::is_lvalue_reference_v<M>,
+                                      int> = 0>
+  NamedAnyModule(std::string name, M&& module)
+      : NamedAnyModule(std::move(name), AnyModule(std::forward<M>(module))) {}
+
+  const std::string& name() const noexcept { return name_; }
+  AnyModule& module() noexcept { return module_; }
+  const AnyModule& module() const noexcept { return module_; }
+
+ private:
+  std::string name_;
+  AnyModule module_;
+};
+
 }  // namespace ember::nn

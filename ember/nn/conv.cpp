@@ -1,5 +1,6 @@
 #include "ember/nn/conv.h"
 
+#include <cctype>
 #include <cmath>
 #include <ostream>
 
@@ -389,6 +390,25 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 }
 }  // namespace functional
 
+namespace {
+// What LibTorch's conv modules print after the padding: each option that is not its default.
+template <size_t D>
+void conv_print_tail(std::ostream& s, const ExpandingArray<D>& dilation, const ExpandingArray<D>& output_padding,
+                     int64_t groups, bool bias, const std::string& padding_mode) {
+  if (*dilation != *ExpandingArray<D>(1)) s << ", dilation=" << dilation;
+  if (*output_padding != *ExpandingArray<D>(0)) s << ", output_padding=" << output_padding;
+  if (groups != 1) s << ", groups=" << groups;
+  if (!bias) s << ", bias=false";
+  if (padding_mode != "zeros") {
+    // LibTorch prints the enum's name: kReflect, kReplicate, kCircular.
+    std::string name = padding_mode;
+    if (!name.empty()) name[0] = char(std::toupper(static_cast<unsigned char>(name[0])));
+    s << ", padding_mode=k" << name;
+  }
+  s << ")";
+}
+}  // namespace
+
 template <size_t D, class Derived>
 ConvNdImpl<D, Derived>::ConvNdImpl(ConvOptions<D> options_) : options(std::move(options_)) {
   reset();
@@ -432,16 +452,16 @@ void ConvNdImpl<D, Derived>::reset_parameters() {
 
 template <size_t D, class Derived>
 void ConvNdImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  auto list = [&](const std::vector<int64_t>& v) {
-    s << "[";
-    for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
-    s << "]";
-  };
-  s << "torch::nn::Conv" << D << "d(" << options.in_channels() << ", " << options.out_channels() << ", kernel_size=";
-  list(options.kernel_size());
-  s << ", stride=";
-  list(options.stride());
-  s << ")";
+  s << "torch::nn::Conv" << D << "d(" << options.in_channels() << ", " << options.out_channels()
+    << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (const auto* mode = std::get_if<std::string>(&options.padding())) {
+    s << ", padding='" << *mode << "'";
+  } else {
+    ExpandingArray<D> pad(std::get<std::vector<int64_t>>(options.padding()));
+    if (*pad != *ExpandingArray<D>(0)) s << ", padding=" << pad;
+  }
+  conv_print_tail<D>(s, options.dilation(), ExpandingArray<D>(0), options.groups(), options.bias(),
+                     options.padding_mode());
 }
 
 template <size_t D, class Derived>
@@ -499,7 +519,10 @@ void ConvTransposeNdImpl<D, Derived>::reset_parameters() {
 template <size_t D, class Derived>
 void ConvTransposeNdImpl<D, Derived>::pretty_print(std::ostream& s) const {
   s << "torch::nn::ConvTranspose" << D << "d(" << options.in_channels() << ", " << options.out_channels()
-    << ", kernel_size=" << IntArrayRef(options.kernel_size()) << ", stride=" << IntArrayRef(options.stride()) << ")";
+    << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (*options.padding() != *ExpandingArray<D>(0)) s << ", padding=" << options.padding();
+  conv_print_tail<D>(s, options.dilation(), options.output_padding(), options.groups(), options.bias(),
+                     options.padding_mode());
 }
 
 template <size_t D, class Derived>

@@ -40,6 +40,7 @@ using CTCLossOptions = functional::CTCLossFuncOptions;
 class CTCLossImpl : public Cloneable<CTCLossImpl> {
  public:
   explicit CTCLossImpl(const CTCLossOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override { stream << "torch::nn::CTCLoss()"; }
   void reset() override {}
   Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                  const Tensor& target_lengths);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <ostream>
 #include <vector>
 
 #include "ember/core/array_ref.h"
@@ -30,5 +31,12 @@ struct ExpandingArray : std::vector<T> {
   const std::vector<T>* operator->() const { return this; }
   operator ArrayRef<T>() const { return ArrayRef<T>(this->data(), this->size()); }  // NOLINT
 };
+
+// As LibTorch prints it: one value alone ("3"), more as a list ("[3, 3]").
+template <size_t D, class T>
+std::ostream& operator<<(std::ostream& stream, const ExpandingArray<D, T>& a) {
+  if (a.size() == 1) return stream << a.front();
+  return stream << ArrayRef<T>(a);
+}
 
 }  // namespace ember

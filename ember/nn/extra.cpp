@@ -42,18 +42,7 @@ Tensor glu(const Tensor& input, int64_t dim) {
   return input.narrow(d, 0, n / 2).mul(input.narrow(d, n / 2, n / 2).sigmoid());
 }
 
-Tensor prelu(const Tensor& input, const Tensor& weight) {
-  EMBER_CHECK(weight.numel() == 1 || (input.dim() >= 2 && weight.numel() == input.size(1)),
-              "prelu: the number of weights (", weight.numel(), ") must be 1 or the number of channels (dim 1) of the "
-              "input of shape ", input.sizes());
-  Tensor w = weight;
-  if (weight.numel() > 1) {
-    DimVector shape(size_t(input.dim()), 1);
-    shape[1] = weight.numel();
-    w = weight.view(shape);
-  }
-  return where(input.gt(0), input, input.mul(w));  // at 0 the slope is w (PyTorch's prelu_backward)
-}
+Tensor prelu(const Tensor& input, const Tensor& weight) { return ember::prelu(input, weight); }
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
   EMBER_CHECK(weight.dim() == 3 && input1.size(-1) == weight.size(1) && input2.size(-1) == weight.size(2),
@@ -85,18 +74,7 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilar
   return functional::cosine_similarity(x1, x2, options.dim(), options.eps());
 }
 
-Tensor pdist(const Tensor& input, double p) {
-  EMBER_CHECK(input.dim() == 2, "pdist only supports 2D tensors, got: ", input.dim(), "D");
-  EMBER_CHECK(p >= 0, "pdist only supports non-negative p values");
-  const int64_t n = input.size(0);
-  std::vector<int64_t> first, second;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = i + 1; j < n; ++j) first.push_back(i), second.push_back(j);
-  const auto index = [](std::vector<int64_t>& v) { return from_blob(v.data(), {int64_t(v.size())}, kLong).clone(); };
-  int64_t d = 1;
-  return linalg::vector_norm(input.index_select(0, index(first)).sub(input.index_select(0, index(second))), p,
-                             IntArrayRef(&d, 1));
-}
+Tensor pdist(const Tensor& input, double p) { return ember::pdist(input, p); }
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction) {
@@ -398,7 +376,11 @@ Tensor PairwiseDistanceImpl::forward(const Tensor& input1, const Tensor& input2)
   return functional::pairwise_distance(input1, input2, options);
 }
 
-void UnflattenImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Unflatten(dim=" << options.dim() << ")"; }
+void UnflattenImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
+  for (size_t i = 0; i < options.sizes().size(); ++i) s << (i ? ", " : "") << options.sizes()[i];
+  s << "})";
+}
 
 BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) { reset(); }
 void BilinearImpl::reset() {
@@ -432,5 +414,22 @@ Tensor TripletMarginWithDistanceLossImpl::forward(const Tensor& anchor, const Te
                                                   const Tensor& negative) {
   return functional::triplet_margin_with_distance_loss(anchor, positive, negative, options);
 }
+
+namespace detail {
+// The options LibTorch's loss modules print (std::boolalpha for bools, doubles as streamed).
+void print_loss_options(std::ostream& s, const HingeEmbeddingLossOptions& o) { s << "(margin=" << o.margin() << ")"; }
+void print_loss_options(std::ostream& s, const CosineEmbeddingLossOptions& o) { s << "(margin=" << o.margin() << ")"; }
+void print_loss_options(std::ostream& s, const TripletMarginLossOptions& o) {
+  s << "(margin=" << o.margin() << ", p=" << o.p() << ", eps=" << o.eps() << ", swap=" << (o.swap() ? "true" : "false")
+    << ")";
+}
+void print_loss_options(std::ostream& s, const TripletMarginWithDistanceLossOptions& o) {
+  s << "(margin=" << o.margin() << ", swap=" << (o.swap() ? "true" : "false") << ")";
+}
+void print_loss_options(std::ostream& s, const MultiMarginLossOptions& o) {
+  s << "(p=" << o.p() << ", margin=" << o.margin() << ", weight=" << o.weight()
+    << ", reduction=" << enumtype::get_enum_name(o.reduction()) << ")";
+}
+}  // namespace detail
 
 }  // namespace ember::nn

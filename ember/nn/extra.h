@@ -352,6 +352,9 @@ class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
     return insert(key, std::static_pointer_cast<Module>(holder.ptr()));
   }
   // Inserts every (key, module) of a vector of pairs or an OrderedDict, in order.
+  void update(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
+    for (const auto& [key, module] : modules) insert(key, module);
+  }
   template <class Container>
   void update(const Container& container) {
     for (const auto& item : container) insert(key_of(item), value_of(item));
@@ -471,41 +474,58 @@ TORCH_MODULE(PairwiseDistance);
 // The margin losses: options (also the functionals' FuncOptions, as LibTorch's) and modules
 // (EMBER_LOSS_MODULE, loss.h).
 struct MarginRankingLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(double, margin) = 0;
   TORCH_ARG(Reduction, reduction) = kMean;
 };
 EMBER_LOSS_MODULE(MarginRankingLoss, const Tensor& input1, const Tensor& input2, const Tensor& target);
 
 struct HingeEmbeddingLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(double, margin) = 1.0;
   TORCH_ARG(Reduction, reduction) = kMean;
 };
+namespace detail {
+void print_loss_options(std::ostream& stream, const HingeEmbeddingLossOptions& o);
+}  // namespace detail
 EMBER_LOSS_MODULE(HingeEmbeddingLoss, const Tensor& input, const Tensor& target);
 
 struct CosineEmbeddingLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(double, margin) = 0;
   TORCH_ARG(Reduction, reduction) = kMean;
 };
+namespace detail {
+void print_loss_options(std::ostream& stream, const CosineEmbeddingLossOptions& o);
+}  // namespace detail
 EMBER_LOSS_MODULE(CosineEmbeddingLoss, const Tensor& input1, const Tensor& input2, const Tensor& target);
 
 struct TripletMarginLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(double, margin) = 1.0;
   TORCH_ARG(double, p) = 2.0;
   TORCH_ARG(double, eps) = 1e-6;
   TORCH_ARG(bool, swap) = false;
   TORCH_ARG(Reduction, reduction) = kMean;
 };
+namespace detail {
+void print_loss_options(std::ostream& stream, const TripletMarginLossOptions& o);
+}  // namespace detail
 EMBER_LOSS_MODULE(TripletMarginLoss, const Tensor& anchor, const Tensor& positive, const Tensor& negative);
 
 // max(0, margin + d(anchor, positive) - d(anchor, negative)) with any distance d (default
 // F::pairwise_distance); with swap d(anchor, negative) is min(it, d(positive, negative)).
 struct TripletMarginWithDistanceLossOptions {
   typedef std::function<Tensor(const Tensor&, const Tensor&)> distance_function_t;
+  using reduction_t = Reduction;
   TORCH_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
   TORCH_ARG(double, margin) = 1.0;
   TORCH_ARG(bool, swap) = false;
   TORCH_ARG(Reduction, reduction) = kMean;
 };
+namespace detail {
+void print_loss_options(std::ostream& stream, const TripletMarginWithDistanceLossOptions& o);
+}  // namespace detail
 EMBER_LOSS_MODULE(TripletMarginWithDistanceLoss, const Tensor& anchor, const Tensor& positive,
                   const Tensor& negative);
 

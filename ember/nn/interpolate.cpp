@@ -191,17 +191,18 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   optional<std::vector<int64_t>> out_size;
   optional<std::vector<double>> scales;
   if (size) {
-    EMBER_CHECK(int64_t(size->size()) == dim || (size->size() == 1 && dim >= 1), "Input and output must have the same "
+    // As LibTorch (its options hold lists): one entry per spatial dim, no broadcasting.
+    EMBER_CHECK(int64_t(size->size()) == dim, "Input and output must have the same "
                 "number of spatial dimensions, but got input with spatial dimensions of ", list(spatial),
                 " and output size of ", list(*size), ". Please provide input tensor in (N, C, d1, d2, ...,dK) format "
                 "and output size in (o1, o2, ...,oK) format.");
-    out_size = size->size() == size_t(dim) ? *size : std::vector<int64_t>(size_t(dim), size->front());
+    out_size = *size;
   } else {
-    EMBER_CHECK(int64_t(scale->size()) == dim || (scale->size() == 1 && dim >= 1), "Input and scale_factor must have "
+    EMBER_CHECK(int64_t(scale->size()) == dim, "Input and scale_factor must have "
                 "the same number of spatial dimensions, but got input with spatial dimensions of ", list(spatial),
                 " and scale_factor of shape ", list_of(*scale), ". Please provide input tensor in (N, C, d1, d2, ...,dK) "
                 "format and scale_factor in (s1, s2, ...,sK) format.");
-    scales = scale->size() == size_t(dim) ? *scale : std::vector<double>(size_t(dim), scale->front());
+    scales = *scale;
   }
   bool recompute = options.recompute_scale_factor().value_or(false);
   EMBER_CHECK(!(recompute && size), "recompute_scale_factor is not meaningful with an explicit size.");

@@ -272,6 +272,10 @@ void EmbeddingImpl::pretty_print(std::ostream& s) const {
   s << "torch::nn::Embedding(num_embeddings=" << options.num_embeddings()
     << ", embedding_dim=" << options.embedding_dim();
   if (options.padding_idx()) s << ", padding_idx=" << *options.padding_idx();
+  if (options.max_norm()) s << ", max_norm=" << *options.max_norm();
+  if (options.norm_type() != 2) s << ", norm_type=" << options.norm_type();
+  if (options.scale_grad_by_freq()) s << ", scale_grad_by_freq=true";
+  if (options.sparse()) s << ", sparse=true";
   s << ")";
 }
 Tensor EmbeddingImpl::forward(const Tensor& input) {
@@ -306,7 +310,7 @@ void LeakyReLUImpl::pretty_print(std::ostream& s) const {
   s << ")";
 }
 Tensor LeakyReLUImpl::forward(Tensor input) { return functional::leaky_relu(std::move(input), options); }
-void GELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::GELU(approximate=" << options.approximate() << ")"; }
+void GELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::GELU()"; }  // as LibTorch (no options)
 Tensor GELUImpl::forward(const Tensor& input) { return functional::gelu(input, options); }
 void SiLUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::SiLU()"; }
 Tensor SiLUImpl::forward(const Tensor& input) { return silu(input); }

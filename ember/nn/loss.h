@@ -97,6 +97,13 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
                          double eps = 1e-6, Reduction reduction = kMean);
 }  // namespace functional
 
+namespace detail {
+// What a loss module prints after "torch::nn::Name": "()" unless LibTorch prints its options
+// (the overloads beside those options structs).
+template <class Options>
+void print_loss_options(std::ostream& stream, const Options&) { stream << "()"; }
+}  // namespace detail
+
 // A loss module whose forward(args) calls the functional with Name##Options; the weighted
 // variant keeps options.weight() as the buffer `weight` (as LibTorch). Also used by extra.h.
 #define EMBER_LOSS_MODULE(Name, ...)                                                     \
@@ -104,7 +111,10 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
    public:                                                                               \
     explicit Name##Impl(const Name##Options& options = {}) : options(options) {}         \
     void reset() override {}                                                             \
-    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
+    void pretty_print(std::ostream& stream) const override {                           \
+      stream << "torch::nn::" #Name;                                                     \
+      detail::print_loss_options(stream, options);                                      \
+    }                                                                                    \
     Tensor forward(__VA_ARGS__);                                                         \
     Name##Options options;                                                               \
   };                                                                                     \
@@ -114,7 +124,10 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
    public:                                                                               \
     explicit Name##Impl(const Name##Options& options = {}) : options(options) { reset(); } \
     void reset() override { weight = register_buffer("weight", options.weight()); }     \
-    void pretty_print(std::ostream& stream) const override { stream << "torch::nn::" #Name "()"; } \
+    void pretty_print(std::ostream& stream) const override {                           \
+      stream << "torch::nn::" #Name;                                                     \
+      detail::print_loss_options(stream, options);                                      \
+    }                                                                                    \
     Tensor forward(__VA_ARGS__);                                                         \
     Name##Options options;                                                               \
     Tensor weight;                                                                       \
@@ -124,6 +137,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 // The module options, which are also the functionals' options (LibTorch's
 // `using CrossEntropyFuncOptions = CrossEntropyLossOptions;`, ...).
 struct CrossEntropyLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(int64_t, ignore_index) = -100;
   TORCH_ARG(Reduction, reduction) = kMean;
@@ -141,6 +155,7 @@ class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
 TORCH_MODULE(CrossEntropyLoss);
 
 struct NLLLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(int64_t, ignore_index) = -100;
   TORCH_ARG(Reduction, reduction) = kMean;
@@ -157,6 +172,7 @@ class NLLLossImpl : public Cloneable<NLLLossImpl> {
 TORCH_MODULE(NLLLoss);
 
 struct MSELossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   // A Reduction or torch::kNone / kMean / kSum (each its own type).
   template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
   MSELossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
@@ -165,6 +181,7 @@ struct MSELossOptions {
 EMBER_LOSS_MODULE(MSELoss, const Tensor& input, const Tensor& target);
 
 struct L1LossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   // A Reduction or torch::kNone / kMean / kSum (each its own type).
   template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
   L1LossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
@@ -173,30 +190,40 @@ struct L1LossOptions {
 EMBER_LOSS_MODULE(L1Loss, const Tensor& input, const Tensor& target);
 
 struct SmoothL1LossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   // A Reduction or torch::kNone / kMean / kSum (each its own type).
   template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
   SmoothL1LossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
   TORCH_ARG(double, beta) = 1.0;
 };
+namespace detail {
+inline void print_loss_options(std::ostream&, const SmoothL1LossOptions&) {}  // LibTorch prints the bare name
+}  // namespace detail
 EMBER_LOSS_MODULE(SmoothL1Loss, const Tensor& input, const Tensor& target);
 
 struct HuberLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   // A Reduction or torch::kNone / kMean / kSum (each its own type).
   template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
   HuberLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
   TORCH_ARG(Reduction, reduction);
   TORCH_ARG(double, delta) = 1.0;
 };
+namespace detail {
+inline void print_loss_options(std::ostream&, const HuberLossOptions&) {}  // LibTorch prints the bare name
+}  // namespace detail
 EMBER_LOSS_MODULE(HuberLoss, const Tensor& input, const Tensor& target);
 
 struct BCELossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(Reduction, reduction) = kMean;
 };
 EMBER_WEIGHTED_LOSS_MODULE(BCELoss, const Tensor& input, const Tensor& target);
 
 struct KLDivLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   // A Reduction or torch::kNone / kMean / kSum (each its own type).
   template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
   KLDivLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
@@ -206,6 +233,7 @@ struct KLDivLossOptions {
 EMBER_LOSS_MODULE(KLDivLoss, const Tensor& input, const Tensor& target);
 
 struct SoftMarginLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   // A Reduction or torch::kNone / kMean / kSum (each its own type).
   template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
   SoftMarginLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
@@ -214,20 +242,26 @@ struct SoftMarginLossOptions {
 EMBER_LOSS_MODULE(SoftMarginLoss, const Tensor& input, const Tensor& target);
 
 struct MultiLabelSoftMarginLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(Reduction, reduction) = kMean;
 };
 EMBER_WEIGHTED_LOSS_MODULE(MultiLabelSoftMarginLoss, const Tensor& input, const Tensor& target);
 
 struct MultiMarginLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(int64_t, p) = 1;
   TORCH_ARG(double, margin) = 1.0;
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(Reduction, reduction) = kMean;
 };
+namespace detail {
+void print_loss_options(std::ostream& stream, const MultiMarginLossOptions& o);
+}  // namespace detail
 EMBER_WEIGHTED_LOSS_MODULE(MultiMarginLoss, const Tensor& input, const Tensor& target);
 
 struct MultiLabelMarginLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   // A Reduction or torch::kNone / kMean / kSum (each its own type).
   template <class R = Reduction, std::enable_if_t<std::is_convertible_v<R, Reduction>, int> = 0>
   MultiLabelMarginLossOptions(R reduction = kMean) : reduction_(reduction) {}  // NOLINT
@@ -236,6 +270,7 @@ struct MultiLabelMarginLossOptions {
 EMBER_LOSS_MODULE(MultiLabelMarginLoss, const Tensor& input, const Tensor& target);
 
 struct PoissonNLLLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(bool, log_input) = true;
   TORCH_ARG(bool, full) = false;
   TORCH_ARG(double, eps) = 1e-8;
@@ -245,6 +280,7 @@ EMBER_LOSS_MODULE(PoissonNLLLoss, const Tensor& log_input, const Tensor& target)
 
 // (Not in LibTorch's C++ API; PyTorch's GaussianNLLLoss.)
 struct GaussianNLLLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(bool, full) = false;
   TORCH_ARG(double, eps) = 1e-6;
   TORCH_ARG(Reduction, reduction) = kMean;
@@ -252,6 +288,7 @@ struct GaussianNLLLossOptions {
 EMBER_LOSS_MODULE(GaussianNLLLoss, const Tensor& input, const Tensor& target, const Tensor& var);
 
 struct BCEWithLogitsLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(Reduction, reduction) = kMean;
   TORCH_ARG(Tensor, pos_weight) = {};

@@ -17,11 +17,11 @@ std::string detail::demangle(const char* mangled) {
 }
 
 namespace {
-// A module's type name; ember's built-ins print with LibTorch's names.
+// A module's type name, as LibTorch's name() gives it: the demangled class ("NetImpl",
+// "torch::nn::LinearImpl"; ember's built-ins answer with LibTorch's namespace).
 std::string module_type_name(const char* mangled) {
   std::string r = detail::demangle(mangled);
   if (r.rfind("ember::nn::", 0) == 0) r = "torch::nn::" + r.substr(11);
-  if (r.size() > 4 && r.compare(r.size() - 4, 4, "Impl") == 0) r.resize(r.size() - 4);
   return r;
 }
 
@@ -51,6 +51,37 @@ void Module::apply(const std::function<void(Module&)>& fn) {
 void Module::apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix) {
   fn(name_prefix, *this);
   for (auto& c : children_) c.value()->apply(fn, join(name_prefix, c.key()));
+}
+
+void Module::apply(const std::function<void(const Module&)>& fn) const {
+  fn(*this);
+  for (const auto& c : children_) static_cast<const Module&>(*c.value()).apply(fn);
+}
+void Module::apply(const std::function<void(const std::string&, const Module&)>& fn,
+                   const std::string& name_prefix) const {
+  fn(name_prefix, *this);
+  for (const auto& c : children_) static_cast<const Module&>(*c.value()).apply(fn, join(name_prefix, c.key()));
+}
+namespace {
+std::shared_ptr<Module> owning_pointer(const Module& m) {
+  try {
+    return std::const_pointer_cast<Module>(m.shared_from_this());
+  } catch (const std::bad_weak_ptr&) {
+    EMBER_ERROR("It looks like you attempted to retrieve your top-level module as a shared_ptr, but it is not "
+                "stored in a shared_ptr. Use std::make_shared<", m.name(), "> instead of creating your module on "
+                "the stack, or alternatively do not try to access your top-level module at all by passing "
+                "/*include_self=*/false to modules() or named_modules()");
+  }
+}
+}  // namespace
+void Module::apply(const std::function<void(const std::shared_ptr<Module>&)>& fn) const {
+  fn(owning_pointer(*this));
+  for (const auto& c : children_) static_cast<const Module&>(*c.value()).apply(fn);
+}
+void Module::apply(const std::function<void(const std::string&, const std::shared_ptr<Module>&)>& fn,
+                   const std::string& name_prefix) const {
+  fn(name_prefix, owning_pointer(*this));
+  for (const auto& c : children_) static_cast<const Module&>(*c.value()).apply(fn, join(name_prefix, c.key()));
 }
 
 // Pre-order over this module and its descendants with their dotted names; needs no
@@ -208,6 +239,7 @@ void Module::zero_grad(bool set_to_none) {
   }
 }
 
+// As LibTorch: the name() ("NetImpl"); each built-in that LibTorch prints otherwise overrides it.
 void Module::pretty_print(std::ostream& stream) const { stream << name(); }
 
 std::ostream& operator<<(std::ostream& stream, const Module& module) {

@@ -45,7 +45,14 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
 
   void apply(const std::function<void(Module&)>& fn);
+  void apply(const std::function<void(const Module&)>& fn) const;
   void apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix = "");
+  void apply(const std::function<void(const std::string&, const Module&)>& fn,
+             const std::string& name_prefix = "") const;
+  // The module pointers (this module must be owned by a shared_ptr, as a ModuleHolder's is).
+  void apply(const std::function<void(const std::shared_ptr<Module>&)>& fn) const;
+  void apply(const std::function<void(const std::string&, const std::shared_ptr<Module>&)>& fn,
+             const std::string& name_prefix = "") const;
 
   std::vector<Tensor> parameters(bool recurse = true) const;
   OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
@@ -81,6 +88,14 @@ class Module : public std::enable_shared_from_this<Module> {
   ModuleType* as() noexcept {
     return dynamic_cast<ModuleType*>(this);
   }
+  template <class ModuleType>
+  const typename ModuleType::ContainedType* as() const noexcept {
+    return dynamic_cast<const typename ModuleType::ContainedType*>(this);
+  }
+  template <class ModuleType, class = std::enable_if_t<std::is_base_of_v<Module, ModuleType>>>
+  const ModuleType* as() const noexcept {
+    return dynamic_cast<const ModuleType*>(this);
+  }
 
   virtual void pretty_print(std::ostream& stream) const;
   virtual bool is_serializable() const { return true; }
@@ -107,6 +122,10 @@ class Module : public std::enable_shared_from_this<Module> {
     EMBER_CHECK(children_.contains(name), "No Module with name `", name, "` is registered");
     children_[name] = module;
     return module;
+  }
+  template <class ModuleType>
+  std::shared_ptr<ModuleType> replace_module(const std::string& name, ModuleHolder<ModuleType> holder) {
+    return replace_module(name, holder.ptr());
   }
   void unregister_module(const std::string& name);
 

@@ -103,6 +103,8 @@ class FunctionalImpl : public Cloneable<FunctionalImpl> {
  public:
   using Function = std::function<Tensor(Tensor)>;
   explicit FunctionalImpl(Function function) : function_(std::move(function)) {}
+  // A plain function: picks `Tensor f(const Tensor&)` out of an overload set (torch::relu).
+  explicit FunctionalImpl(Tensor (*function)(const Tensor&)) : function_(function) {}
   template <class F, class Arg, class... Args>
   FunctionalImpl(F f, Arg arg, Args... args)
       : function_([=](Tensor input) { return f(input, arg, args...); }) {}
@@ -114,7 +116,13 @@ class FunctionalImpl : public Cloneable<FunctionalImpl> {
  private:
   Function function_;
 };
-TORCH_MODULE(Functional);
+class Functional : public ModuleHolder<FunctionalImpl> {
+ public:
+  using ModuleHolder<FunctionalImpl>::ModuleHolder;
+  using Impl [[maybe_unused]] = FunctionalImpl;
+  explicit Functional(Tensor (*function)(const Tensor&))
+      : ModuleHolder(std::make_shared<FunctionalImpl>(function)) {}
+};
 
 // A module with a Tensor -> Tensor forward, type-erased (LibTorch's AnyModule for the
 // single-tensor signature that Sequential chains).
@@ -124,6 +132,13 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   template <class... Modules>
   explicit SequentialImpl(Modules&&... modules) {
     (push_back(std::forward<Modules>(modules)), ...);
+  }
+  // Named modules: Sequential({{"conv", Conv2d(1, 8, 3)}, {"relu", ReLU()}}).
+  explicit SequentialImpl(std::initializer_list<NamedAnyModule> named_modules) {
+    for (const NamedAnyModule& m : named_modules) push_back(m.name(), m.module());
+  }
+  explicit SequentialImpl(OrderedDict<std::string, AnyModule>&& ordered_dict) {
+    for (auto& item : ordered_dict) push_back(item.key(), std::move(item.value()));
   }
   void reset() override {}
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
@@ -204,6 +219,13 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
  private:
   std::vector<AnyModule> modules_;
 };
-TORCH_MODULE(Sequential);
+class Sequential : public ModuleHolder<SequentialImpl> {
+ public:
+  using ModuleHolder<SequentialImpl>::ModuleHolder;
+  using Impl [[maybe_unused]] = SequentialImpl;
+  Sequential() : ModuleHolder() {}
+  Sequential(std::initializer_list<NamedAnyModule> named_modules)  // NOLINT: LibTorch's implicit form
+      : ModuleHolder(std::make_shared<SequentialImpl>(named_modules)) {}
+};
 
 }  // namespace ember::nn

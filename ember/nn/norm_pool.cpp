@@ -178,7 +178,15 @@ void EmbeddingBagImpl::reset_parameters() {
 }
 void EmbeddingBagImpl::pretty_print(std::ostream& s) const {
   s << "torch::nn::EmbeddingBag(num_embeddings=" << options.num_embeddings()
-    << ", embedding_dim=" << options.embedding_dim() << ", mode=" << options.mode().name();
+    << ", embedding_dim=" << options.embedding_dim();
+  // LibTorch's order: each option that is not its default.
+  if (options.max_norm()) s << ", max_norm=" << *options.max_norm();
+  if (options.norm_type() != 2) s << ", norm_type=" << options.norm_type();
+  if (options.scale_grad_by_freq()) s << ", scale_grad_by_freq=true";
+  if (options.sparse()) s << ", sparse=true";
+  std::string mode = options.mode().name();
+  if (mode != "mean") s << ", mode=k" << char(std::toupper(static_cast<unsigned char>(mode[0]))) << mode.substr(1);
+  if (options.include_last_offset()) s << ", include_last_offset=true";
   if (options.padding_idx()) s << ", padding_idx=" << *options.padding_idx();
   s << ")";
 }

@@ -587,8 +587,8 @@ constexpr const char* kMaxUnpool[] = {"", "max_unpool1d", "max_unpool2d", "max_u
 
 template <size_t D, class Derived>
 void MaxPoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::MaxPool" << D << "d(kernel_size=" << list(options.kernel_size()) << ", stride="
-    << list(options.stride()) << ", padding=" << list(options.padding()) << ", dilation=" << list(options.dilation())
+  s << "torch::nn::MaxPool" << D << "d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
+    << ", padding=" << options.padding() << ", dilation=" << options.dilation()
     << ", ceil_mode=" << boolstr(options.ceil_mode()) << ")";
 }
 template <size_t D, class Derived>
@@ -604,8 +604,8 @@ std::tuple<Tensor, Tensor> MaxPoolImpl<D, Derived>::forward_with_indices(const T
 
 template <size_t D, class Derived>
 void AvgPoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::AvgPool" << D << "d(kernel_size=" << list(options.kernel_size()) << ", stride="
-    << list(options.stride()) << ", padding=" << list(options.padding()) << ")";
+  s << "torch::nn::AvgPool" << D << "d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
+    << ", padding=" << options.padding() << ")";
 }
 template <size_t D, class Derived>
 Tensor AvgPoolImpl<D, Derived>::forward(const Tensor& input) {
@@ -615,7 +615,10 @@ Tensor AvgPoolImpl<D, Derived>::forward(const Tensor& input) {
 
 template <size_t D, class output_size_t, class Derived>
 void AdaptiveMaxPoolImpl<D, output_size_t, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::AdaptiveMaxPool" << D << "d(output_size=" << list(options.output_size()) << ")";
+  s << "torch::nn::AdaptiveMaxPool" << D << "d(output_size=";
+  if constexpr (std::is_same_v<output_size_t, ExpandingArray<D>>) s << options.output_size();  // "3" in 1-d
+  else s << list(options.output_size());
+  s << ")";
 }
 template <size_t D, class output_size_t, class Derived>
 Tensor AdaptiveMaxPoolImpl<D, output_size_t, Derived>::forward(const Tensor& input) {
@@ -629,7 +632,10 @@ std::tuple<Tensor, Tensor> AdaptiveMaxPoolImpl<D, output_size_t, Derived>::forwa
 
 template <size_t D, class output_size_t, class Derived>
 void AdaptiveAvgPoolImpl<D, output_size_t, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::AdaptiveAvgPool" << D << "d(output_size=" << list(options.output_size()) << ")";
+  s << "torch::nn::AdaptiveAvgPool" << D << "d(output_size=";
+  if constexpr (std::is_same_v<output_size_t, ExpandingArray<D>>) s << options.output_size();  // "3" in 1-d
+  else s << list(options.output_size());
+  s << ")";
 }
 template <size_t D, class output_size_t, class Derived>
 Tensor AdaptiveAvgPoolImpl<D, output_size_t, Derived>::forward(const Tensor& input) {
@@ -638,8 +644,8 @@ Tensor AdaptiveAvgPoolImpl<D, output_size_t, Derived>::forward(const Tensor& inp
 
 template <size_t D, class Derived>
 void LPPoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::LPPool" << D << "d(norm_type=" << options.norm_type() << ", kernel_size="
-    << list(options.kernel_size()) << ", stride=" << list(options.stride())
+  s << "torch::nn::LPPool" << D << "d(norm_type=" << options.norm_type() << ", kernel_size=" << options.kernel_size()
+    << ", stride=" << options.stride()
     << ", ceil_mode=" << boolstr(options.ceil_mode()) << ")";
 }
 template <size_t D, class Derived>
@@ -650,8 +656,8 @@ Tensor LPPoolImpl<D, Derived>::forward(const Tensor& input) {
 
 template <size_t D, class Derived>
 void MaxUnpoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::MaxUnpool" << D << "d(kernel_size=" << list(options.kernel_size()) << ", stride="
-    << list(options.stride()) << ", padding=" << list(options.padding()) << ")";
+  s << "torch::nn::MaxUnpool" << D << "d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
+    << ", padding=" << options.padding() << ")";
 }
 template <size_t D, class Derived>
 Tensor MaxUnpoolImpl<D, Derived>::forward(const Tensor& input, const Tensor& indices,

@@ -13,6 +13,12 @@
 #include "ember/nn/module.h"
 
 namespace ember {
+// ATen's fractional max pooling: (values, flat indices into each plane) for one window size and
+// output size, with the windows fixed by random_samples [N, C, 2 or 3].
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef output_size,
+                                                 const Tensor& random_samples);
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef output_size,
+                                                 const Tensor& random_samples);
 // ATen's positional forms. One value in kernel_size/stride/padding/dilation stands for
 // every spatial dim; an empty stride means the kernel size. Indices are PyTorch's: flat
 // positions in each (spatial...) plane, int64.
@@ -275,6 +281,44 @@ class MaxUnpoolImpl : public Cloneable<Derived> {
   MaxUnpoolOptions<D> options;
 };
 
+// Fractional max pooling (ember/nn/fractional_pool.cpp): kernel_size and either output_size or
+// output_ratio; _random_samples ([N, C, D] in [0, 1)) fixes the windows, else each call draws.
+template <size_t D>
+struct FractionalMaxPoolOptions {
+  FractionalMaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  TORCH_ARG(std::optional<ExpandingArray<D>>, output_size) = std::nullopt;
+  using ExpandingArrayDouble = std::optional<ExpandingArray<D, double>>;
+  TORCH_ARG(ExpandingArrayDouble, output_ratio) = std::nullopt;
+  TORCH_ARG(Tensor, _random_samples) = Tensor();
+};
+using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;
+using FractionalMaxPool3dOptions = FractionalMaxPoolOptions<3>;
+namespace functional {
+using FractionalMaxPool2dFuncOptions = FractionalMaxPool2dOptions;
+using FractionalMaxPool3dFuncOptions = FractionalMaxPool3dOptions;
+std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(const Tensor& input,
+                                                              const FractionalMaxPool2dFuncOptions& options);
+Tensor fractional_max_pool2d(const Tensor& input, const FractionalMaxPool2dFuncOptions& options);
+std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(const Tensor& input,
+                                                              const FractionalMaxPool3dFuncOptions& options);
+Tensor fractional_max_pool3d(const Tensor& input, const FractionalMaxPool3dFuncOptions& options);
+}  // namespace functional
+
+template <size_t D, class Derived>
+class FractionalMaxPoolImpl : public Cloneable<Derived> {
+ public:
+  FractionalMaxPoolImpl(ExpandingArray<D> kernel_size)  // NOLINT
+      : FractionalMaxPoolImpl(FractionalMaxPoolOptions<D>(kernel_size)) {}
+  explicit FractionalMaxPoolImpl(FractionalMaxPoolOptions<D> options) : options(std::move(options)) { reset(); }
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  FractionalMaxPoolOptions<D> options;
+  Tensor _random_samples;
+};
+
 #define EMBER_POOL_MODULE(Name, Base, ...)   \
   class Name##Impl : public Base<__VA_ARGS__> { \
    public:                                      \
@@ -298,6 +342,8 @@ EMBER_POOL_MODULE(LPPool2d, LPPoolImpl, 2, LPPool2dImpl);
 EMBER_POOL_MODULE(MaxUnpool1d, MaxUnpoolImpl, 1, MaxUnpool1dImpl);
 EMBER_POOL_MODULE(MaxUnpool2d, MaxUnpoolImpl, 2, MaxUnpool2dImpl);
 EMBER_POOL_MODULE(MaxUnpool3d, MaxUnpoolImpl, 3, MaxUnpool3dImpl);
+EMBER_POOL_MODULE(FractionalMaxPool2d, FractionalMaxPoolImpl, 2, FractionalMaxPool2dImpl);
+EMBER_POOL_MODULE(FractionalMaxPool3d, FractionalMaxPoolImpl, 3, FractionalMaxPool3dImpl);
 #undef EMBER_POOL_MODULE
 
 }  // namespace ember::nn

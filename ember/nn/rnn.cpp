@@ -253,8 +253,8 @@ void RNNCellImplBase<Derived>::reset_parameters() {
 
 template <class Derived>
 void RNNCellImplBase<Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::" << mode_name(mode_) << "Cell(" << input_size_ << ", " << hidden_size_
-    << ", bias=" << (bias_ ? "true" : "false");
+  s << "torch::nn::" << mode_name(mode_) << "Cell(" << input_size_ << ", " << hidden_size_;
+  if (!bias_) s << ", bias=false";
   if (mode_ == RNNMode::RNN_RELU) s << ", nonlinearity=kReLU";
   s << ")";
 }

@@ -202,10 +202,7 @@ void MultiheadAttentionImpl::_reset_parameters() {
     if (b->defined()) init::xavier_normal_(*b);
 }
 
-void MultiheadAttentionImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::MultiheadAttention(embed_dim=" << options.embed_dim() << ", num_heads=" << options.num_heads()
-    << ", dropout=" << options.dropout() << ")";
-}
+void MultiheadAttentionImpl::pretty_print(std::ostream& s) const { s << "torch::nn::MultiheadAttention"; }
 
 std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                                            const Tensor& key_padding_mask, bool need_weights,
@@ -298,10 +295,6 @@ void TransformerEncoderLayerImpl::reset() {
 
 void TransformerEncoderLayerImpl::reset_parameters() { reset_children(*this); }
 
-void TransformerEncoderLayerImpl::pretty_print(std::ostream& s) const {
-  print_layer(s, "TransformerEncoderLayer", options);
-}
-
 Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src_mask,
                                             const Tensor& src_key_padding_mask) {
   Tensor x = sublayer(src, norm1, options.norm_first(), [&](const Tensor& y) {
@@ -333,10 +326,6 @@ void TransformerDecoderLayerImpl::reset() {
 }
 
 void TransformerDecoderLayerImpl::reset_parameters() { reset_children(*this); }
-
-void TransformerDecoderLayerImpl::pretty_print(std::ostream& s) const {
-  print_layer(s, "TransformerDecoderLayer", options);
-}
 
 Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
                                             const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
@@ -378,9 +367,6 @@ void TransformerEncoderImpl::reset() {
   build_stack(*this, layers, norm, options.encoder_layer(), options.num_layers(), options.norm());
 }
 void TransformerEncoderImpl::reset_parameters() { reset_children(*this); }
-void TransformerEncoderImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::TransformerEncoder(num_layers=" << options.num_layers() << ")";
-}
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask) {
   Tensor x = src;
   for (const auto& m : *layers) x = m->as<TransformerEncoderLayerImpl>()->forward(x, src_mask, src_key_padding_mask);
@@ -394,9 +380,6 @@ void TransformerDecoderImpl::reset() {
   build_stack(*this, layers, norm, options.decoder_layer(), options.num_layers(), options.norm());
 }
 void TransformerDecoderImpl::reset_parameters() { reset_children(*this); }
-void TransformerDecoderImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::TransformerDecoder(num_layers=" << options.num_layers() << ")";
-}
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
                                        const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
                                        const Tensor& memory_key_padding_mask) {
@@ -434,12 +417,6 @@ void TransformerImpl::reset_parameters() {
   for (const auto& child : children())  // (parameters() would need this module in a shared_ptr already)
     for (Tensor& p : child->parameters())
       if (p.dim() > 1) init::xavier_uniform_(p);
-}
-
-void TransformerImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::Transformer(d_model=" << options.d_model() << ", nhead=" << options.nhead()
-    << ", num_encoder_layers=" << options.num_encoder_layers()
-    << ", num_decoder_layers=" << options.num_decoder_layers() << ")";
 }
 
 Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask, const Tensor& tgt_mask,

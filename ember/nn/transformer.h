@@ -155,7 +155,6 @@ class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl
   explicit TransformerEncoderLayerImpl(TransformerEncoderLayerOptions options);
   void reset() override;
   void reset_parameters();
-  void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
   FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())}, {2, ::ember::nn::AnyValue(::ember::Tensor())})
 
@@ -177,7 +176,6 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
   explicit TransformerDecoderLayerImpl(TransformerDecoderLayerOptions options);
   void reset() override;
   void reset_parameters();
-  void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
   FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())})
@@ -220,7 +218,6 @@ class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
   explicit TransformerEncoderImpl(TransformerEncoderOptions options);
   void reset() override;
   void reset_parameters();
-  void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
   FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())}, {2, ::ember::nn::AnyValue(::ember::Tensor())})
 
@@ -237,7 +234,6 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
   explicit TransformerDecoderImpl(TransformerDecoderOptions options);
   void reset() override;
   void reset_parameters();
-  void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
   FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())})
@@ -273,7 +269,6 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   explicit TransformerImpl(TransformerOptions options);
   void reset() override;
   void reset_parameters();
-  void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = {}, const Tensor& tgt_mask = {},
                  const Tensor& memory_mask = {}, const Tensor& src_key_padding_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});

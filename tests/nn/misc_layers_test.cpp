@@ -87,7 +87,7 @@ TEST(EmbeddingBag, ModuleOptionsAndErrors) {
   EXPECT_TENSOR_CLOSE(freq->weight.grad()[1], ones({3}), 1e-6, 1e-6);
   std::ostringstream s;
   s << *bag;
-  EXPECT_EQ(s.str(), "torch::nn::EmbeddingBag(num_embeddings=10, embedding_dim=3, mode=sum, padding_idx=9)");
+  EXPECT_EQ(s.str(), "torch::nn::EmbeddingBag(num_embeddings=10, embedding_dim=3, mode=kSum, padding_idx=9)");
 
   auto f = [&](const F::EmbeddingBagFuncOptions& o, const Tensor& in = Tensor()) {
     return F::embedding_bag(in.defined() ? in : input, w, o);

@@ -185,7 +185,7 @@ TEST(Spatial, GradcheckInterpolateBothModes) {
   // channels-last
   check_both_modes([&](const Tensor& x) {
     return F::interpolate(x.contiguous(MemoryFormat::ChannelsLast),
-                          F::InterpolateFuncOptions().scale_factor(std::vector<double>{1.5}).mode(kBilinear).align_corners(false));
+                          F::InterpolateFuncOptions().scale_factor(std::vector<double>{1.5, 1.5}).mode(kBilinear).align_corners(false));
   }, randn({1, 3, 2, 3}));
 }
 

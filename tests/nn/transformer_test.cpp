@@ -201,8 +201,9 @@ TEST(TransformerModules, NamesCloneAndPrinting) {
   EXPECT_EQ(t(torch::randn({5, 2, 4}), torch::randn({3, 2, 4})).sizes(), torch::IntArrayRef({3, 2, 4}));
   std::ostringstream s;
   s << *layer;
-  EXPECT_NE(s.str().find("torch::nn::TransformerEncoderLayer(d_model=4, nhead=2"), std::string::npos);
-  EXPECT_NE(s.str().find("(self_attn): torch::nn::MultiheadAttention(embed_dim=4, num_heads=2"), std::string::npos);
+  // LibTorch 1.13 prints these two by class name alone, without options.
+  EXPECT_EQ(s.str().rfind("torch::nn::TransformerEncoderLayerImpl(\n", 0), 0u) << s.str();
+  EXPECT_NE(s.str().find("(self_attn): torch::nn::MultiheadAttention(\n    (out_proj): torch::nn::Linear(in_features=4"), std::string::npos) << s.str();
   // a custom activation
   nn::TransformerEncoderLayer custom(
       nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8).activation([](const torch::Tensor& v) { return v; }));
