@@ -114,10 +114,22 @@ LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
   for (auto& g : optimizer_.param_groups()) base_lrs_.push_back(g.options().get_lr());
 }
 void LRScheduler::step() {
-  ++epoch_;
+  const std::vector<double> lrs = get_lrs();
   auto& groups = optimizer_.param_groups();
-  for (size_t i = 0; i < groups.size() && i < base_lrs_.size(); ++i) groups[i].options().set_lr(lr_at(i, base_lrs_[i]));
+  EMBER_CHECK(lrs.size() == groups.size(), "LRScheduler::step: Number of learning rates not equal to the number of "
+              "param groups\nNumber of learning rates given: ", lrs.size(), "\nNumber of param groups: ",
+              groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
+  ++step_count_;
 }
+std::vector<double> LRScheduler::get_lrs() {
+  ++epoch_;
+  std::vector<double> lrs = get_current_lrs();
+  for (size_t i = 0; i < lrs.size() && i < base_lrs_.size(); ++i) lrs[i] = lr_at(i, base_lrs_[i]);
+  return lrs;
+}
+double LRScheduler::lr_at(size_t, double base_lr) const { return base_lr; }
+std::vector<double> LRScheduler::get_current_lrs() const { return get_last_lr(); }
 json::Value LRScheduler::state_dict() const {
   json::Array lrs;
   for (double lr : base_lrs_) lrs.push_back(lr);
@@ -134,6 +146,7 @@ void LRScheduler::load_state_dict(const json::Value& state) {
   std::vector<double> base;
   for (const auto& v : lrs->as_array()) base.push_back(v.as_double("base_lrs"));
   epoch_ = epoch->as_int("last_epoch");
+  step_count_ = unsigned(std::max<int64_t>(epoch_, 0));
   base_lrs_ = std::move(base);
 }
 
@@ -158,6 +171,13 @@ StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
   EMBER_CHECK(step_size > 0, "StepLR: step_size must be positive, got ", step_size);
 }
 double StepLR::lr_at(size_t, double base) const { return base * std::pow(gamma_, double(epoch_ / step_size_)); }
+std::vector<double> StepLR::get_lrs() {
+  ++epoch_;
+  std::vector<double> lrs = get_current_lrs();
+  if (step_count_ != 0 && step_count_ % uint64_t(step_size_) == 0)
+    for (double& lr : lrs) lr *= gamma_;
+  return lrs;
+}
 
 MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
     : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {

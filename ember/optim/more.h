@@ -96,6 +96,7 @@ class LRScheduler {
  public:
   explicit LRScheduler(Optimizer& optimizer);
   virtual ~LRScheduler() = default;
+  // LibTorch's step: set the lrs get_lrs() gives, then count the step.
   void step();
   std::vector<double> get_last_lr() const;
   int64_t last_epoch() const { return epoch_; }
@@ -109,19 +110,31 @@ class LRScheduler {
   void load(serialize::InputArchive& archive);
 
  protected:
+  // LibTorch's interface for schedulers written by users: the lrs to set at this step, with
+  // step_count_ steps taken before it (get_current_lrs() are the optimizer's lrs now). The
+  // default is ember's closed-form schedules (PyTorch's Python ones): it advances epoch_ and
+  // asks lr_at for each group.
+  virtual std::vector<double> get_lrs();
+  std::vector<double> get_current_lrs() const;
+  unsigned step_count_ = 0;
   // The lr for group i at epoch `epoch_` (closed form).
-  virtual double lr_at(size_t group, double base_lr) const = 0;
+  virtual double lr_at(size_t group, double base_lr) const;
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;
   int64_t epoch_ = 0;
   friend class SequentialLR;  // (optim/extra.h) re-bases and restarts the schedulers it runs
 };
 
+// LibTorch's StepLR: the lrs are multiplied by gamma at every step_size-th step, counted as
+// LibTorch counts them (one step later than PyTorch's Python StepLR: after step_size steps the
+// lr is unchanged, after step_size + 1 it has decayed). Inside SequentialLR (a PyTorch Python
+// scheduler) it follows the Python closed form.
 class StepLR : public LRScheduler {
  public:
   StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
 
  protected:
+  std::vector<double> get_lrs() override;
   double lr_at(size_t, double base_lr) const override;
   int64_t step_size_;
   double gamma_;
