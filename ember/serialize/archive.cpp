@@ -16,6 +16,7 @@ namespace {
 
 // ember's typed values live in the metadata under this prefix, as "<type>:<text>".
 constexpr const char* kValuePrefix = "ember.value.";
+constexpr const char* kRequiresGradPrefix = "ember.requires_grad.";
 
 std::string encode(const IValue& v) {
   if (v.isBool()) return v.toBool() ? "bool:true" : "bool:false";
@@ -76,14 +77,16 @@ void OutputArchive::check_new_key(const std::string& key) const {
   EMBER_CHECK(!tensors_.count(key) && !values_.count(key), "OutputArchive: key '", key, "' written twice");
 }
 
-void OutputArchive::write(const std::string& key, const Tensor& tensor, bool /*is_buffer*/) {
+void OutputArchive::write(const std::string& key, const Tensor& tensor, bool is_buffer) {
   check_new_key(key);
   EMBER_CHECK(tensor.defined(), "OutputArchive: tensor '", key, "' is undefined");
   tensors_[key] = tensor.detach();
+  if (!is_buffer && tensor.requires_grad()) requires_grad_.insert(key);
 }
 
 void OutputArchive::write(const std::string& key, const OutputArchive& nested) {
-  for (const auto& [k, t] : nested.tensors_) write(key + "." + k, t);
+  for (const auto& [k, t] : nested.tensors_) write(key + "." + k, t, /*is_buffer=*/true);
+  for (const std::string& k : nested.requires_grad_) requires_grad_.insert(key + "." + k);
   for (const auto& [k, v] : nested.values_) {
     check_new_key(key + "." + k);
     values_[key + "." + k] = v;
@@ -100,6 +103,7 @@ void OutputArchive::write(const std::string& key, const IValue& value) {
 std::string OutputArchive::to_bytes() const {
   std::map<std::string, std::string> metadata{{"format", "pt"}};  // as safetensors.torch writes
   for (const auto& [k, v] : values_) metadata[kValuePrefix + k] = v;
+  for (const std::string& k : requires_grad_) metadata[kRequiresGradPrefix + k] = "true";
   return to_safetensors(tensors_, metadata);
 }
 
@@ -113,11 +117,14 @@ void OutputArchive::save_to(std::ostream& stream) const {
 
 void InputArchive::adopt(SafetensorsContents contents) {
   auto values = std::make_shared<std::map<std::string, std::string>>();
+  auto requires_grad = std::make_shared<std::set<std::string>>();
   foreign_.clear();
   for (auto& [k, v] : contents.metadata) {
     if (k.rfind(kValuePrefix, 0) == 0) (*values)[k.substr(std::strlen(kValuePrefix))] = v;
+    else if (k.rfind(kRequiresGradPrefix, 0) == 0 && v == "true") requires_grad->insert(k.substr(std::strlen(kRequiresGradPrefix)));
     else foreign_[k] = v;
   }
+  requires_grad_ = std::move(requires_grad);
   tensors_ = std::make_shared<std::map<std::string, Tensor>>(std::move(contents.tensors));
   values_ = std::move(values);
   prefix_.clear();
@@ -151,7 +158,9 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
   if (tensor.defined() && tensor.sizes() == stored.sizes()) {
     tensor.copy_(stored);
   } else {
+    const bool grad = tensor.defined() ? tensor.requires_grad() : requires_grad_->count(qualified(key)) > 0;
     tensor = stored.clone();
+    if (grad && (tensor.is_floating_point() || tensor.is_complex())) tensor.requires_grad_(true);
   }
   return true;
 }
@@ -169,6 +178,7 @@ bool InputArchive::try_read(const std::string& key, InputArchive& nested) {
   if (!any) return false;
   nested.tensors_ = tensors_;
   nested.values_ = values_;
+  nested.requires_grad_ = requires_grad_;
   nested.foreign_ = foreign_;
   nested.prefix_ = p;
   nested.source_ = source_;

@@ -5,6 +5,8 @@
 #pragma once
 #include <iosfwd>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,7 +18,8 @@ namespace ember::serialize {
 
 class OutputArchive {
  public:
-  // A buffer is stored like a parameter (the flag exists for LibTorch source compatibility).
+  // A buffer is stored like a parameter; a non-buffer tensor that requires grad is marked so,
+  // and a load into an undefined tensor gives it requires_grad again (as LibTorch's pickles do).
   void write(const std::string& key, const Tensor& tensor, bool is_buffer = false);
   void write(const std::string& key, const OutputArchive& nested_archive);
   // Bool, int, double, string, int list; a tensor IValue is written as a tensor.
@@ -32,12 +35,14 @@ class OutputArchive {
   void check_new_key(const std::string& key) const;
   std::map<std::string, Tensor> tensors_;
   std::map<std::string, std::string> values_;
+  std::set<std::string> requires_grad_;
 };
 
 class InputArchive {
  public:
   // Reads into `tensor`: a defined tensor of the same shape is overwritten in place (its
-  // dtype, device and layout kept, autograd off); otherwise it takes the stored tensor.
+  // dtype, device, layout and requires_grad kept, autograd off); otherwise it takes the stored
+  // tensor (requiring grad when it was saved so, or when the defined tensor did).
   void read(const std::string& key, Tensor& tensor, bool is_buffer = false);
   bool try_read(const std::string& key, Tensor& tensor, bool is_buffer = false);
   void read(const std::string& key, InputArchive& nested_archive);
@@ -63,6 +68,7 @@ class InputArchive {
   std::shared_ptr<const std::map<std::string, std::string>> values_ =
       std::make_shared<std::map<std::string, std::string>>();
   std::map<std::string, std::string> foreign_;
+  std::shared_ptr<const std::set<std::string>> requires_grad_ = std::make_shared<std::set<std::string>>();
   std::string prefix_;
   std::string source_ = "archive";
 };
