@@ -487,6 +487,7 @@ class Tensor {
   Tensor inverse() const;
   Tensor det() const;
   Tensor cholesky(bool upper = false) const;
+  Tensor lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const;
   Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
   Tensor trace() const;
 

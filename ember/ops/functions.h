@@ -381,6 +381,7 @@ Tensor cholesky(const Tensor& A, bool upper = false);
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode = "reduced");
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices = true);
 Tensor svdvals(const Tensor& A);
+Tensor svdvals(const Tensor& A, std::optional<std::string_view> driver);  // driver: CUDA-only in PyTorch
 std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view uplo = "L");
 Tensor eigvalsh(const Tensor& A, std::string_view uplo = "L");
 Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, OptionalIntArrayRef dim = std::nullopt,
@@ -581,6 +582,37 @@ Tensor tensorsolve(const Tensor& A, const Tensor& B, OptionalIntArrayRef dims = 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver);
 Tensor linalg_det(const Tensor& A);
 }  // namespace linalg
+// LU (ops/linalg_lu.cpp) and least squares (ops/linalg_lstsq.cpp).
+namespace linalg {
+std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot = true);
+std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot = true);
+std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
+                                                 std::optional<double> rcond = std::nullopt,
+                                                 std::optional<std::string_view> driver = std::nullopt);
+}  // namespace linalg
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data = true,
+                                             bool unpack_pivots = true);
+Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots);  // deprecated in PyTorch
+// ATen's spellings (torch::linalg_lu_factor, ...).
+inline std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot = true) { return linalg::lu(A, pivot); }
+inline std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot = true) {
+  return linalg::lu_factor(A, pivot);
+}
+inline std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true,
+                                                              bool check_errors = false) {
+  return linalg::lu_factor_ex(A, pivot, check_errors);
+}
+inline Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true,
+                              bool adjoint = false) {
+  return linalg::lu_solve(LU, pivots, B, left, adjoint);
+}
+inline std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const Tensor& B,
+                                                               std::optional<double> rcond = std::nullopt,
+                                                               std::optional<std::string_view> driver = std::nullopt) {
+  return linalg::lstsq(A, B, rcond, driver);
+}
 inline Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1) { return linalg::cross(a, b, dim); }
 
 // Window functions (ops/windows.cpp); `periodic` (the default) suits stft.

@@ -88,6 +88,48 @@ template <class T> void laswp(lint n, T* a, lint lda, lint k1, lint k2, const li
   const lint inc = 1;
   EMBER_LAPACK_DISPATCH(T, slaswp, dlaswp, claswp, zlaswp, &n, nat(a), &lda, &k1, &k2, ipiv, &inc)
 }
+// Least squares (linalg.lstsq's drivers). rwork is used by the complex routines only; a
+// workspace query (lwork = -1) also answers the integer/real workspace sizes in iwork[0] /
+// rwork[0] (gelsd).
+template <class T> void gels(char trans, lint m, lint n, lint nrhs, T* a, lint lda, T* b, lint ldb, T* work,
+                             lint lwork, lint* info) {
+  EMBER_LAPACK_DISPATCH(T, sgels, dgels, cgels, zgels, &trans, &m, &n, &nrhs, nat(a), &lda, nat(b), &ldb, nat(work),
+                        &lwork, info)
+}
+template <class T> void gelsy(lint m, lint n, lint nrhs, T* a, lint lda, T* b, lint ldb, lint* jpvt,
+                              real_of<T> rcond, lint* rank, T* work, lint lwork, real_of<T>* rwork, lint* info) {
+  if constexpr (kIsComplex<T>) {
+    EMBER_LAPACK_DISPATCH(T, sgelsy, dgelsy, cgelsy, zgelsy, &m, &n, &nrhs, nat(a), &lda, nat(b), &ldb, jpvt, &rcond,
+                          rank, nat(work), &lwork, rwork, info)
+  } else {
+    (void)rwork;
+    EMBER_LAPACK_DISPATCH(T, sgelsy, dgelsy, cgelsy, zgelsy, &m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work,
+                          &lwork, info)
+  }
+}
+template <class T> void gelsd(lint m, lint n, lint nrhs, T* a, lint lda, T* b, lint ldb, real_of<T>* s,
+                              real_of<T> rcond, lint* rank, T* work, lint lwork, real_of<T>* rwork, lint* iwork,
+                              lint* info) {
+  if constexpr (kIsComplex<T>) {
+    EMBER_LAPACK_DISPATCH(T, sgelsd, dgelsd, cgelsd, zgelsd, &m, &n, &nrhs, nat(a), &lda, nat(b), &ldb, s, &rcond,
+                          rank, nat(work), &lwork, rwork, iwork, info)
+  } else {
+    (void)rwork;
+    EMBER_LAPACK_DISPATCH(T, sgelsd, dgelsd, cgelsd, zgelsd, &m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work,
+                          &lwork, iwork, info)
+  }
+}
+template <class T> void gelss(lint m, lint n, lint nrhs, T* a, lint lda, T* b, lint ldb, real_of<T>* s,
+                              real_of<T> rcond, lint* rank, T* work, lint lwork, real_of<T>* rwork, lint* info) {
+  if constexpr (kIsComplex<T>) {
+    EMBER_LAPACK_DISPATCH(T, sgelss, dgelss, cgelss, zgelss, &m, &n, &nrhs, nat(a), &lda, nat(b), &ldb, s, &rcond,
+                          rank, nat(work), &lwork, rwork, info)
+  } else {
+    (void)rwork;
+    EMBER_LAPACK_DISPATCH(T, sgelss, dgelss, cgelss, zgelss, &m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work,
+                          &lwork, info)
+  }
+}
 #undef EMBER_LAPACK_DISPATCH
 
 // B (m x n) = L^{-1} B or U^{-1} B, column-major, L unit lower / U non-unit upper.

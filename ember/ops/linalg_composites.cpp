@@ -182,6 +182,10 @@ Tensor tensorsolve(const Tensor& A, const Tensor& B, OptionalIntArrayRef dims) {
   return linalg::solve(a.reshape({n, -1}), B.reshape({n})).reshape(x_shape);
 }
 
+Tensor svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  (void)driver;  // a CUDA-only choice in PyTorch
+  return linalg::svdvals(A);
+}
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
   (void)driver;  // a CUDA-only choice in PyTorch
   return linalg::svd(A, full_matrices);

@@ -73,7 +73,7 @@ bool use_parallel_lu(int64_t n, int64_t batch) {
 
 // LU with partial pivoting of the n x n column-major matrix a (leading dimension n).
 template <class T>
-void lu_factor(T* a, int64_t n, lint* ipiv, lint* info, bool parallel) {
+void square_lu_factor(T* a, int64_t n, lint* ipiv, lint* info, bool parallel) {
   const lint N = lint(std::max<int64_t>(n, 1));
   if (!parallel) {
     lapack::getrf<T>(lint(n), lint(n), a, N, ipiv, info);
@@ -103,9 +103,9 @@ void lu_factor(T* a, int64_t n, lint* ipiv, lint* info, bool parallel) {
   }
 }
 
-// B (n x nrhs, column-major, leading dimension n) = A^{-1} B from lu_factor's output.
+// B (n x nrhs, column-major, leading dimension n) = A^{-1} B from square_lu_factor's output.
 template <class T>
-void lu_solve(const T* lu, int64_t n, const lint* ipiv, T* b, int64_t nrhs, bool parallel) {
+void square_lu_solve(const T* lu, int64_t n, const lint* ipiv, T* b, int64_t nrhs, bool parallel) {
   const lint N = lint(std::max<int64_t>(n, 1));
   auto solve = [&](int64_t c0, int64_t c1) {
     lint info = 0;
@@ -123,11 +123,11 @@ void lu_batch(Tensor& a, std::vector<lint>& pivots, std::vector<lint>& infos) {
   infos.assign(size_t(B), 0);
   T* base = static_cast<T*>(a.data_ptr());
   if (use_parallel_lu(n, B)) {
-    for (int64_t i = 0; i < B; ++i) lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], true);
+    for (int64_t i = 0; i < B; ++i) square_lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], true);
     return;
   }
   for_each_matrix(B, n * n * n, [&](int64_t i) {
-    lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], false);
+    square_lu_factor<T>(base + i * n * n, n, pivots.data() + i * n, &infos[i], false);
   });
 }
 
@@ -161,8 +161,8 @@ Tensor inv_impl(const Tensor& A, const char* api) {
       T* xb = static_cast<T*>(x.data_ptr());
       std::vector<lint> ipiv(n);
       for (int64_t i = 0; i < B; ++i) {
-        lu_factor<T>(base + i * n * n, n, ipiv.data(), &infos[i], true);
-        if (infos[i] == 0) lu_solve<T>(base + i * n * n, n, ipiv.data(), xb + i * n * n, n, true);
+        square_lu_factor<T>(base + i * n * n, n, ipiv.data(), &infos[i], true);
+        if (infos[i] == 0) square_lu_solve<T>(base + i * n * n, n, ipiv.data(), xb + i * n * n, n, true);
       }
     });
     const int64_t bad = first_failure(infos);
@@ -367,8 +367,8 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
         EMBER_CHECK(nb * k <= INT_MAX, "linalg.solve: too many right-hand sides (", nb * k, ")");
         const bool par = use_parallel_lu(n, 1);
         T* lu = static_cast<T*>(a.data_ptr());
-        lu_factor<T>(lu, n, ipiv.data(), &infos[0], par);
-        if (infos[0] == 0) lu_solve<T>(lu, n, ipiv.data(), static_cast<T*>(rhs.data_ptr()), nb * k, get_num_threads() > 1);
+        square_lu_factor<T>(lu, n, ipiv.data(), &infos[0], par);
+        if (infos[0] == 0) square_lu_solve<T>(lu, n, ipiv.data(), static_cast<T*>(rhs.data_ptr()), nb * k, get_num_threads() > 1);
       });
     }
     EMBER_CHECK(infos[0] == 0, lapack_error_prefix("torch.linalg.solve", batched, 0),
@@ -387,8 +387,8 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
         auto one = [&](int64_t i) {
           thread_local std::vector<lint> ipiv;
           ipiv.resize(n);
-          lu_factor<T>(ab + i * n * n, n, ipiv.data(), &infos[i], par);
-          if (infos[i] == 0) lu_solve<T>(ab + i * n * n, n, ipiv.data(), bb + i * n * k, k, par);
+          square_lu_factor<T>(ab + i * n * n, n, ipiv.data(), &infos[i], par);
+          if (infos[i] == 0) square_lu_solve<T>(ab + i * n * n, n, ipiv.data(), bb + i * n * k, k, par);
         };
         if (par) {
           for (int64_t i = 0; i < nb; ++i) one(i);

@@ -236,6 +236,27 @@ std::vector<Case> cases() {
         return variable_list{ember::matmul(Q, Rr.mul(Rr.diagonal(0, -2, -1).abs().to(Rr.scalar_type()).unsqueeze(-1))),
                              Rr.abs()};
       }, [](ScalarType dt) { return variable_list{R({3, 5}, dt)}; }, true);
+  // LU (Note [LU derivatives]): random matrices keep their pivot order under the small
+  // perturbations the checks make.
+  auto lu_LU = [](V v) {
+    auto [P, Lf, U] = linalg::lu(v[0]);
+    return variable_list{Lf, U};
+  };
+  add("mm", "linalg.lu square batch", lu_LU, [](ScalarType dt) { return variable_list{R({2, 4, 4}, dt)}; }, true);
+  add("mm", "linalg.lu wide", lu_LU, [](ScalarType dt) { return variable_list{R({3, 5}, dt)}; }, true);
+  add("mm", "linalg.lu tall", lu_LU, [](ScalarType dt) { return variable_list{R({5, 3}, dt)}; }, true);
+  add("mm", "linalg.lu_factor packed", one([](V v) { return std::get<0>(linalg::lu_factor(v[0])); }),
+      [](ScalarType dt) { return variable_list{R({4, 3}, dt)}; }, true);
+  add("mm", "linalg.lu_solve left, right, adjoint", [](V v) {
+        auto [LU, piv] = linalg::lu_factor(v[0]);
+        return variable_list{linalg::lu_solve(LU, piv, v[1]), linalg::lu_solve(LU, piv, v[1].transpose(-2, -1), false),
+                             linalg::lu_solve(LU, piv, v[1], true, true)};
+      }, [](ScalarType dt) { return variable_list{R({3, 3}, dt), R({3, 2}, dt)}; }, true);
+  add("mm", "linalg.lstsq tall (solution)", one([](V v) { return std::get<0>(linalg::lstsq(v[0], v[1])); }),
+      [](ScalarType dt) { return variable_list{R({5, 3}, dt), R({5, 2}, dt)}; }, true);
+  add("mm", "linalg.lstsq wide, batch of vectors, gelsd", one([](V v) {
+        return std::get<0>(linalg::lstsq(v[0], v[1], std::nullopt, "gelsd"));
+      }), [](ScalarType dt) { return variable_list{R({2, 3, 4}, dt), R({2, 3}, dt)}; });
   add("mm", "linalg.slogdet complex (sign and logabsdet)", [](V v) {
         auto [sgn, la] = linalg::slogdet(v[0]);
         return variable_list{sgn, la};
