@@ -76,6 +76,9 @@ Tensor Node::run_pre_hooks(uint32_t input_nr, Tensor grad) {
 // ---- SavedVariable --------------------------------------------------------------------
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
+  // As LibTorch: an inference tensor has no version counter to guard a saved value with.
+  EMBER_CHECK(!t.is_inference(), "Inference tensors cannot be saved for backward. To work around you can make a clone "
+              "to get a normal tensor and use it in autograd.");
   was_defined_ = true;
   is_output_ = is_output;
   saved_version_ = uint32_t(t._version());

@@ -62,6 +62,19 @@ TEST(TensorApi, InferenceTensors) {
   EXPECT_FALSE(view_of_normal.is_inference());
   EXPECT_FALSE((made + 1).is_inference());  // made outside inference mode
   EXPECT_FALSE(made.requires_grad());
+  // Outside inference mode, autograd may not save an inference tensor; a clone is a normal one.
+  auto w = torch::ones({2, 2}, torch::requires_grad());
+  try {
+    (w * made).sum().backward();
+    ADD_FAILURE() << "an inference tensor was saved for backward";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Inference tensors cannot be saved for backward"), std::string::npos)
+        << e.what();
+  }
+  (w * made.clone()).sum().backward();
+  EXPECT_TRUE(w.grad().allclose(made));
+  (w + made).sum().backward();  // add saves neither operand
+  EXPECT_TRUE(w.grad().allclose(made + 1));
 }
 
 TEST(TensorApi, SlicesNormalizeTheirBounds) {
