@@ -1,6 +1,7 @@
 // Pointwise ops: an OpDef per line of the pointwise table and the public functions.
 #include "ember/ops/pointwise.h"
 
+#include "ember/autograd/functions.h"
 #include "ember/autograd/grad_mode.h"
 
 #include "ember/ops/functions.h"
@@ -318,7 +319,20 @@ Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scal
 }
 Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha) { return sub(self, other, alpha); }
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return sub(other, self, alpha); }
-Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) { return sub(wrap(other), self, alpha); }
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor r = sub(wrap(other), self, alpha);
+  // LibTorch records rsub(Tensor, Scalar) as RsubBackward1 with self's edge only (2 - x, which
+  // wraps the 2 in a tensor, stays SubBackward0 with two edges).
+  auto* node = dynamic_cast<autograd::OpNode*>(r.grad_fn().get());
+  if (node && node->hidden_input_ < 0 && node->next_edges().size() == 2) {
+    std::vector<autograd::Edge> edges = node->next_edges();
+    edges.erase(edges.begin());
+    node->set_next_edges(std::move(edges));
+    node->hidden_input_ = 0;
+    node->name_ = "RsubBackward1";
+  }
+  return r;
+}
 
 namespace {
 const PointwiseOp& div_op_for(const char* fn, std::optional<std::string_view> mode) {

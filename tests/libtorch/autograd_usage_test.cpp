@@ -363,12 +363,15 @@ TEST(AutogradUsage, AnomalyModeAndVariables) {
   EXPECT_EQ(prod.grad_fn()->next_edges().size(), 2u);
   // Scalar overloads have their own node names and one edge, as LibTorch records them.
   const std::vector<std::pair<torch::Tensor, std::string>> named = {
-      {v + 2, "AddBackward1"}, {v - 2, "SubBackward1"},
+      {v + 2, "AddBackward1"}, {v - 2, "SubBackward1"}, {torch::rsub(v, 2), "RsubBackward1"},
       {v / 2, "DivBackward1"}, {v.pow(2), "PowBackward0"}, {v.clamp(0), "ClampBackward1"}};
   for (const auto& [r, name] : named) {
     EXPECT_EQ(r.grad_fn()->name(), name);
     EXPECT_EQ(r.grad_fn()->next_edges().size(), 1u) << name;
   }
+  auto u = torch::ones({3}, torch::requires_grad());
+  torch::rsub(u, 2, /*alpha=*/3).sum().backward();  // 2 - 3u
+  EXPECT_TRUE(u.grad().allclose(torch::full({3}, -3.0)));
   // 2 - v wraps the 2 in a tensor: a Tensor-Tensor subtraction.
   EXPECT_EQ((2 - v).grad_fn()->name(), "SubBackward0");
   EXPECT_EQ((2 - v).grad_fn()->next_edges().size(), 2u);
