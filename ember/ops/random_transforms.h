@@ -34,15 +34,19 @@ inline double madd(double a, double b, double c, bool fused) { return fused ? st
 // at::uniform_real_distribution<T>(from, to): the dtype's mantissa width of random bits (one
 // random64() for double, one random() otherwise), scaled into [from, to). `to - from` is
 // rounded to T first, as PyTorch's operators on T do.
+// uniform_from_bits is the transform alone, for samplers that draw a block of bits first.
 template <class T>
-dist_acc_t<T> uniform_real(GeneratorImpl& g, T from, T to, bool fused) {
+dist_acc_t<T> uniform_from_bits(uint64_t bits, T from, T to, bool fused) {
   using Acc = dist_acc_t<T>;
   constexpr uint64_t kMask = (uint64_t(1) << kDigits<T>) - 1;
   constexpr Acc kScale = Acc(1) / Acc(uint64_t(1) << kDigits<T>);
-  uint64_t bits = std::is_same_v<T, double> ? g.random64() : g.random();
   Acc x = Acc(bits & kMask) * kScale;
   const T span = T(to - from);
   return madd(x, Acc(span), Acc(from), fused);
+}
+template <class T>
+dist_acc_t<T> uniform_real(GeneratorImpl& g, T from, T to, bool fused) {
+  return uniform_from_bits<T>(std::is_same_v<T, double> ? g.random64() : g.random(), from, to, fused);
 }
 
 // A uniform double in [0, 1), the building block of the double-precision samplers.
