@@ -20,12 +20,7 @@ namespace {
 
 using bench::time_per_iter;
 
-struct Case {
-  std::string name;
-  double work;
-  const char* unit;
-  std::function<void()> fn;
-};
+using bench::Case;
 
 }  // namespace
 
@@ -89,11 +84,6 @@ int main(int argc, char** argv) {
   cases.push_back({"MLP forward (no grad)", mlp_flops, "FLOP", plain_forward});
   cases.push_back({"MLP jvp (forward mode)", mlp_flops, "FLOP", jvp_forward});
 #endif
-  for (auto& c : cases) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    double s = time_per_iter(c.fn, 0.05);
-    std::printf("%s\t%.6e\t%.6e\t%s\n", c.name.c_str(), s, c.work, c.unit);
-    std::fflush(stdout);
-  }
+  bench::run_cases(cases, filter, 0.05);
   return 0;
 }

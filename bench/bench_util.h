@@ -2,7 +2,9 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -29,6 +31,25 @@ inline double time_per_iter(const std::function<void()>& f, double min_batch_sec
   }
   std::sort(samples.begin(), samples.end());
   return samples[samples.size() / 2];
+}
+
+// One benchmark case: `work` units of `unit` ("B", "FLOP", "op") per call of fn.
+struct Case {
+  std::string name;
+  double work;
+  const char* unit;
+  std::function<void()> fn;
+};
+
+// Times every case whose name contains `filter` and prints "<name>\t<seconds>\t<work>\t<unit>"
+// (the lines bench/compare.sh reads).
+inline void run_cases(const std::vector<Case>& cases, const std::string& filter, double min_batch_seconds = 0.02) {
+  for (const Case& c : cases) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    const double s = time_per_iter(c.fn, min_batch_seconds);
+    std::printf("%s\t%.6e\t%.6e\t%s\n", c.name.c_str(), s, c.work, c.unit);
+    std::fflush(stdout);
+  }
 }
 
 }  // namespace bench

@@ -82,12 +82,7 @@ struct ResNet18Impl : nn::Module {
 };
 TORCH_MODULE(ResNet18);
 
-struct Case {
-  std::string name;
-  double work;
-  const char* unit;
-  std::function<void()> fn;
-};
+using bench::Case;
 
 }  // namespace
 
@@ -238,11 +233,6 @@ int main(int argc, char** argv) {
                      }});
   }
 
-  for (const Case& c : cases) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    const double s = bench::time_per_iter(c.fn, 0.05);
-    std::printf("%s\t%.6e\t%.6e\t%s\n", c.name.c_str(), s, c.work, c.unit);
-    std::fflush(stdout);
-  }
+  bench::run_cases(cases, filter, 0.05);
   return 0;
 }

@@ -18,12 +18,7 @@ namespace {
 
 using bench::time_per_iter;
 
-struct Case {
-  std::string name;
-  double work;       // bytes moved or flops per iteration
-  const char* unit;  // "B" or "FLOP"
-  std::function<void()> fn;
-};
+using bench::Case;
 
 // A plain C triad (a = b + s * c) over 16M floats: the memory bandwidth reference.
 double triad_seconds() {
@@ -82,12 +77,7 @@ int main(int argc, char** argv) {
       {"mul 4M complex64", 24.0 * NC, "B", [&] { sink = c64a * c64b; }},
       {"mul 4M complex32", 12.0 * NC, "B", [&] { sink = c32a * c32b; }},
   };
-  for (auto& c : cases) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    double s = time_per_iter(c.fn);
-    std::printf("%s\t%.6e\t%.6e\t%s\n", c.name.c_str(), s, c.work, c.unit);
-    std::fflush(stdout);
-  }
+  bench::run_cases(cases, filter);
   if (filter.empty() || std::string("triad").find(filter) != std::string::npos) {
     double s = triad_seconds();
     std::printf("%s\t%.6e\t%.6e\t%s\n", "C triad 16M f32", s, 12.0 * N, "B");

@@ -15,12 +15,7 @@
 
 namespace {
 
-struct Case {
-  std::string name;
-  double work;
-  const char* unit;
-  std::function<void()> fn;
-};
+using bench::Case;
 
 }  // namespace
 
@@ -55,9 +50,5 @@ int main(int argc, char** argv) {
       {"fft dim0 64x1000 f64", 0, "", [&] { torch::fft::fft(d, c10::nullopt, 0); }},
       {"fft 64x1031 (prime) f64", 0, "", [&] { torch::fft::fft(prime); }},
   };
-  for (auto& c : cases) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    double s = bench::time_per_iter(c.fn);
-    std::printf("%s\t%.6e\t%.6e\t%s\n", c.name.c_str(), s, c.work, c.unit);
-  }
+  bench::run_cases(cases, filter);
 }
