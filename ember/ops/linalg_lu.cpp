@@ -314,16 +314,11 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot, boo
 
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot) {
   check_defined(A, "torch.linalg.lu_factor", "A");
-  check_pivot(pivot, "linalg.lu_factor");
   EMBER_CHECK(A.dim() >= 2, "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: ", A.sizes(),
               " instead");
-  LuFactors f = lu_factor_raw(A, "torch.linalg.lu_factor");
-  check_factor_info(f.info, "torch.linalg.lu_factor", A.dim() > 2);
-  if (autograd::maybe_differentiable(A)) {
-    auto [P, L, U] = lu_from_factors(A, f);
-    return {pack_factors(L, U), f.pivots};
-  }
-  return {f.LU, f.pivots};
+  auto [LU, pivots, info] = lu_factor_ex(A, pivot, /*check_errors=*/false);
+  check_factor_info(info, "torch.linalg.lu_factor", A.dim() > 2);
+  return {LU, pivots};
 }
 
 std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot) {
@@ -336,7 +331,6 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot) {
 
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
   check_lu_solve_args(LU, pivots, B, left);
-  check_pivot_range(pivots, LU.size(-1));
   if (autograd::maybe_differentiable(LU, B)) {
     // Through the factors: A = P L U, so A X = B is X = U^{-1} L^{-1} P^T B and
     // A^H X = B is X = P L^{-H} U^{-H} B; the right-sided forms are their adjoints.
@@ -351,6 +345,7 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
     };
     return left ? solve_left(B, adjoint) : mH(solve_left(mH(B), !adjoint));
   }
+  check_pivot_range(pivots, LU.size(-1));  // (lu_unpack checks them on the path above)
   if (left) return lu_solve_left_raw(LU, pivots, B, adjoint);
   // X A = B <=> A^H X^H = B^H; X A^H = B <=> A X^H = B^H.
   return mH(lu_solve_left_raw(LU, pivots, mH(B), !adjoint));

@@ -14,27 +14,22 @@ namespace {
 Tensor to_float_if_integral(const Tensor& t) {
   return t.is_floating_point() || t.is_complex() ? t : t.to(get_default_dtype());
 }
+
+// log(exp(a) + exp(b)) (base 2: log2(2^a + 2^b)) without overflow: max + log1p(base^-|a - b|),
+// scaled by 1/ln 2 in base 2; equal infinities stay.
+Tensor logaddexp_impl(const Tensor& self, const Tensor& other, const char* op, bool base2) {
+  check_defined(self, op);
+  check_defined(other, op, "other");
+  EMBER_CHECK_TYPE(!self.is_complex() && !other.is_complex(), op, ": complex inputs are not supported");
+  const Tensor a = to_float_if_integral(self), b = to_float_if_integral(other);
+  const Tensor d = a.sub(b).abs().neg();
+  const Tensor r = base2 ? maximum(a, b).add(d.exp2().log1p().div(std::log(2.0))) : maximum(a, b).add(d.exp().log1p());
+  return where(a.eq(b).logical_and(a.isinf()), a, r);
+}
 }  // namespace
 
-// log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)); equal infinities stay.
-Tensor logaddexp(const Tensor& self, const Tensor& other) {
-  check_defined(self, "logaddexp");
-  check_defined(other, "logaddexp", "other");
-  EMBER_CHECK_TYPE(!self.is_complex() && !other.is_complex(), "logaddexp: complex inputs are not supported");
-  const Tensor a = to_float_if_integral(self), b = to_float_if_integral(other);
-  const Tensor m = maximum(a, b);
-  const Tensor r = m.add(a.sub(b).abs().neg().exp().log1p());
-  return where(a.eq(b).logical_and(a.isinf()), a, r);
-}
-Tensor logaddexp2(const Tensor& self, const Tensor& other) {
-  check_defined(self, "logaddexp2");
-  check_defined(other, "logaddexp2", "other");
-  EMBER_CHECK_TYPE(!self.is_complex() && !other.is_complex(), "logaddexp2: complex inputs are not supported");
-  const Tensor a = to_float_if_integral(self), b = to_float_if_integral(other);
-  const Tensor m = maximum(a, b);
-  const Tensor r = m.add(a.sub(b).abs().neg().exp2().log1p().div(std::log(2.0)));
-  return where(a.eq(b).logical_and(a.isinf()), a, r);
-}
+Tensor logaddexp(const Tensor& self, const Tensor& other) { return logaddexp_impl(self, other, "logaddexp", false); }
+Tensor logaddexp2(const Tensor& self, const Tensor& other) { return logaddexp_impl(self, other, "logaddexp2", true); }
 
 // self * 2^other.
 Tensor ldexp(const Tensor& self, const Tensor& other) {
@@ -44,12 +39,13 @@ Tensor ldexp(const Tensor& self, const Tensor& other) {
 }
 Tensor& ldexp_(Tensor& self, const Tensor& other) { return self.mul_(pow(scalar_to_tensor(2.0), other)); }
 
-// 0 below zero, 1 above, `values` at zero.
+// Tensor and Scalar overloads of pointwise ops, through their Tensor-Tensor forms.
 Tensor clamp_min(const Tensor& self, const Tensor& min) { return clamp(self, std::optional<Tensor>(min), std::nullopt); }
 Tensor clamp_max(const Tensor& self, const Tensor& max) { return clamp(self, std::nullopt, std::optional<Tensor>(max)); }
 Tensor xlogy(const Scalar& self, const Tensor& other) { return xlogy(scalar_to_tensor(self, other.device()), other); }
 Tensor copysign(const Tensor& self, const Scalar& other) { return copysign(self, scalar_to_tensor(other, self.device())); }
 
+// 0 below zero, 1 above, `values` at zero.
 Tensor heaviside(const Tensor& self, const Tensor& values) {
   check_defined(self, "heaviside");
   check_defined(values, "heaviside", "values");
