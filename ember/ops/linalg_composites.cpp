@@ -140,20 +140,6 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
   return linalg::solve(T, B, left);
 }
 
-std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
-  (void)check_errors;
-  Tensor X = linalg::solve(A, B, left);
-  return {X, zeros(A.sizes().slice(0, size_t(A.dim() - 2)), TensorOptions().dtype(kInt))};
-}
-std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
-  (void)check_errors;
-  return {linalg::inv(A), zeros(A.sizes().slice(0, size_t(A.dim() - 2)), TensorOptions().dtype(kInt))};
-}
-std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
-  (void)check_errors;
-  return {linalg::cholesky(A, upper), zeros(A.sizes().slice(0, size_t(A.dim() - 2)), TensorOptions().dtype(kInt))};
-}
-
 Tensor tensorinv(const Tensor& A, int64_t ind) {
   check_defined(A, "linalg.tensorinv", "A");
   EMBER_CHECK(ind > 0, "Expected a strictly positive integer for 'ind', but got ", ind);

@@ -131,13 +131,43 @@ void lu_batch(Tensor& a, std::vector<lint>& pivots, std::vector<lint>& infos) {
   });
 }
 
-Tensor inv_impl(const Tensor& A, const char* api) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, inv_impl(_ac[0], api), &A);
+enum FailureMessage { kSingularInverse, kSingularSolve, kNotPositiveDefinite };
+
+// Raises PyTorch's error for the first failed matrix, or hands the infos to the caller (the
+// _ex functions, which report them instead).
+void check_infos(const std::vector<lint>& infos, std::vector<lint>* infos_out, const char* api, bool batched,
+                 FailureMessage what) {
+  if (infos_out) {
+    *infos_out = infos;
+    return;
+  }
+  const int64_t bad = first_failure(infos);
+  if (bad < 0) return;
+  const std::string prefix = lapack_error_prefix(api, batched, bad);
+  switch (what) {
+    case kSingularInverse:
+      EMBER_CHECK(false, prefix, "The diagonal element ", infos[bad],
+                  " is zero, the inversion could not be completed because the input matrix is singular.");
+      break;
+    case kSingularSolve:
+      EMBER_CHECK(false, prefix, "The solver failed because the input matrix is singular.");
+      break;
+    case kNotPositiveDefinite:
+      EMBER_CHECK(false, prefix, "The factorization could not be completed because the input is not "
+                  "positive-definite (the leading minor of order ", infos[bad], " is not positive-definite).");
+      break;
+  }
+}
+
+// `infos`: when given, receives LAPACK's info per matrix instead of a singular matrix
+// raising (inv_ex); it keeps its zeros when there is nothing to factorise.
+Tensor inv_impl(const Tensor& A, const char* api, std::vector<lint>* infos_out = nullptr) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, inv_impl(_ac[0], api, infos_out), &A);
   check_lapack_input(A, api, true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // d inv = -inv dA inv
     return autograd::differentiable(
-        "linalg_inv", {&A}, [&] { return inv_impl(A, api); },
+        "linalg_inv", {&A}, [&] { return inv_impl(A, api, infos_out); },
         [](const autograd::VjpCtx& c) {
           Tensor invH = c.saved_tensor(0).transpose(-2, -1).conj();
           return autograd::variable_list{ember::matmul(ember::matmul(invH, c.grad()), invH).neg()};
@@ -165,9 +195,7 @@ Tensor inv_impl(const Tensor& A, const char* api) {
         if (infos[i] == 0) square_lu_solve<T>(base + i * n * n, n, ipiv.data(), xb + i * n * n, n, true);
       }
     });
-    const int64_t bad = first_failure(infos);
-    EMBER_CHECK(bad < 0, lapack_error_prefix("linalg.inv", A.dim() > 2, bad), "The diagonal element ", infos[bad],
-                " is zero, the inversion could not be completed because the input matrix is singular.");
+    check_infos(infos, infos_out, api, A.dim() > 2, kSingularInverse);
     return x;
   }
   visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
@@ -186,9 +214,7 @@ Tensor inv_impl(const Tensor& A, const char* api) {
       if (infos[i] == 0) lapack::getri<T>(nn, m, nn, ipiv.data(), work.data(), lwork, &infos[i]);
     });
   });
-  const int64_t bad = first_failure(infos);
-  EMBER_CHECK(bad < 0, lapack_error_prefix("linalg.inv", A.dim() > 2, bad), "The diagonal element ", infos[bad],
-              " is zero, the inversion could not be completed because the input matrix is singular.");
+  check_infos(infos, infos_out, api, A.dim() > 2, kSingularInverse);
   return a;
 }
 
@@ -239,13 +265,13 @@ Tensor phi(const Tensor& X) {
 Tensor mH_(const Tensor& X) { return X.transpose(-2, -1).conj(); }
 }  // namespace
 
-Tensor cholesky_impl(const Tensor& A, bool upper, const char* api) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, cholesky_impl(_ac[0], upper, api), &A);
+Tensor cholesky_impl(const Tensor& A, bool upper, const char* api, std::vector<lint>* infos_out = nullptr) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, cholesky_impl(_ac[0], upper, api, infos_out), &A);
   check_lapack_input(A, api, true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // A = L L^H: dL = L phi(L^-1 dA L^-H); gA = sym(L^-H phi(L^H gL) L^-1).
     return autograd::differentiable(
-        api, {&A}, [&] { return cholesky_impl(A, upper, api); },
+        api, {&A}, [&] { return cholesky_impl(A, upper, api, infos_out); },
         [upper](const autograd::VjpCtx& c) {
           Tensor L = c.saved_tensor(0), gL = c.grad();
           if (upper) L = mH_(L), gL = mH_(gL);
@@ -276,10 +302,7 @@ Tensor cholesky_impl(const Tensor& A, bool upper, const char* api) {
           if (upper ? r > j : r < j) m[j * n + r] = T(0);
     });
   });
-  const int64_t bad = first_failure(infos);
-  EMBER_CHECK(bad < 0, lapack_error_prefix(api, A.dim() > 2, bad),
-              "The factorization could not be completed because the input is not positive-definite (the leading "
-              "minor of order ", infos[bad], " is not positive-definite).");
+  check_infos(infos, infos_out, api, A.dim() > 2, kNotPositiveDefinite);
   return a;
 }
 
@@ -292,18 +315,25 @@ Tensor inv(const Tensor& A) { return inv_impl(A, "linalg.inv"); }
 }  // namespace linalg
 
 // ---- solve ------------------------------------------------------------------------------
-namespace linalg {
-Tensor solve(const Tensor& A, const Tensor& B, bool left) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, solve(_ac[0], _ac[1], left), &A, &B);
+namespace {
+// B is a (batch of) vector(s) when 1-D, or when its shape is A's without the last dim.
+bool solve_vector_case(const Tensor& A, const Tensor& B) {
+  return B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == A.sizes().slice(0, A.dim() - 1));
+}
+
+// linalg.solve; `infos_out` as inv_impl's (one info per matrix of the broadcast batch).
+Tensor solve_impl(const Tensor& A, const Tensor& B, bool left, std::vector<lint>* infos_out,
+                  const char* api = "torch.linalg.solve") {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, solve_impl(_ac[0], _ac[1], left, infos_out, api), &A, &B);
   check_lapack_input(A, "linalg.solve", true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A, B))) {
     // X = A^-1 B (left) or B A^-1: gB = solve(A^H, g), gA = -gB X^H (left) or -X^H gB.
     return autograd::differentiable(
-        "linalg_solve", {&A, &B}, [&] { return solve(A, B, left); },
+        "linalg_solve", {&A, &B}, [&] { return solve_impl(A, B, left, infos_out, api); },
         [left](const autograd::VjpCtx& c) {
           Tensor a = c.saved_tensor(0), x = c.saved_tensor(1);
           const bool vec = x.dim() == a.dim() - 1;
-          Tensor gB = solve(a.transpose(-2, -1).conj(), c.grad(), left);
+          Tensor gB = linalg::solve(a.transpose(-2, -1).conj(), c.grad(), left);
           Tensor gA;
           if (c.needs_input_grad(0)) {
             Tensor g2 = vec ? gB.unsqueeze(-1) : gB, x2 = vec ? x.unsqueeze(-1) : x;
@@ -320,7 +350,7 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
             Tensor p = left ? ember::matmul(t(0), x2) : ember::matmul(x2, t(0));
             rhs = rhs.sub(vec ? p.squeeze(-1) : p);
           }
-          return solve(A, rhs, left);
+          return linalg::solve(A, rhs, left);
         },
         {{A}}, /*save_result=*/true);
   }
@@ -331,16 +361,15 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
               A.device(), " and B on ", B.device(), " instead");
   const int64_t n = A.size(-1);
   // B is a (batch of) vector(s) when 1-D, or when its shape is A's without the last dim.
-  const bool vector_case =
-      B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == A.sizes().slice(0, A.dim() - 1));
+  const bool vector_case = solve_vector_case(A, B);
   const int64_t brows = vector_case ? (left ? B.size(-1) : 1) : B.size(-2);
   const int64_t bcols = vector_case ? (left ? 1 : B.size(-1)) : B.size(-1);
   EMBER_CHECK(left ? brows == n : bcols == n, "linalg.solve: Incompatible shapes of A and B for the equation ",
               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", brows, "x", bcols, ")");
   if (!left) {
     // XA = B  <=>  A^T X^T = B^T.
-    if (vector_case) return solve(A.transpose(-2, -1), B, true);
-    return solve(A.transpose(-2, -1), B.transpose(-2, -1), true).transpose(-2, -1);
+    if (vector_case) return solve_impl(A.transpose(-2, -1), B, true, infos_out, api);
+    return solve_impl(A.transpose(-2, -1), B.transpose(-2, -1), true, infos_out, api).transpose(-2, -1);
   }
   const Tensor Bm = vector_case ? B.unsqueeze(-1) : B;
   const int64_t k = Bm.size(-1);
@@ -371,8 +400,7 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
         if (infos[0] == 0) square_lu_solve<T>(lu, n, ipiv.data(), static_cast<T*>(rhs.data_ptr()), nb * k, get_num_threads() > 1);
       });
     }
-    EMBER_CHECK(infos[0] == 0, lapack_error_prefix("torch.linalg.solve", batched, 0),
-                "The solver failed because the input matrix is singular.");
+    check_infos(std::vector<lint>(size_t(nb), infos[0]), infos_out, api, batched, kSingularSolve);
     x = rhs.reshape({n, nb, k}).permute({1, 0, 2}).reshape(b_shape);
   } else {
     Tensor a = colmajor_copy(A.expand(a_shape));
@@ -397,12 +425,50 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
         }
       });
     }
-    const int64_t bad = first_failure(infos);
-    EMBER_CHECK(bad < 0, lapack_error_prefix("torch.linalg.solve", batched, bad),
-                "The solver failed because the input matrix is singular.");
+    check_infos(infos, infos_out, api, batched, kSingularSolve);
     x = rhs;
   }
   return vector_case ? x.squeeze(-1) : x;
+}
+
+// The info tensor of an _ex function: `infos` (zeros when nothing was factorised) in `batch`.
+Tensor info_tensor(const std::vector<lint>& infos, IntArrayRef batch) {
+  Tensor info = zeros(batch, TensorOptions().dtype(kInt));
+  EMBER_CHECK(infos.empty() || int64_t(infos.size()) == info.numel(), "linalg: internal error: ", infos.size(),
+              " infos for a batch of ", info.numel());
+  std::copy(infos.begin(), infos.end(), info.data_ptr<int32_t>());
+  return info;
+}
+IntArrayRef batch_of(const Tensor& t) { return t.sizes().slice(0, size_t(t.dim() - 2)); }
+}  // namespace
+
+namespace linalg {
+Tensor solve(const Tensor& A, const Tensor& B, bool left) { return solve_impl(A, B, left, nullptr); }
+
+// The _ex forms report LAPACK's info per matrix (0: success; i > 0: the failing pivot or
+// minor) instead of raising, unless check_errors is set.
+std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  std::vector<lint> infos;
+  Tensor X = solve_impl(A, B, left, check_errors ? nullptr : &infos, "torch.linalg.solve_ex");
+  if (infos.empty()) return {X, info_tensor(infos, batch_of(A))};
+  // One info per matrix of the broadcast batch; PyTorch reports A's own batch, whose broadcast
+  // copies share an info.
+  const Tensor Bm = solve_vector_case(A, B) ? B.unsqueeze(-1) : B;
+  Tensor info = info_tensor(infos, broadcast_shapes(batch_of(A), batch_of(Bm)));
+  while (info.dim() > A.dim() - 2) info = info.select(0, 0);
+  for (int64_t d = 0; d < info.dim(); ++d)
+    if (A.size(d) == 1) info = info.narrow(d, 0, 1);
+  return {X, info.contiguous()};
+}
+std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
+  std::vector<lint> infos;
+  Tensor X = inv_impl(A, "linalg.inv_ex", check_errors ? nullptr : &infos);
+  return {X, info_tensor(infos, batch_of(A))};
+}
+std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  std::vector<lint> infos;
+  Tensor L = cholesky_impl(A, upper, "linalg.cholesky_ex", check_errors ? nullptr : &infos);
+  return {L, info_tensor(infos, batch_of(A))};
 }
 }  // namespace linalg
 

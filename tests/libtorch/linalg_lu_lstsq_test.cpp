@@ -289,3 +289,27 @@ TEST(LinalgLstsq, GradientMatchesFiniteDifferences) {
   expect_close(a.grad(), ga, 1e-6);
   expect_close(b.grad(), gb, 1e-6);
 }
+
+TEST(LinalgEx, SolveExReportsInfoInsteadOfRaising) {
+  auto A = torch::eye(3, torch::kDouble).repeat({2, 1, 1});
+  A[1].zero_();  // singular
+  auto b = torch::randn({2, 3}, torch::kDouble);
+  auto s = torch::linalg::solve_ex(A, b, /*left=*/true, /*check_errors=*/false);
+  const auto& info = std::get<1>(s);
+  EXPECT_EQ(info.scalar_type(), torch::kInt);
+  ASSERT_EQ(info.sizes(), torch::IntArrayRef({2}));
+  EXPECT_EQ(info[0].item<int>(), 0);
+  EXPECT_EQ(info[1].item<int>(), 1);
+  expect_close(std::get<0>(s)[0], b[0], 1e-15);  // the good system is still solved
+  EXPECT_NE(error_of([&] { torch::linalg::solve_ex(A, b, true, /*check_errors=*/true); })
+                .find("(Batch element 1): The solver failed because the input matrix is singular."),
+            std::string::npos);
+  // info follows A's batch, not the right-hand side's
+  auto one = torch::linalg::solve_ex(torch::eye(3, torch::kDouble), torch::randn({4, 3, 2}, torch::kDouble), true,
+                                     false);
+  EXPECT_EQ(std::get<1>(one).dim(), 0);
+  auto bc = torch::linalg::solve_ex(torch::eye(3, torch::kDouble).expand({2, 1, 3, 3}),
+                                    torch::randn({4, 3, 2}, torch::kDouble), true, false);
+  EXPECT_EQ(std::get<1>(bc).sizes(), torch::IntArrayRef({2, 1}));
+  EXPECT_EQ(std::get<1>(bc).sum().item<int>(), 0);
+}

@@ -610,5 +610,35 @@ TEST(LinalgEigh, DecompositionUploAndValues) {
                     "linalg.eigh: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues");
 }
 
+TEST(LinalgEx, InvAndCholeskyReportInfoInsteadOfRaising) {
+  Tensor A = eye(3, dtype(kDouble)).repeat({2, 1, 1});
+  A[1].zero_();  // singular, and not positive-definite
+  auto [X, xinfo] = linalg::inv_ex(A);
+  auto [L, linfo] = linalg::cholesky_ex(A);
+  for (const Tensor& info : {xinfo, linfo}) {
+    EXPECT_EQ(info.scalar_type(), kInt);
+    ASSERT_EQ(info.sizes(), IntArrayRef({2}));
+    EXPECT_EQ(info[0].item<int>(), 0);
+    EXPECT_EQ(info[1].item<int>(), 1);  // PyTorch 1.13: tensor([0, 1], dtype=torch.int32) for both
+  }
+  EXPECT_TENSOR_CLOSE(X[0], A[0], 0, 0);
+  EXPECT_TENSOR_CLOSE(L[0], A[0], 0, 0);
+  // PyTorch's messages, naming the _ex function
+  EXPECT_ERROR_WITH(linalg::inv_ex(A, /*check_errors=*/true),
+                    "linalg.inv_ex: (Batch element 1): The diagonal element 1 is zero, the inversion could not be "
+                    "completed because the input matrix is singular.");
+  EXPECT_ERROR_WITH(linalg::cholesky_ex(A, false, /*check_errors=*/true),
+                    "linalg.cholesky_ex: (Batch element 1): The factorization could not be completed because the "
+                    "input is not positive-definite (the leading minor of order 1 is not positive-definite).");
+  EXPECT_ERROR_WITH(linalg::solve_ex(A, randn({2, 3}, dtype(kDouble)), true, /*check_errors=*/true),
+                    "torch.linalg.solve_ex: (Batch element 1): The solver failed because the input matrix is singular.");
+  // the differentiable path reports infos too
+  Tensor G = eye(3, dtype(kDouble)).mul(4).requires_grad_();
+  auto [Xg, ginfo] = linalg::inv_ex(G);
+  Xg.sum().backward();
+  EXPECT_EQ(ginfo.item<int>(), 0);
+  EXPECT_TENSOR_CLOSE(G.grad(), full({3, 3}, -1.0 / 16, dtype(kDouble)), 1e-15, 1e-15);
+}
+
 }  // namespace
 }  // namespace ember::test
