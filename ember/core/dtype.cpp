@@ -62,8 +62,28 @@ bool canCast(ScalarType from, ScalarType to) {
 namespace {
 std::atomic<ScalarType> g_default_dtype{kFloat};
 }
-ScalarType get_default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
-ScalarType get_default_complex_dtype() { return toComplexType(get_default_dtype()); }
+TypeMeta get_default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+TypeMeta get_default_complex_dtype() { return toComplexType(get_default_dtype()); }
+
+std::string_view TypeMeta::name() const noexcept {
+  switch (type_) {
+    case kBool: return "bool";
+    case kByte: return "unsigned char";
+    case kChar: return "signed char";
+    case kShort: return "short int";
+    case kInt: return "int";
+    case kLong: return "long int";
+    case kHalf: return "c10::Half";
+    case kBFloat16: return "c10::BFloat16";
+    case kFloat: return "float";
+    case kDouble: return "double";
+    case kComplexHalf: return "c10::complex<c10::Half>";
+    case kComplexFloat: return "c10::complex<float>";
+    case kComplexDouble: return "c10::complex<double>";
+    default: return "nullptr (uninitialized)";
+  }
+}
+std::ostream& operator<<(std::ostream& out, TypeMeta t) { return out << t.name(); }
 void set_default_dtype(ScalarType t) {
   EMBER_CHECK_TYPE(t == kHalf || t == kBFloat16 || t == kFloat || t == kDouble,
                    "set_default_dtype: only floating-point types are supported as the default "

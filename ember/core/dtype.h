@@ -99,9 +99,39 @@ inline ScalarType promote_types(ScalarType a, ScalarType b) { return promoteType
 bool canCast(ScalarType from, ScalarType to);
 inline bool can_cast(ScalarType from, ScalarType to) { return canCast(from, to); }
 
+// What Tensor::dtype() returns, as LibTorch's caffe2::TypeMeta: a ScalarType that prints the
+// C++ element type's name ("float", "long int"; a ScalarType prints "Float", "Long") and has
+// itemsize() and name(). It converts to and from ScalarType implicitly, so ember code can
+// switch on, compare and pass either.
+class TypeMeta {
+ public:
+  constexpr TypeMeta() noexcept : type_(ScalarType::Undefined) {}
+  constexpr TypeMeta(ScalarType type) noexcept : type_(type) {}  // NOLINT: implicit
+  constexpr operator ScalarType() const noexcept { return type_; }  // NOLINT: implicit
+
+  template <class T>
+  static constexpr TypeMeta Make() noexcept { return TypeMeta(scalar_type_of<T>); }
+  static constexpr TypeMeta fromScalarType(ScalarType type) noexcept { return TypeMeta(type); }
+  constexpr ScalarType toScalarType() const noexcept { return type_; }
+  constexpr bool isScalarType() const noexcept { return type_ != ScalarType::Undefined; }
+  constexpr bool isScalarType(ScalarType type) const noexcept { return type_ == type; }
+  template <class T>
+  constexpr bool Match() const noexcept { return type_ == scalar_type_of<T>; }
+  constexpr size_t itemsize() const noexcept { return element_size(type_); }
+  // The C++ element type's name as LibTorch prints it: "float", "c10::Half", "long int".
+  std::string_view name() const noexcept;
+
+  friend constexpr bool operator==(TypeMeta a, TypeMeta b) noexcept { return a.type_ == b.type_; }
+  friend constexpr bool operator==(TypeMeta a, ScalarType b) noexcept { return a.type_ == b; }
+  friend std::ostream& operator<<(std::ostream& out, TypeMeta t);
+
+ private:
+  ScalarType type_;
+};
+
 // The dtype of floating factories and of Python-style float scalars (torch.set_default_dtype).
-ScalarType get_default_dtype();
-ScalarType get_default_complex_dtype();
+TypeMeta get_default_dtype();
+TypeMeta get_default_complex_dtype();
 void set_default_dtype(ScalarType t);
 
 // A small bitset of dtypes, used by op definitions to say what they accept.

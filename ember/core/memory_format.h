@@ -17,5 +17,6 @@ constexpr MemoryFormat kPreserveFormat = MemoryFormat::Preserve;
 
 enum class Layout : int8_t { Strided };
 constexpr Layout kStrided = Layout::Strided;
+std::ostream& operator<<(std::ostream& os, Layout l);
 
 }  // namespace ember

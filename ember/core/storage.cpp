@@ -13,6 +13,11 @@ thread_local bool t_inference_mode = false;
 }  // namespace
 bool inference_mode_enabled() { return t_inference_mode; }
 void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
+void refuse_inference_tensor_update() {
+  EMBER_ERROR("Inplace update to inference tensor outside InferenceMode is not allowed. You can make a "
+              "clone to get a normal tensor before doing inplace update. See "
+              "https://github.com/pytorch/rfcs/pull/17 for more details.");
+}
 }  // namespace detail
 
 Storage Storage::allocate(size_t nbytes, Device device) {

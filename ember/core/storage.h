@@ -12,6 +12,8 @@ namespace detail {
 // core reads it to mark the storage it allocates).
 bool inference_mode_enabled();
 void set_inference_mode_enabled(bool enabled);
+// The error LibTorch gives for an in-place update of an inference tensor outside InferenceMode.
+[[noreturn]] void refuse_inference_tensor_update();
 }  // namespace detail
 
 struct StorageImpl : intrusive_target {

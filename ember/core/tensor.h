@@ -65,10 +65,10 @@ class Tensor {
   size_t itemsize() const { return checked_impl("itemsize")->itemsize(); }
   size_t nbytes() const { return size_t(numel()) * itemsize(); }
   ScalarType scalar_type() const { return checked_impl("scalar_type")->dtype(); }
-  ScalarType dtype() const { return checked_impl("dtype")->dtype(); }
+  TypeMeta dtype() const { return checked_impl("dtype")->dtype(); }
   Device device() const { return checked_impl("device")->device(); }
   Layout layout() const { return kStrided; }
-  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()).layout(kStrided); }
   const Storage& storage() const { return checked_impl("storage")->storage(); }
   bool is_alias_of(const Tensor& o) const { return storage().is_alias_of(o.storage()); }
   bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return checked_impl("is_contiguous")->is_contiguous(f); }
@@ -87,8 +87,13 @@ class Tensor {
   bool is_mkldnn() const { return false; }
   bool is_conj() const { return false; }
   bool is_neg() const { return false; }
-  uint32_t _version() const { return checked_impl("_version")->version(); }
-  int64_t version() const { return checked_impl("version")->version(); }
+  // The count of in-place writes (an inference tensor has none to report: LibTorch's error).
+  int64_t _version() const {
+    const TensorImpl* impl = checked_impl("_version");
+    EMBER_CHECK(!impl->storage().is_inference(), "Inference tensors do not track version counter.");
+    return impl->version();
+  }
+  int64_t version() const { return _version(); }
   // Allocated in InferenceMode (or a view of such a tensor).
   bool is_inference() const { return checked_impl("is_inference")->storage().is_inference(); }
   // The CUDA device's index; -1 for CPU tensors.
@@ -160,6 +165,10 @@ class Tensor {
   // ---- conversion, copies ---------------------------------------------------
   Tensor to(ScalarType t, bool non_blocking = false, bool copy = false,
             std::optional<MemoryFormat> f = std::nullopt) const;
+  Tensor to(TypeMeta t, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> f = std::nullopt) const {
+    return to(t.toScalarType(), non_blocking, copy, f);
+  }
   Tensor to(Device d, ScalarType t, bool non_blocking = false, bool copy = false,
             std::optional<MemoryFormat> f = std::nullopt) const;
   Tensor to(Device d, bool non_blocking = false, bool copy = false,
@@ -673,6 +682,10 @@ Tensor& operator/=(Tensor& a, const Tensor& b);
 Tensor& operator/=(Tensor& a, const Scalar& b);
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
+// LibTorch's torch::print: the tensor as operator<< prints it, wrapping rows at linesize
+// characters; the one-argument form writes to std::cout.
+std::ostream& print(std::ostream& stream, const Tensor& t, int64_t linesize);
+void print(const Tensor& t, int64_t linesize = 80);
 
 // ---- typed data access --------------------------------------------------------
 void check_data_ptr_type(const Tensor& t, ScalarType requested);

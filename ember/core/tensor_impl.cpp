@@ -26,6 +26,19 @@ std::ostream& operator<<(std::ostream& os, MemoryFormat f) {
   return os;
 }
 
+std::ostream& operator<<(std::ostream& os, Layout) { return os << "Strided"; }
+
+std::ostream& operator<<(std::ostream& os, const TensorOptions& o) {
+  auto unset = [&](bool has) { return has ? "" : " (default)"; };
+  os << "TensorOptions(dtype=" << o.dtype() << unset(o.has_dtype()) << ", device=" << o.device()
+     << unset(o.has_device()) << ", layout=" << o.layout() << unset(o.has_layout())
+     << ", requires_grad=" << (o.requires_grad() ? "true" : "false") << unset(o.has_requires_grad())
+     << ", pinned_memory=false (default), memory_format=";
+  if (o.memory_format_opt()) os << *o.memory_format_opt();
+  else os << "(nullopt)";
+  return os << ")";
+}
+
 DimVector contiguous_strides(IntArrayRef sizes, MemoryFormat f) {
   int64_t n = sizes.size();
   DimVector st(n);

@@ -69,7 +69,13 @@ class TensorImpl : public intrusive_target {
   uint32_t version() const {
     return version_counter_ ? version_counter_->version.load(std::memory_order_relaxed) : 0;
   }
-  void bump_version() { ensure_version_counter()->version.fetch_add(1, std::memory_order_relaxed); }
+  // Every in-place write and out= result bumps the version; an inference tensor may be written
+  // only inside InferenceMode (LibTorch's rule).
+  void bump_version() {
+    if (storage_.is_inference() && !detail::inference_mode_enabled()) [[unlikely]]
+      detail::refuse_inference_tensor_update();
+    ensure_version_counter()->version.fetch_add(1, std::memory_order_relaxed);
+  }
   // A view shares its base's counter.
   void share_version_counter(TensorImpl& base) { version_counter_ = base.ensure_version_counter(); }
   const intrusive_ptr<VersionCounter>& ensure_version_counter() {

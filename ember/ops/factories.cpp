@@ -10,7 +10,7 @@ namespace ember {
 namespace {
 void check_factory_options(const TensorOptions& o, const char* op) {
   EMBER_CHECK(!o.requires_grad() || isFloatingType(o.dtype()) || isComplexType(o.dtype()), op,
-              ": only Tensors of floating point and complex dtype can require gradients (got ", o.dtype(), ")");
+              ": only Tensors of floating point and complex dtype can require gradients (got ", o.dtype().toScalarType(), ")");
 }
 Tensor finish(Tensor t, const TensorOptions& o) {
   if (o.requires_grad()) t.requires_grad_(true);
@@ -67,7 +67,8 @@ Tensor full(IntArrayRef size, const Scalar& v, const TensorOptions& options) {
   TensorOptions o = options;
   if (!o.has_dtype()) {
     ScalarType t = v.isBoolean() ? kBool : v.isIntegral(false) ? kLong
-                 : v.isComplex() ? get_default_complex_dtype() : get_default_dtype();
+                 : v.isComplex() ? get_default_complex_dtype().toScalarType()
+                                 : get_default_dtype().toScalarType();
     o = o.dtype(t);
   }
   Tensor t = empty(size, o.requires_grad(false));
@@ -96,7 +97,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& optio
 }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
   bool all_int = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
-  TensorOptions o = options.has_dtype() ? options : options.dtype(all_int ? kLong : get_default_dtype());
+  TensorOptions o = options.has_dtype() ? options : options.dtype(all_int ? kLong : get_default_dtype().toScalarType());
   ScalarType dt = o.dtype();
   int64_t n;
   if (all_int) {

@@ -471,7 +471,7 @@ Tensor ihfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, Option
 }
 
 Tensor fftfreq(int64_t n, double d, const TensorOptions& options) {
-  const ScalarType dt = options.has_dtype() ? options.dtype() : get_default_dtype();
+  const ScalarType dt = options.dtype();
   EMBER_CHECK_TYPE(isFloatingType(dt) || isComplexType(dt), "fftfreq requires a floating point or complex dtype");
   EMBER_CHECK(n >= 0, "fftfreq: n must be non-negative, got ", n);
   // [0, 1, ..., (n - 1) / 2, -(n / 2), ..., -1] / (n * d)
@@ -480,7 +480,7 @@ Tensor fftfreq(int64_t n, double d, const TensorOptions& options) {
 }
 Tensor fftfreq(int64_t n, const TensorOptions& options) { return fftfreq(n, 1.0, options); }
 Tensor rfftfreq(int64_t n, double d, const TensorOptions& options) {
-  const ScalarType dt = options.has_dtype() ? options.dtype() : get_default_dtype();
+  const ScalarType dt = options.dtype();
   EMBER_CHECK_TYPE(isFloatingType(dt) || isComplexType(dt), "rfftfreq requires a floating point or complex dtype");
   EMBER_CHECK(n >= 0, "rfftfreq: n must be non-negative, got ", n);
   return arange(n / 2 + 1, TensorOptions().dtype(kLong)).to(options.dtype(dt)).mul_(1.0 / (double(n) * d));

@@ -223,6 +223,7 @@ std::ostream& print(std::ostream& stream, const Tensor& t, int64_t linesize) {
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) { return print(os, t, 80); }
+void print(const Tensor& t, int64_t linesize) { print(std::cout, t, linesize); }
 void Tensor::print() const {
   if (defined()) std::cerr << "[" << toString() << " " << sizes() << "]" << std::endl;
   else std::cerr << "[UndefinedTensor]" << std::endl;

@@ -494,7 +494,7 @@ Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOpti
 Tensor randperm(int64_t n, const TensorOptions& o) { return randperm(n, std::nullopt, o); }
 Tensor randperm(int64_t n, OptGen g, const TensorOptions& o) {
   EMBER_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
-  const ScalarType dt = o.has_dtype() ? o.dtype() : kLong;
+  const ScalarType dt = o.dtype_opt().value_or(kLong);
   EMBER_CHECK_TYPE(!isComplexType(dt) && dt != kBool, "randperm: not implemented for ", dt);
   visit_dtype<kRealTypes>(dt, "randperm", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -227,7 +227,7 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, bool lower, co
       }
   const int64_t n = int64_t(rs.size());
   rs.insert(rs.end(), cs.begin(), cs.end());
-  return from_blob(rs.data(), {2, n}, dtype(kLong)).clone().to(o.has_dtype() ? o.dtype() : kLong);
+  return from_blob(rs.data(), {2, n}, dtype(kLong)).clone().to(o.dtype_opt().value_or(kLong));
 }
 }  // namespace
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, const TensorOptions& options) {

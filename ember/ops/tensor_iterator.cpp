@@ -112,7 +112,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& cfg) {
       common_dtype_ = result_type(st);
     }
   } else {
-    common_dtype_ = operands_[0].tensor.defined() ? operands_[0].tensor.scalar_type() : get_default_dtype();
+    common_dtype_ = operands_[0].tensor.defined() ? operands_[0].tensor.scalar_type() : get_default_dtype().toScalarType();
   }
   if (cfg.int_to_float_ && isIntegralType(common_dtype_, /*include_bool=*/true))
     common_dtype_ = get_default_dtype();

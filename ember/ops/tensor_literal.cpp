@@ -83,7 +83,7 @@ const std::vector<TensorDataContainer>& TensorDataContainer::init_list() const {
 }
 Tensor TensorDataContainer::tensor() const {
   EMBER_CHECK(is_tensor(), "Can only call `tensor()` on a TensorDataContainer that has `is_tensor() == true`");
-  return convert_to_tensor(TensorOptions().dtype(dtype_ == ScalarType::Undefined ? get_default_dtype() : dtype_));
+  return convert_to_tensor(TensorOptions().dtype(dtype_ == ScalarType::Undefined ? get_default_dtype().toScalarType() : dtype_));
 }
 void TensorDataContainer::pretty_print_recursive(std::ostream& stream) const {
   if (!is_list_) {

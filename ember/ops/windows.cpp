@@ -12,7 +12,7 @@ namespace {
 // when the answer is trivial (written to `trivial`).
 int64_t window_setup(const char* op, int64_t n, bool periodic, const TensorOptions& o, Tensor& trivial) {
   EMBER_CHECK(n >= 0, op, " requires non-negative window_length, got window_length=", n);
-  const ScalarType t = o.has_dtype() ? o.dtype() : get_default_dtype();
+  const ScalarType t = o.dtype();
   EMBER_CHECK_TYPE(isFloatingType(t), op, " expects floating point dtypes, got: ", t);
   if (n == 0) {
     trivial = empty({0}, o.dtype(t));

@@ -27,7 +27,7 @@ size_t read_position(serialize::InputArchive& archive, const std::string& key, c
   Tensor t;
   archive.read(key, t, /*is_buffer=*/true);
   EMBER_CHECK(t.numel() == 1 && isIntegralType(t.dtype(), /*includeBool=*/false), sampler, "::load: '",
-              archive.qualified(key), "' should hold one integer, got a ", t.dtype(), " tensor of shape ", t.sizes());
+              archive.qualified(key), "' should hold one integer, got a ", t.scalar_type(), " tensor of shape ", t.sizes());
   const int64_t v = t.item<int64_t>();
   EMBER_CHECK(v >= int64_t(low) && uint64_t(v) <= high, sampler, "::load: '", archive.qualified(key), "' is ", v,
               ", outside the valid range [", low, ", ", high, "] for this sampler");
@@ -101,7 +101,7 @@ void RandomSampler::load(serialize::InputArchive& archive) {
   archive.read("indices", indices, /*is_buffer=*/true);
   EMBER_CHECK(indices.dim() == 1 && isIntegralType(indices.dtype(), /*includeBool=*/false),
               "RandomSampler::load: '", archive.qualified("indices"), "' should be a 1-d integer tensor, got a ",
-              indices.dtype(), " tensor of shape ", indices.sizes());
+              indices.scalar_type(), " tensor of shape ", indices.sizes());
   // A permutation of 0..n-1: anything else would hand the dataset indices it does not have.
   Tensor as_long = indices.to(kLong).contiguous();
   const int64_t n = as_long.numel();
