@@ -2,6 +2,7 @@
 // tangent at a dual level; every differentiable op propagates tangents through its jvp.
 #pragma once
 #include <cstdint>
+#include <tuple>
 #include <utility>
 
 #include "ember/core/tensor.h"
@@ -46,3 +47,14 @@ void register_tangent_owner(uint64_t level, const Tensor& t);
 }  // namespace detail
 
 }  // namespace ember::autograd::forward_ad
+
+namespace ember {
+// LibTorch's spellings (at::_make_dual, at::_unpack_dual), for a level from enter_dual_level().
+inline Tensor _make_dual(const Tensor& primal, const Tensor& tangent, int64_t level) {
+  return autograd::forward_ad::make_dual(primal, tangent, level);
+}
+inline std::tuple<Tensor, Tensor> _unpack_dual(const Tensor& dual, int64_t level) {
+  autograd::forward_ad::UnpackedDual u = autograd::forward_ad::unpack_dual(dual, level);
+  return {std::move(u.primal), std::move(u.tangent)};
+}
+}  // namespace ember

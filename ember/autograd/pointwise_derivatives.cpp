@@ -474,19 +474,34 @@ Tensor addcdiv_jvp(const JvpCtx& c) {
   Tensor t1 = c.input(1), t2 = c.input(2);
   return c.tangent(0).add(c.tangent(1).div(t2).sub(t1.mul(c.tangent(2)).div(t2.square())).mul(v));
 }
+// PyTorch's clamp_backward_min_max and clamp_jvp: where(), so an inf or NaN gradient stays out
+// of the inputs it does not reach; with lo > hi the result is hi and so is the gradient's path.
 variable_list clamp_tensor_vjp(const VjpCtx& c) {
-  Tensor x = c.input(0), lo = c.input(1), hi = c.input(2);
-  Tensor in = x.ge(lo).logical_and(x.le(hi));
-  Tensor below = x.lt(lo), above = x.gt(hi).logical_and(below.logical_not());
-  const ScalarType t = c.grad().scalar_type();
-  return {c.grad().mul(in.to(t)), c.grad().mul(below.to(t)), c.grad().mul(above.to(t))};
+  const bool has_lo = c.args.s[0].toBool(), has_hi = c.args.s[1].toBool();
+  const Tensor x = c.input(0), lo = c.input(1), hi = c.input(2), g = c.grad();
+  const Tensor zero = zeros({}, g.options());
+  variable_list r(3);
+  if (has_lo && has_hi) {
+    if (c.needs_input_grad(0)) r[0] = where(x.ge(lo).logical_and(x.le(hi)), g, zero);
+    if (c.needs_input_grad(1)) r[1] = where(x.lt(lo).logical_and(lo.lt(hi)), g, zero);
+    if (c.needs_input_grad(2)) r[2] = where(x.gt(hi).logical_or(hi.lt(lo)), g, zero);
+  } else if (has_lo) {
+    if (c.needs_input_grad(0)) r[0] = where(x.ge(lo), g, zero);
+    if (c.needs_input_grad(1)) r[1] = where(x.lt(lo), g, zero);
+  } else {
+    if (c.needs_input_grad(0)) r[0] = where(x.le(hi), g, zero);
+    if (c.needs_input_grad(2)) r[2] = where(x.gt(hi), g, zero);
+  }
+  return r;
 }
 Tensor clamp_tensor_jvp(const JvpCtx& c) {
-  Tensor x = c.input(0), lo = c.input(1), hi = c.input(2);
-  const ScalarType t = c.result().scalar_type();
-  Tensor below = x.lt(lo), above = x.gt(hi).logical_and(below.logical_not());
-  Tensor in = x.ge(lo).logical_and(x.le(hi));
-  return c.tangent(0).mul(in.to(t)).add(c.tangent(1).mul(below.to(t))).add(c.tangent(2).mul(above.to(t)));
+  const bool has_lo = c.args.s[0].toBool(), has_hi = c.args.s[1].toBool();
+  const Tensor x = c.input(0);
+  Tensor r = c.tangent(0);
+  if (has_hi) r = where(c.input(2).lt(x), c.tangent(2), r);
+  if (has_lo) r = where(c.input(1).gt(x), c.tangent(1), r);
+  if (has_lo && has_hi) r = where(c.input(1).gt(c.input(2)), c.tangent(2), r);
+  return r;
 }
 
 const Map& table() {

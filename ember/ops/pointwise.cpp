@@ -247,18 +247,41 @@ Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::option
   run_pointwise(clamp_scalar_op, self, {self}, {min.value_or(0), max.value_or(0), bool(min), bool(max)}, true);
   return self;
 }
+// Tensor bounds, either or both: one op (LibTorch's ClampBackward0 node, three edges), a missing
+// bound passed as a 0-dim placeholder of self's dtype (changing neither shape nor result type)
+// that the kernel and the derivatives ignore.
+namespace {
+struct ClampBounds {
+  Tensor lo, hi;
+  PointwiseArgs flags;
+};
+ClampBounds clamp_bounds(const char* op, const Tensor& self, const std::optional<Tensor>& min,
+                         const std::optional<Tensor>& max) {
+  check_defined(self, op);
+  const bool has_lo = min && min->defined(), has_hi = max && max->defined();
+  EMBER_CHECK(has_lo || has_hi, op, ": at least one of 'min' or 'max' must not be None");
+  const Tensor none = has_lo && has_hi ? Tensor() : zeros({}, self.options().requires_grad(false));
+  return {has_lo ? *min : none, has_hi ? *max : none, {has_lo, has_hi}};
+}
+// Bool tensors clamp against one bound only (PyTorch computes it as maximum / minimum; clamp
+// with both bounds is not implemented for Bool there either).
+bool bool_one_sided(const Tensor& self, const ClampBounds& b) {
+  return !(b.flags.s[0].toBool() && b.flags.s[1].toBool()) &&
+         result_type(self, b.flags.s[0].toBool() ? b.lo : b.hi) == kBool;
+}
+}  // namespace
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  check_defined(self, "clamp");
-  EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
-  if (min && max) return run_pointwise(clamp_tensor_op, {}, {self, *min, *max});
-  if (min) return maximum(self, *min);
-  return minimum(self, *max);
+  ClampBounds b = clamp_bounds("clamp", self, min, max);
+  if (bool_one_sided(self, b)) return b.flags.s[0].toBool() ? maximum(self, b.lo) : minimum(self, b.hi);
+  return run_pointwise(clamp_tensor_op, {}, {self, b.lo, b.hi}, b.flags);
 }
 Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  EMBER_CHECK(min || max, "clamp_: at least one of 'min' or 'max' must not be None");
-  if (min && max) run_pointwise(clamp_tensor_op, self, {self, *min, *max}, {}, true);
-  else if (min) run_pointwise(maximum_op, self, {self, *min}, {}, true);
-  else run_pointwise(minimum_op, self, {self, *max}, {}, true);
+  ClampBounds b = clamp_bounds("clamp_", self, min, max);
+  if (bool_one_sided(self, b))
+    run_pointwise(b.flags.s[0].toBool() ? maximum_op : minimum_op, self,
+                  {self, b.flags.s[0].toBool() ? b.lo : b.hi}, {}, true);
+  else
+    run_pointwise(clamp_tensor_op, self, {self, b.lo, b.hi}, b.flags, true);
   return self;
 }
 Tensor clamp_min(const Tensor& self, const Scalar& min) { return clamp(self, std::optional<Scalar>(min), std::nullopt); }

@@ -612,11 +612,18 @@ template <class T> struct Addcdiv {  // args: value
   explicit Addcdiv(const PointwiseArgs& a) : v(math::arg_value<T>(a.s[0])) {}
   EMBER_HD T operator()(T s, T a, T b) const { return T(s + v * (a / b)); }
 };
-template <class T> struct ClampTensor {  // x, lo, hi (both given)
-  EMBER_PW_FUNCTOR_ARGS(ClampTensor)
+template <class T> struct ClampTensor {  // x, lo, hi; args: has_lo, has_hi (a missing bound's input is ignored)
+  bool has_lo, has_hi;
+  explicit ClampTensor(const PointwiseArgs& a) : has_lo(a.s[0].toBool()), has_hi(a.s[1].toBool()) {}
   EMBER_HD T operator()(T x, T lo, T hi) const {
-    if constexpr (math::is_float_v<T>) if (std::isnan(x) || std::isnan(lo) || std::isnan(hi)) return std::isnan(x) ? x : std::isnan(lo) ? lo : hi;
-    return x < lo ? lo : (x > hi ? hi : x);
+    if constexpr (math::is_float_v<T>) {
+      if (std::isnan(x)) return x;
+      if (has_lo && std::isnan(lo)) return lo;
+      if (has_hi && std::isnan(hi)) return hi;
+    }
+    if (has_lo && x < lo) x = lo;  // min(max(x, lo), hi): hi wins when lo > hi
+    if (has_hi && x > hi) x = hi;
+    return x;
   }
 };
 // torch::special's functions of two arguments: orthogonal polynomials f(x, n) (n taken as a

@@ -44,6 +44,7 @@ PointwiseArgs args_for(const std::string& op) {
   if (op == "softshrink" || op == "hardshrink") return {0.3};
   if (op == "threshold") return {0.1, 2.0};
   if (op == "clamp_scalar") return {-0.4, 0.6, true, true};
+  if (op == "clamp_tensor") return {true, true};  // both bounds given
   if (op == "polygamma") return {int64_t(1)};
   return {};
 }
