@@ -592,11 +592,82 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
                                                  std::optional<double> rcond = std::nullopt,
                                                  std::optional<std::string_view> driver = std::nullopt);
 }  // namespace linalg
+// Eigendecomposition of general square matrices and products of Householder reflectors
+// (ops/linalg_eig.cpp). Eigenvalues and eigenvectors are complex whatever the input.
+namespace linalg {
+std::tuple<Tensor, Tensor> eig(const Tensor& A);
+Tensor eigvals(const Tensor& A);
+Tensor householder_product(const Tensor& A, const Tensor& tau);
+// Bunch-Kaufman LDL factorization of symmetric (or, with hermitian, Hermitian) matrices and its
+// solve (ops/linalg_ldl.cpp); LAPACK's compact LD and 1-based pivots; not differentiable.
+std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex(const Tensor& A, bool hermitian = false, bool check_errors = false);
+std::tuple<Tensor, Tensor> ldl_factor(const Tensor& A, bool hermitian = false);
+Tensor ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
+}  // namespace linalg
+// LAPACK's QR factorization as stored by geqrf: R on and above the diagonal, the Householder
+// vectors below it, and their scalars tau (not differentiable, as in PyTorch).
+std::tuple<Tensor, Tensor> geqrf(const Tensor& self);
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data = true,
                                              bool unpack_pivots = true);
 Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots);  // deprecated in PyTorch
 // ATen's spellings (torch::linalg_lu_factor, ...).
 inline std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot = true) { return linalg::lu(A, pivot); }
+inline std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) { return linalg::eig(A); }
+inline Tensor linalg_eigvals(const Tensor& A) { return linalg::eigvals(A); }
+inline std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view uplo = "L") {
+  return linalg::eigh(A, uplo);
+}
+inline Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo = "L") { return linalg::eigvalsh(A, uplo); }
+inline Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
+  return linalg::householder_product(A, tau);
+}
+inline Tensor orgqr(const Tensor& self, const Tensor& input2) { return linalg::householder_product(self, input2); }
+inline Tensor linalg_det(const Tensor& A) { return linalg::det(A); }
+inline std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian = false,
+                                                               bool check_errors = false) {
+  return linalg::ldl_factor_ex(A, hermitian, check_errors);
+}
+inline std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian = false) {
+  return linalg::ldl_factor(A, hermitian);
+}
+inline Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false) {
+  return linalg::ldl_solve(LD, pivots, B, hermitian);
+}
+inline Tensor linalg_inv(const Tensor& A) { return linalg::inv(A); }
+inline std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors = false) {
+  return linalg::inv_ex(A, check_errors);
+}
+inline Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true) { return linalg::solve(A, B, left); }
+inline std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left = true,
+                                                  bool check_errors = false) {
+  return linalg::solve_ex(A, B, left, check_errors);
+}
+inline Tensor linalg_cholesky(const Tensor& A, bool upper = false) { return linalg::cholesky(A, upper); }
+inline std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper = false, bool check_errors = false) {
+  return linalg::cholesky_ex(A, upper, check_errors);
+}
+inline std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) { return linalg::slogdet(A); }
+inline std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced") {
+  return linalg::qr(A, mode);
+}
+inline std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true,
+                                                     std::optional<std::string_view> driver = std::nullopt) {
+  return linalg::svd(A, full_matrices, driver);
+}
+inline Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver = std::nullopt) {
+  return linalg::svdvals(A, driver);
+}
+inline Tensor linalg_matrix_exp(const Tensor& A) { return linalg::matrix_exp(A); }
+inline Tensor linalg_matrix_power(const Tensor& A, int64_t n) { return linalg::matrix_power(A, n); }
+inline Tensor linalg_multi_dot(TensorList tensors) { return linalg::multi_dot(tensors); }
+inline Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
+                                      bool unitriangular = false) {
+  return linalg::solve_triangular(A, B, upper, left, unitriangular);
+}
+inline Tensor linalg_tensorinv(const Tensor& A, int64_t ind = 2) { return linalg::tensorinv(A, ind); }
+inline Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, OptionalIntArrayRef dims = std::nullopt) {
+  return linalg::tensorsolve(A, B, dims);
+}
 inline std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot = true) {
   return linalg::lu_factor(A, pivot);
 }

@@ -130,6 +130,43 @@ template <class T> void gelss(lint m, lint n, lint nrhs, T* a, lint lda, T* b, l
                           &lwork, info)
   }
 }
+// geev: eigenvalues of a general matrix, in w (complex routines) or wr + i wi (real routines),
+// and its right eigenvectors in vr when jobvr is 'V' (never the left ones). rwork (2n) is used
+// by the complex routines only.
+template <class T> void geev(char jobvr, lint n, T* a, lint lda, T* w, real_of<T>* wr, real_of<T>* wi, T* vr,
+                             lint ldvr, T* work, lint lwork, real_of<T>* rwork, lint* info) {
+  const char jobvl = 'N';
+  const lint ldvl = 1;
+  T* vl = nullptr;
+  if constexpr (kIsComplex<T>) {
+    (void)wr, (void)wi;
+    EMBER_LAPACK_DISPATCH(T, sgeev, dgeev, cgeev, zgeev, &jobvl, &jobvr, &n, nat(a), &lda, nat(w), nat(vl), &ldvl,
+                          nat(vr), &ldvr, nat(work), &lwork, rwork, info)
+  } else {
+    (void)w, (void)rwork;
+    EMBER_LAPACK_DISPATCH(T, sgeev, dgeev, cgeev, zgeev, &jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr,
+                          work, &lwork, info)
+  }
+}
+// Bunch-Kaufman LDL^T (sytrf) or, for a complex `hermitian` matrix, LDL^H (hetrf), and the
+// matching solves; the lower triangle ('L') as PyTorch's linalg.ldl_factor uses.
+template <class T> void sytrf(bool hermitian, lint n, T* a, lint lda, lint* ipiv, T* work, lint lwork, lint* info) {
+  const char uplo = 'L';
+  if (kIsComplex<T> && hermitian) {
+    EMBER_LAPACK_DISPATCH(T, ssytrf, dsytrf, chetrf, zhetrf, &uplo, &n, nat(a), &lda, ipiv, nat(work), &lwork, info)
+  } else {
+    EMBER_LAPACK_DISPATCH(T, ssytrf, dsytrf, csytrf, zsytrf, &uplo, &n, nat(a), &lda, ipiv, nat(work), &lwork, info)
+  }
+}
+template <class T> void sytrs(bool hermitian, lint n, lint nrhs, const T* a, lint lda, const lint* ipiv, T* b,
+                              lint ldb, lint* info) {
+  const char uplo = 'L';
+  if (kIsComplex<T> && hermitian) {
+    EMBER_LAPACK_DISPATCH(T, ssytrs, dsytrs, chetrs, zhetrs, &uplo, &n, &nrhs, nat(a), &lda, ipiv, nat(b), &ldb, info)
+  } else {
+    EMBER_LAPACK_DISPATCH(T, ssytrs, dsytrs, csytrs, zsytrs, &uplo, &n, &nrhs, nat(a), &lda, ipiv, nat(b), &ldb, info)
+  }
+}
 #undef EMBER_LAPACK_DISPATCH
 
 // B (m x n) = L^{-1} B or U^{-1} B, column-major, L unit lower / U non-unit upper.

@@ -2,7 +2,9 @@
 // linalg::lu_factor / lu_factor_ex / lu / lu_solve, lu_unpack and the deprecated lu_solve,
 // with PyTorch 1.13's shapes, dtypes (pivots and info are int32, 1-based as LAPACK's) and
 // errors. linalg::lu is differentiable in both modes (Note [LU derivatives]); lu_factor and
-// lu_solve are differentiable through it.
+// lu_solve are differentiable through it. Also its symmetric sibling, the Bunch-Kaufman LDL
+// factorization (sytrf/hetrf, sytrs/hetrs): linalg::ldl_factor(_ex) and ldl_solve, not
+// differentiable (as in PyTorch).
 #include <algorithm>
 #include <climits>
 #include <numeric>
@@ -362,5 +364,112 @@ Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivo
 Tensor Tensor::lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const {
   return ember::lu_solve(*this, LU_data, LU_pivots);
 }
+
+// ---- LDL ----------------------------------------------------------------------------------
+namespace {
+
+void check_ldl_pivots(const Tensor& LD, const Tensor& pivots, const char* api) {
+  EMBER_CHECK(pivots.scalar_type() == kInt, api, ": Expected pivots to be integers. Got ", pivots.scalar_type());
+  EMBER_CHECK(pivots.dim() == LD.dim() - 1 && std::equal(pivots.sizes().begin(), pivots.sizes().end(),
+                                                         LD.sizes().begin()),
+              api, ": Expected pivots of shape ", IntArrayRef(LD.sizes().data(), size_t(LD.dim() - 1)),
+              " (LD's shape without its last dimension), got ", pivots.sizes());
+  const Tensor p = pivots.contiguous();
+  const int32_t* d = p.data_ptr<int32_t>();
+  const int64_t n = LD.size(-1);
+  for (int64_t i = 0; i < p.numel(); ++i)
+    EMBER_CHECK(d[i] != 0 && d[i] >= -n && d[i] <= n, api, ": pivots must be LAPACK's (1-based, negative for a "
+                "2x2 block, at most ", n, " in magnitude); got ", d[i], ". Did you pass the result of ldl_factor?");
+}
+
+}  // namespace
+
+namespace linalg {
+
+std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
+  const char* api = "torch.linalg.ldl_factor_ex";
+  check_defined(A, api, "A");
+  check_lapack_input(A, api, true);
+  autograd::BelowAutogradGuard below;  // PyTorch has no derivative for it either
+  const int64_t n = A.size(-1), nb = batch_count(A);
+  Tensor LD = colmajor_copy(A);
+  Tensor pivots = empty(with(batch_shape(A), {n}), TensorOptions().dtype(kInt));
+  Tensor info = zeros(batch_shape(A), TensorOptions().dtype(kInt));
+  if (n == 0 || nb == 0) return {LD, pivots, info};
+  std::vector<lint> infos(size_t(nb), 0);
+  visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* base = static_cast<T*>(LD.data_ptr());
+    int32_t* pb = pivots.data_ptr<int32_t>();
+    T wq = T(0);
+    lint query_info = 0, query_piv = 0;
+    lapack::sytrf<T>(hermitian, lint(n), base, lint(n), &query_piv, &wq, -1, &query_info);
+    const lint lwork = std::max<lint>(1, lapack::work_size(wq));
+    for_each_matrix(nb, n * n * n, [&](int64_t i) {
+      std::vector<T> work(lwork);
+      std::vector<lint> ipiv(n);
+      lapack::sytrf<T>(hermitian, lint(n), base + i * n * n, lint(n), ipiv.data(), work.data(), lwork, &infos[i]);
+      for (int64_t j = 0; j < n; ++j) pb[i * n + j] = int32_t(ipiv[j]);
+    });
+  });
+  int32_t* ib = info.data_ptr<int32_t>();
+  for (int64_t i = 0; i < nb; ++i) ib[i] = int32_t(infos[i]);
+  if (check_errors) {
+    const int64_t bad = first_failure(infos);
+    EMBER_CHECK(bad < 0, lapack_error_prefix(api, A.dim() > 2, bad), "The factorization could not be completed: D[",
+                infos[std::max<int64_t>(bad, 0)] - 1, ", ", infos[std::max<int64_t>(bad, 0)] - 1,
+                "] is exactly zero, so the block diagonal matrix D is singular.");
+  }
+  return {LD, pivots, info};
+}
+
+std::tuple<Tensor, Tensor> ldl_factor(const Tensor& A, bool hermitian) {
+  auto [LD, pivots, info] = ldl_factor_ex(A, hermitian, /*check_errors=*/false);
+  const Tensor i = info.reshape({-1});
+  const int32_t* ib = i.data_ptr<int32_t>();
+  for (int64_t b = 0; b < i.numel(); ++b)
+    EMBER_CHECK(ib[b] == 0, lapack_error_prefix("torch.linalg.ldl_factor", A.dim() > 2, b),
+                "The factorization could not be completed: D[", ib[b] - 1, ", ", ib[b] - 1,
+                "] is exactly zero, so the block diagonal matrix D is singular.");
+  return {LD, pivots};
+}
+
+Tensor ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  const char* api = "torch.linalg.ldl_solve";
+  check_defined(LD, api, "LD");
+  check_defined(pivots, api, "pivots");
+  check_defined(B, api, "B");
+  check_lapack_input(LD, api, true);
+  EMBER_CHECK(B.dim() >= 2, api, ": Expected B to have at least 2 dimensions, but it has ", B.dim(), " dimensions");
+  EMBER_CHECK_TYPE(LD.scalar_type() == B.scalar_type(), api, ": Expected LD and B to have the same dtype, but got ",
+                   LD.scalar_type(), " and ", B.scalar_type());
+  const int64_t n = LD.size(-1), k = B.size(-1);
+  EMBER_CHECK(B.size(-2) == n, api, ": Incompatible shapes of LD and B for the equation LD X = B (", n, "x", n,
+              " and ", B.size(-2), "x", k, ")");
+  check_ldl_pivots(LD, pivots, api);
+  autograd::BelowAutogradGuard below;
+  std::vector<int64_t> batch = broadcast_shapes(batch_shape(LD), batch_shape(B));
+  int64_t nb = 1;
+  for (int64_t s : batch) nb *= s;
+  Tensor ld = colmajor_copy(LD.expand(with(batch, {n, n})));
+  Tensor piv = pivots.expand(with(batch, {n})).contiguous();
+  Tensor x = colmajor_copy(B.expand(with(batch, {n, k})));
+  if (n == 0 || k == 0 || nb == 0) return x;
+  visit_dtype<kLapackTypes>(LD.scalar_type(), api, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* lb = static_cast<const T*>(ld.data_ptr());
+    T* xb = static_cast<T*>(x.data_ptr());
+    const int32_t* pb = piv.data_ptr<int32_t>();
+    for_each_matrix(nb, n * n * k, [&](int64_t i) {
+      std::vector<lint> ipiv(pb + i * n, pb + (i + 1) * n);
+      lint info = 0;
+      lapack::sytrs<T>(hermitian, lint(n), lint(k), lb + i * n * n, lint(n), ipiv.data(), xb + i * n * k, lint(n),
+                       &info);
+    });
+  });
+  return x;
+}
+
+}  // namespace linalg
 
 }  // namespace ember
