@@ -406,10 +406,14 @@ void TransformerImpl::reset() {
   auto final_norm = [&] { return AnyModule(layer_norm(o.d_model(), o.layer_norm_eps())); };
   const auto enc = layer_options(TransformerEncoderLayerOptions(o.d_model(), o.nhead()));
   const auto dec = layer_options(TransformerDecoderLayerOptions(o.d_model(), o.nhead()));
-  encoder = register_module(
-      "encoder", TransformerEncoder(TransformerEncoderOptions(enc, o.num_encoder_layers()).norm(final_norm())));
-  decoder = register_module(
-      "decoder", TransformerDecoder(TransformerDecoderOptions(dec, o.num_decoder_layers()).norm(final_norm())));
+  encoder = o.custom_encoder().is_empty()
+                ? AnyModule(TransformerEncoder(TransformerEncoderOptions(enc, o.num_encoder_layers()).norm(final_norm())))
+                : o.custom_encoder().clone();
+  decoder = o.custom_decoder().is_empty()
+                ? AnyModule(TransformerDecoder(TransformerDecoderOptions(dec, o.num_decoder_layers()).norm(final_norm())))
+                : o.custom_decoder().clone();
+  register_module("encoder", encoder.ptr());
+  register_module("decoder", decoder.ptr());
   reset_parameters();
 }
 
@@ -431,8 +435,8 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
   EMBER_CHECK(src.size(-1) == options.d_model() && tgt.size(-1) == options.d_model(), "Transformer: the feature "
               "number of src and tgt must be equal to d_model (", options.d_model(), "), got src of shape ",
               src.sizes(), " and tgt of shape ", tgt.sizes());
-  Tensor memory = encoder(src, src_mask, src_key_padding_mask);
-  return decoder(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask);
+  Tensor memory = encoder.forward<Tensor>(src, src_mask, src_key_padding_mask);
+  return decoder.forward<Tensor>(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask);
 }
 
 Tensor TransformerImpl::generate_square_subsequent_mask(int64_t sz) {

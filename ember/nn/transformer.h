@@ -260,10 +260,16 @@ struct TransformerOptions {
   TORCH_ARG(double, layer_norm_eps) = 1e-5;
   TORCH_ARG(bool, batch_first) = false;
   TORCH_ARG(bool, norm_first) = false;
+  // Used (cloned) instead of the built-in encoder / decoder when set: any module whose forward
+  // takes (src, src_mask, src_key_padding_mask) / (tgt, memory, tgt_mask, memory_mask,
+  // tgt_key_padding_mask, memory_key_padding_mask) and returns a Tensor.
+  TORCH_ARG(AnyModule, custom_encoder);
+  TORCH_ARG(AnyModule, custom_decoder);
 };
 
-// encoder (TransformerEncoder with a final LayerNorm) and decoder (likewise); every parameter
-// with more than one dim is re-initialized xavier-uniform, as PyTorch.
+// encoder (a TransformerEncoder with a final LayerNorm, or the custom one) and decoder
+// (likewise), held as AnyModules as in LibTorch; every parameter with more than one dim is
+// re-initialized xavier-uniform, as PyTorch.
 class TransformerImpl : public Cloneable<TransformerImpl> {
  public:
   explicit TransformerImpl(TransformerOptions options);
@@ -277,8 +283,8 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   static Tensor generate_square_subsequent_mask(int64_t sz);
 
   TransformerOptions options;
-  TransformerEncoder encoder = nullptr;
-  TransformerDecoder decoder = nullptr;
+  AnyModule encoder;
+  AnyModule decoder;
 };
 TORCH_MODULE(Transformer);
 

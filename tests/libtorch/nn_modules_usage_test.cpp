@@ -331,3 +331,49 @@ TEST(NnModulesUsage, ModuleHolderSemantics) {
   EXPECT_FALSE(net->named_children().contains("fc2"));
   EXPECT_EQ(net->named_children().size(), 2u);
 }
+
+// A Transformer built around a user's own encoder: LibTorch holds encoder and decoder as
+// AnyModules and clones TransformerOptions::custom_encoder / custom_decoder into them.
+struct DoublingEncoderImpl : torch::nn::Cloneable<DoublingEncoderImpl> {
+  DoublingEncoderImpl() { reset(); }
+  void reset() override { scale = register_parameter("scale", torch::full({1, 1}, 2.0)); }
+  torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& mask = {},
+                        const torch::Tensor& key_padding_mask = {}) {
+    calls += 1;
+    return src * scale;
+  }
+  torch::Tensor scale;
+  int calls = 0;
+};
+TORCH_MODULE(DoublingEncoder);
+
+TEST(NnModulesUsage, TransformerWithCustomEncoder) {
+  torch::manual_seed(2);
+  DoublingEncoder custom;
+  torch::nn::Transformer model(torch::nn::TransformerOptions(8, 2)
+                                   .num_encoder_layers(1)
+                                   .num_decoder_layers(1)
+                                   .dropout(0.0)
+                                   .custom_encoder(torch::nn::AnyModule(custom)));
+  EXPECT_TRUE(model->named_parameters().contains("encoder.scale"));
+  EXPECT_FALSE(model->named_parameters().contains("encoder.layers.0.linear1.weight"));
+  EXPECT_TRUE(model->named_parameters().contains("decoder.layers.0.linear1.weight"));
+  // A clone: training the transformer does not touch the module handed in.
+  auto* held = model->encoder.ptr<DoublingEncoderImpl>().get();
+  ASSERT_NE(held, nullptr);
+  EXPECT_NE(held, custom.get());
+  auto src = torch::randn({5, 3, 8}), tgt = torch::randn({4, 3, 8});
+  auto out = model->forward(src, tgt);
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{4, 3, 8}));
+  EXPECT_EQ(held->calls, 1);
+  EXPECT_EQ(custom->calls, 0);
+  // The decoder sees the custom encoder's output as memory.
+  auto memory = src * held->scale;
+  auto expected = model->decoder.forward<torch::Tensor>(tgt, memory, torch::Tensor(), torch::Tensor(),
+                                                         torch::Tensor(), torch::Tensor());
+  EXPECT_TRUE(torch::allclose(out, expected));
+
+  torch::nn::Transformer plain(torch::nn::TransformerOptions(8, 2).num_encoder_layers(1).num_decoder_layers(1));
+  EXPECT_TRUE(plain->named_parameters().contains("encoder.layers.0.linear1.weight"));
+  EXPECT_TRUE(plain->encoder.ptr<torch::nn::TransformerEncoderImpl>() != nullptr);
+}
