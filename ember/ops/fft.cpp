@@ -10,6 +10,7 @@
 #include "ember/autograd/record.h"
 #include "ember/core/parallel.h"
 #include "ember/ops/fft_plan.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember {
@@ -381,41 +382,54 @@ std::vector<int64_t> all_dims(const Tensor& x, OptionalIntArrayRef dim, const ch
 
 namespace fft {
 
+// fft_fft ... fft_irfftn are on PyTorch's float32 autocast list: half/bfloat16 inputs are
+// computed in float32 under autocast (outside it, they are refused as PyTorch does).
+#define EMBER_FFT_AUTOCAST(fn, ...) EMBER_AUTOCAST(AutocastPolicy::Float32, fn(_ac[0], __VA_ARGS__), &self)
+
 Tensor fft(const Tensor& self, std::optional<int64_t> n, int64_t dim, OptionalNorm norm) {
   check_defined(self, "fft");
+  EMBER_FFT_AUTOCAST(fft, n, dim, norm);
   return self.is_complex() ? c2c("fft", self, n, dim, norm, true) : r2c("fft", self, n, dim, norm, true, false);
 }
 Tensor ifft(const Tensor& self, std::optional<int64_t> n, int64_t dim, OptionalNorm norm) {
   check_defined(self, "ifft");
+  EMBER_FFT_AUTOCAST(ifft, n, dim, norm);
   return self.is_complex() ? c2c("ifft", self, n, dim, norm, false) : r2c("ifft", self, n, dim, norm, false, false);
 }
 Tensor rfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, OptionalNorm norm) {
   check_defined(self, "rfft");
+  EMBER_FFT_AUTOCAST(rfft, n, dim, norm);
   return r2c("rfft", self, n, dim, norm, true, true);
 }
 Tensor irfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, OptionalNorm norm) {
   check_defined(self, "irfft");
+  EMBER_FFT_AUTOCAST(irfft, n, dim, norm);
   return c2r("irfft", self, n, dim, norm, false);
 }
 Tensor hfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, OptionalNorm norm) {
   check_defined(self, "hfft");
+  EMBER_FFT_AUTOCAST(hfft, n, dim, norm);
   return c2r("hfft", self, n, dim, norm, true);
 }
 Tensor ihfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, OptionalNorm norm) {
   check_defined(self, "ihfft");
+  EMBER_FFT_AUTOCAST(ihfft, n, dim, norm);
   return r2c("ihfft", self, n, dim, norm, false, true);
 }
 
 Tensor fftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, OptionalNorm norm) {
   check_defined(self, "fftn");
+  EMBER_FFT_AUTOCAST(fftn, s, dim, norm);
   return fftn_c2c(self, s, dim, norm, true, "fftn");
 }
 Tensor ifftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, OptionalNorm norm) {
   check_defined(self, "ifftn");
+  EMBER_FFT_AUTOCAST(ifftn, s, dim, norm);
   return fftn_c2c(self, s, dim, norm, false, "ifftn");
 }
 Tensor rfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, OptionalNorm norm) {
   check_defined(self, "rfftn");
+  EMBER_FFT_AUTOCAST(rfftn, s, dim, norm);
   EMBER_CHECK_TYPE(!self.is_complex(), "rfftn expects a real-valued input tensor, but got ", self.scalar_type());
   const ShapeAndDims desc = shape_and_dims(self, s, dim, "rfftn");
   EMBER_CHECK(!desc.shape.empty(), "rfftn must transform at least one axis");
@@ -424,6 +438,7 @@ Tensor rfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
 }
 Tensor irfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, OptionalNorm norm) {
   check_defined(self, "irfftn");
+  EMBER_FFT_AUTOCAST(irfftn, s, dim, norm);
   int64_t last = 0;
   const ShapeAndDims desc = c2r_shape_and_dims(self, s, dim, "irfftn", last);
   const Tensor x = resize_input(promote(self, true, "irfftn"), desc.dim, desc.shape);
@@ -450,6 +465,8 @@ Tensor ihfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim
   if (desc.dim.size() == 1) return tmp.conj();
   return _fft_c2c(tmp.conj(), IntArrayRef(desc.dim).slice(0, desc.dim.size() - 1), mode, false);
 }
+
+#undef EMBER_FFT_AUTOCAST
 
 Tensor fft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, OptionalNorm norm) {
   return fftn(self, s, dim, norm);

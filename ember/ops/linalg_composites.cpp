@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember {
@@ -179,7 +180,10 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices, std:
 Tensor linalg_det(const Tensor& A) { return linalg::det(A); }
 }  // namespace linalg
 
-Tensor pinverse(const Tensor& self, double rcond) { return linalg::pinv(self, rcond, false); }
+Tensor pinverse(const Tensor& self, double rcond) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, pinverse(_ac[0], rcond), &self);  // pinverse is on the list, pinv is not
+  return linalg::pinv(self, rcond, false);
+}
 
 // torch::svd (deprecated in PyTorch, still in LibTorch): V rather than V^H; `some` picks reduced.
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv) {

@@ -4,6 +4,7 @@
 // overlap-add divided by the summed squared window. Composed of differentiable ops.
 #include "ember/core/warning.h"
 #include "ember/ops/fft.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
 namespace ember {
@@ -33,6 +34,13 @@ Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length
             const std::optional<Tensor>& window, bool center, std::string_view pad_mode, bool normalized,
             std::optional<bool> onesided, std::optional<bool> return_complex) {
   check_defined(self, "stft");
+  if (EMBER_UNLIKELY(autocast::any_active())) {  // on PyTorch's float32 autocast list
+    const Tensor w = window && window->defined() ? *window : Tensor();
+    const std::vector<Tensor> c = autocast::cast_inputs(AutocastPolicy::Float32, {&self, &w});
+    autocast::SuspendGuard suspend;
+    return stft(c[0], n_fft, hop_length, win_length, c[1].defined() ? std::optional<Tensor>(c[1]) : std::nullopt,
+                center, pad_mode, normalized, onesided, return_complex);
+  }
   const bool complex_in = self.is_complex() || (window && window->defined() && window->is_complex());
   EMBER_CHECK(return_complex.has_value() || complex_in, "stft requires the return_complex parameter be given for "
               "real inputs, and will further require that return_complex=True in a future PyTorch release.");
