@@ -21,6 +21,10 @@
 #include "c10/util/tempfile.h"
 #include "c10/util/typeid.h"
 #include "c10/util/variant.h"
+#include "c10/core/ScalarType.h"
+#include "ATen/Dispatch.h"
+#include "torch/csrc/utils/variadic.h"
+#include "torch/detail/static.h"
 
 namespace c10 {
 template <class T> using complex = ::ember::Complex<T>;

@@ -107,6 +107,15 @@ class OptionalArrayRef {
   ArrayRef<T> ref_;
 };
 using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
+// As c10's: equal when both hold equal lists, or both hold none.
+template <class T>
+bool operator==(const OptionalArrayRef<T>& a, const OptionalArrayRef<T>& b) {
+  return a.has_value() == b.has_value() && (!a.has_value() || (*a).equals(*b));
+}
+template <class T>
+bool operator==(const OptionalArrayRef<T>& a, ArrayRef<T> b) {
+  return a.has_value() && (*a).equals(b);
+}
 
 std::ostream& operator<<(std::ostream& os, IntArrayRef a);
 

@@ -95,6 +95,7 @@ class Tensor {
   }
   int64_t version() const { return _version(); }
   // Allocated in InferenceMode (or a view of such a tensor).
+  bool is_variable() const noexcept { return defined(); }  // (deprecated in LibTorch: every Tensor is a Variable)
   bool is_inference() const { return checked_impl("is_inference")->storage().is_inference(); }
   // The CUDA device's index; -1 for CPU tensors.
   int64_t get_device() const { return device().is_cpu() ? -1 : int64_t(device().index()); }

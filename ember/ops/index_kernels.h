@@ -51,8 +51,6 @@ void index_put_dims(const Tensor& self, int64_t first_dim, const std::vector<Ten
 // (an expanded self), as PyTorch does.
 void check_no_internal_overlap(const Tensor& self, const char* op);
 
-// Writes an op's result into an out= tensor (resized when its shape differs).
-Tensor& write_out(Tensor& out, const Tensor& result, const char* op);
 
 // ---- scatter / gather (Note [Scatter-gather iteration]) ---------------------------------
 // The iterator runs over index.sizes() with `dim` collapsed to size 1; each kernel loop

@@ -2,19 +2,11 @@
 // functional op and writes it into `out` (resized when its shape differs; the result must be
 // castable to out's dtype without a lossy category change, as PyTorch's out= rule).
 #include "ember/ops/functions.h"
+#include "ember/ops/out_arg.h"
 
 namespace ember {
 
 namespace {
-Tensor& write_out(Tensor& out, const Tensor& result, const char* name) {
-  EMBER_CHECK(out.defined(), name, ": out= tensor is undefined");
-  EMBER_CHECK(out.device() == result.device(), name, ": expected out= on ", result.device(), ", got ", out.device());
-  EMBER_CHECK_TYPE(canCast(result.scalar_type(), out.scalar_type()), name, ": result type ", result.scalar_type(),
-                   " can't be cast to the desired output type ", out.scalar_type());
-  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
-  out.copy_(result);
-  return out;
-}
 // sum/mean/prod with out=: without dtype=, the computation happens in out's dtype.
 std::optional<ScalarType> out_dtype(const Tensor& out, std::optional<ScalarType> dtype) {
   return dtype ? dtype : std::optional<ScalarType>(out.scalar_type());

@@ -7,6 +7,7 @@
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
+#include "ember/ops/out_arg.h"
 #include "ember/ops/type_promotion.h"
 #include "ember/ops/views.h"
 

@@ -8,6 +8,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
+#include "ember/ops/out_arg.h"
 #include "ember/ops/type_promotion.h"
 
 namespace ember {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/ops/out_arg.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/type_promotion.h"
 
@@ -107,6 +108,10 @@ Tensor mvlgamma(const Tensor& self, int64_t p) { return special::multigammaln(se
 
 namespace ember::special {
 
+Tensor& detail::write_special_out(Tensor& out, const Tensor& result, const char* op) {
+  return write_out(out, result, op);
+}
+
 Tensor entr(const Tensor& self) {
   check_defined(self, "special.entr", "self");
   const Tensor x = self.is_floating_point() ? self : self.to(get_default_dtype());
@@ -128,6 +133,9 @@ Tensor xlog1py(const Tensor& self, const Tensor& other) {
   Tensor prod = self.mul(other.log1p());
   return where(self.eq(0).logical_and(other.isnan().logical_not()), zeros_like(prod), prod);
 }
+
+Tensor xlog1py(const Scalar& self, const Tensor& other) { return xlog1py(scalar_to_tensor(self, other.device()), other); }
+Tensor xlog1py(const Tensor& self, const Scalar& other) { return xlog1py(self, scalar_to_tensor(other, self.device())); }
 
 Tensor multigammaln(const Tensor& self, int64_t p) {
   check_defined(self, "special.multigammaln", "self");

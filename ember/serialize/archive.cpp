@@ -115,6 +115,14 @@ void OutputArchive::save_to(std::ostream& stream) const {
   EMBER_CHECK(stream.good(), "OutputArchive::save_to: writing ", bytes.size(), " bytes to the stream failed");
 }
 
+void OutputArchive::save_to(const std::function<size_t(const void*, size_t)>& func) const {
+  EMBER_CHECK(func != nullptr, "OutputArchive::save_to: the write function is empty");
+  const std::string bytes = to_bytes();
+  const size_t written = func(bytes.data(), bytes.size());
+  EMBER_CHECK(written == bytes.size(), "OutputArchive::save_to: the write function wrote ", written, " of ",
+              bytes.size(), " bytes");
+}
+
 void InputArchive::adopt(SafetensorsContents contents) {
   auto values = std::make_shared<std::map<std::string, std::string>>();
   auto requires_grad = std::make_shared<std::set<std::string>>();
@@ -133,6 +141,22 @@ void InputArchive::adopt(SafetensorsContents contents) {
 void InputArchive::load_from(const void* data, size_t size) {
   source_ = "buffer";
   adopt(from_safetensors(data, size, source_));
+}
+
+void InputArchive::load_from(const std::function<size_t(uint64_t, void*, size_t)>& read_func,
+                             const std::function<size_t()>& size_func) {
+  EMBER_CHECK(read_func != nullptr && size_func != nullptr, "InputArchive::load_from: a read or size function is empty");
+  const size_t size = size_func();
+  std::string bytes(size, '\0');
+  size_t pos = 0;
+  while (pos < size) {
+    const size_t got = read_func(pos, bytes.data() + pos, size - pos);
+    EMBER_CHECK(got > 0 && got <= size - pos, "InputArchive::load_from: the read function returned ", got,
+                " bytes at position ", pos, " of ", size);
+    pos += got;
+  }
+  source_ = "read function";
+  adopt(from_safetensors(bytes.data(), bytes.size(), source_));
 }
 
 void InputArchive::load_from(const std::string& filename) {

@@ -3,6 +3,7 @@
 // prefixes, and small values (IValue: bool, int, double, string, int list) as typed strings
 // in the file's metadata. Module::save/load and the optimizers' serialize() build on them.
 #pragma once
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -27,6 +28,8 @@ class OutputArchive {
 
   void save_to(const std::string& filename) const;  // atomic
   void save_to(std::ostream& stream) const;
+  // LibTorch's callback form: func(data, n) writes n bytes and returns how many it wrote.
+  void save_to(const std::function<size_t(const void*, size_t)>& func) const;
   std::string to_bytes() const;
 
   const std::map<std::string, Tensor>& tensors() const { return tensors_; }
@@ -53,6 +56,10 @@ class InputArchive {
   void load_from(const std::string& filename);
   void load_from(std::istream& stream);
   void load_from(const void* data, size_t size);
+  // LibTorch's callback form: size_func() is the archive's size in bytes, read_func(pos, buf, n)
+  // copies up to n bytes from position pos into buf and returns how many it copied.
+  void load_from(const std::function<size_t(uint64_t, void*, size_t)>& read_func,
+                 const std::function<size_t()>& size_func);
 
   // Keys directly at this level (tensor names, value names and nested archive names).
   std::vector<std::string> keys() const;

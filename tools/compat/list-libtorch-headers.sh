@@ -9,7 +9,8 @@
 # for: Python bindings (torch/python.h, torch/extension.h, */python*), ATen's and c10's kernel
 # internals (ATen/native, ATen/cpu/vec, functorch, quantized, HIP/MIOpen, c10/test), and the
 # TorchScript compiler, lazy tensors, profiler and RPC internals under torch/csrc other than
-# autograd and the jit API that programs call (torch/csrc/jit/api, jit/serialization).
+# autograd and the jit API that programs call (torch/csrc/jit/api, jit/serialization), and the
+# two torch/csrc/utils headers the frontend's own headers include (variadic.h, memory.h).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$here/compat/libtorch-headers.txt
@@ -24,7 +25,7 @@ version=$(dpkg-query -W -f='${Version}' libtorch-dev)
     grep -vE '^c10/(test|hip)/' |
     grep -vE '^caffe2/' |
     grep -vE '^torch/csrc/' ; \
-  dpkg -L libtorch-dev | grep -E '^/usr/include/torch/csrc/(autograd|jit/api|jit/serialization)/.*\.(h|hpp)$' |
+  dpkg -L libtorch-dev | grep -E '^/usr/include/torch/csrc/((autograd|jit/api|jit/serialization)/.*\.(h|hpp)|utils/(variadic|memory)\.h)$' |
     sed 's|^/usr/include/||' | grep -vE '(^|/)python[^/]*$|/python/'
 } | awk 'NR == 1 || !seen[$0]++' | { read -r first; echo "$first"; sort; } >"$out"
 echo "$(($(wc -l <"$out") - 1)) paths in $out"
