@@ -54,22 +54,7 @@ const OpDef<GemmFn>& gemm_op_for(std::string_view op) {
 namespace linalg_detail {
 
 const char* cpp_type_name(ScalarType t) {
-  switch (t) {
-    case kBool: return "bool";
-    case kByte: return "unsigned char";
-    case kChar: return "signed char";
-    case kShort: return "short int";
-    case kInt: return "int";
-    case kLong: return "long int";
-    case kHalf: return "c10::Half";
-    case kBFloat16: return "c10::BFloat16";
-    case kFloat: return "float";
-    case kDouble: return "double";
-    case kComplexHalf: return "c10::complex<c10::Half>";
-    case kComplexFloat: return "c10::complex<float>";
-    case kComplexDouble: return "c10::complex<double>";
-    default: return "undefined";
-  }
+  return TypeMeta(t).name().data();  // the names are string literals
 }
 
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
