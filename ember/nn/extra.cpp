@@ -348,7 +348,7 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> ModuleDictImpl::ite
 }
 std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& key) const {
   const auto* m = children_.find(key);
-  EMBER_CHECK(m != nullptr, "No Module with name `", key, "` is registered");
+  EMBER_CHECK(m != nullptr, "Module '", key, "' is not defined");  // LibTorch's OrderedDict message
   return *m;
 }
 std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {

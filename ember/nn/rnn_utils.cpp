@@ -33,6 +33,10 @@ PackedSequence PackedSequence::to(TensorOptions options) const {
 }
 
 PackedSequence pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first, bool enforce_sorted) {
+  check_defined(input, "pack_padded_sequence", "input");
+  EMBER_CHECK(input.numel() > 0, "Cannot pack empty tensors.");
+  // LibTorch converts lengths to int64 whatever their dtype (float lengths included).
+  if (lengths.defined() && lengths.is_floating_point()) lengths = lengths.to(kLong);
   std::vector<int64_t> len = int_values(lengths, "pack_padded_sequence: lengths");
   EMBER_CHECK(input.dim() >= 2, "pack_padded_sequence: input must have at least 2 dims (T, B, *), got ",
               input.sizes());

@@ -53,7 +53,7 @@ TEST(Extra, Containers) {
   EXPECT_TRUE(dict->contains("dec"));
   dict->pop("enc");
   EXPECT_EQ(dict->size(), 1u);
-  EXPECT_ERROR_WITH((*dict)["enc"], "No Module with name `enc`");
+  EXPECT_ERROR_WITH((*dict)["enc"], "Module 'enc' is not defined");
 }
 
 TEST(Extra, UnflattenAndBilinear) {
