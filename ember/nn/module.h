@@ -179,7 +179,9 @@ class Cloneable : public Module {
     for (const auto& p : parameters_) {
       if (!p.value().defined()) continue;
       Tensor& dst = copy->parameters_[p.key()];
-      Tensor data = device ? p.value().detach().to(*device) : p.value().detach().clone();
+      // A copy even when already on `device` (to() alone would return the same storage).
+      Tensor data = device ? p.value().detach().to(*device, /*non_blocking=*/false, /*copy=*/true)
+                           : p.value().detach().clone();
       detail::set_data(dst, data);  // in place: the module's own handle (e.g. `weight`) sees it
     }
     EMBER_CHECK(copy->buffers_.size() == buffers_.size(), "The cloned module does not have the same number of buffers "
@@ -187,7 +189,8 @@ class Cloneable : public Module {
                 "reset() and not the constructor?");
     for (const auto& b : buffers_)
       if (b.value().defined())
-        detail::set_data(copy->buffers_[b.key()], device ? b.value().to(*device) : b.value().clone());
+        detail::set_data(copy->buffers_[b.key()],
+                         device ? b.value().to(*device, /*non_blocking=*/false, /*copy=*/true) : b.value().clone());
     EMBER_CHECK(copy->children_.size() == children_.size(), "The cloned module does not have the same number of child "
                 "modules as the original module after calling reset(). Are you sure you called register_module() "
                 "inside reset() and not the constructor?");

@@ -377,3 +377,17 @@ TEST(NnModulesUsage, TransformerWithCustomEncoder) {
   EXPECT_TRUE(plain->named_parameters().contains("encoder.layers.0.linear1.weight"));
   EXPECT_TRUE(plain->encoder.ptr<torch::nn::TransformerEncoderImpl>() != nullptr);
 }
+
+// clone(device) onto the device the module is already on still copies every parameter and
+// buffer (LibTorch clones them; to() alone would share the storage).
+TEST(NnModulesUsage, CloneToTheSameDeviceIsDeep) {
+  torch::nn::BatchNorm1d bn(3);
+  auto copy = std::dynamic_pointer_cast<torch::nn::BatchNorm1dImpl>(bn->clone(torch::Device(torch::kCPU)));
+  ASSERT_NE(copy, nullptr);
+  EXPECT_NE(copy->weight.data_ptr(), bn->weight.data_ptr());
+  EXPECT_NE(copy->running_mean.data_ptr(), bn->running_mean.data_ptr());
+  EXPECT_TRUE(torch::equal(copy->weight, bn->weight));
+  torch::NoGradGuard no_grad;
+  bn->weight.add_(1);
+  EXPECT_FALSE(torch::equal(copy->weight, bn->weight));
+}
