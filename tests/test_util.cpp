@@ -332,6 +332,7 @@ std::unique_ptr<GoldenFileData> read_golden(const std::string& name) {
     if (!e.is_null() && e.contains("error")) {
       g.expect_error = true;
       g.error = e["error"].as_string();
+      if (e.contains("extension")) g.extension = parse_value(e["extension"], blob, path);
     } else {
       g.expect = parse_value(e, blob, path);
     }

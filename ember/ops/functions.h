@@ -9,6 +9,7 @@
 
 #include "ember/core/generator.h"
 #include "ember/core/tensor.h"
+#include "ember/ops/pointwise_table.h"
 
 namespace ember {
 
@@ -127,25 +128,14 @@ Tensor broadcast_to(const Tensor& self, IntArrayRef size);
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
 
 // ---- pointwise ---------------------------------------------------------------
-#define EMBER_UNARY_FN(name)                                \
+// The unary functions written from the op table's api column (ember/ops/pointwise_table.h).
+#define EMBER_PW_FN(name, op)                               \
   Tensor name(const Tensor& self);                          \
   Tensor& name##_(Tensor& self);                            \
   Tensor& name##_out(Tensor& out, const Tensor& self);
-EMBER_UNARY_FN(neg) EMBER_UNARY_FN(negative) EMBER_UNARY_FN(abs) EMBER_UNARY_FN(absolute)
-EMBER_UNARY_FN(sign) EMBER_UNARY_FN(sgn) EMBER_UNARY_FN(exp) EMBER_UNARY_FN(exp2)
-EMBER_UNARY_FN(expm1) EMBER_UNARY_FN(log) EMBER_UNARY_FN(log2) EMBER_UNARY_FN(log10)
-EMBER_UNARY_FN(log1p) EMBER_UNARY_FN(sqrt) EMBER_UNARY_FN(rsqrt) EMBER_UNARY_FN(sin)
-EMBER_UNARY_FN(cos) EMBER_UNARY_FN(tan) EMBER_UNARY_FN(asin) EMBER_UNARY_FN(acos)
-EMBER_UNARY_FN(atan) EMBER_UNARY_FN(arcsin) EMBER_UNARY_FN(arccos) EMBER_UNARY_FN(arctan)
-EMBER_UNARY_FN(sinh) EMBER_UNARY_FN(cosh) EMBER_UNARY_FN(tanh) EMBER_UNARY_FN(asinh)
-EMBER_UNARY_FN(acosh) EMBER_UNARY_FN(atanh) EMBER_UNARY_FN(sigmoid) EMBER_UNARY_FN(erf)
-EMBER_UNARY_FN(erfc) EMBER_UNARY_FN(erfinv) EMBER_UNARY_FN(lgamma) EMBER_UNARY_FN(digamma)
-EMBER_UNARY_FN(reciprocal) EMBER_UNARY_FN(floor) EMBER_UNARY_FN(ceil) EMBER_UNARY_FN(trunc)
-EMBER_UNARY_FN(fix) EMBER_UNARY_FN(frac) EMBER_UNARY_FN(relu) EMBER_UNARY_FN(square)
-EMBER_UNARY_FN(logical_not) EMBER_UNARY_FN(bitwise_not) EMBER_UNARY_FN(i0) EMBER_UNARY_FN(sinc)
-EMBER_UNARY_FN(deg2rad) EMBER_UNARY_FN(rad2deg) EMBER_UNARY_FN(silu) EMBER_UNARY_FN(mish)
-EMBER_UNARY_FN(hardsigmoid) EMBER_UNARY_FN(hardswish) EMBER_UNARY_FN(relu6) EMBER_UNARY_FN(selu)
-#undef EMBER_UNARY_FN
+EMBER_FOR_EACH_UNARY_FN()
+EMBER_PW_FN(square, square) EMBER_PW_FN(relu6, hardtanh)
+#undef EMBER_PW_FN
 Tensor positive(const Tensor& self);
 Tensor round(const Tensor& self, int64_t decimals = 0);
 Tensor& round_(Tensor& self, int64_t decimals = 0);

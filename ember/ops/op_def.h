@@ -37,7 +37,11 @@ enum class ResultKind : uint8_t {
 enum class CpuCapability : uint8_t { Default = 0, AVX512 = 1, NumCapabilities = 2 };
 CpuCapability best_cpu_capability();
 
-// Derivative slots, filled by the autograd layer (Note [Derivative slots]).
+// What an op's backward formula reads: the graph keeps only these tensors.
+enum class Saves : uint8_t { Nothing = 0, Inputs = 1, Result = 2, Both = 3 };
+
+// Derivatives, attached to the entry where it is defined (ops/pointwise_entries.cpp for
+// the pointwise table).
 using VjpFn = std::vector<Tensor> (*)(const autograd::VjpCtx&);
 using JvpFn = Tensor (*)(const autograd::JvpCtx&);
 
@@ -49,6 +53,9 @@ struct OpInfo {
   ResultKind result_kind = ResultKind::Same;
   VjpFn vjp = nullptr;
   JvpFn jvp = nullptr;
+  Saves saves = Saves::Inputs;
+  bool differentiable = true;  // false: results never require grad (PyTorch's non_differentiable)
+  std::string_view node_name{};  // the autograd node's stem ("div" for div_true); empty: name
 
   // Every OpInfo registers itself; the generic op tests and the JIT walk this list.
   static const std::vector<OpInfo*>& all();

@@ -1,4 +1,5 @@
-// Pointwise ops: an OpDef per line of the pointwise table and the public functions.
+// Pointwise ops: the public functions over the pointwise table's entries (defined in
+// ops/pointwise_entries.cpp) and the driver that runs them.
 #include "ember/ops/pointwise.h"
 
 #include "ember/autograd/functions.h"
@@ -9,14 +10,6 @@
 #include "ember/ops/type_promotion.h"
 
 namespace ember {
-
-#define EMBER_DEFINE_PW_OP(op, F, set, kind)                                           \
-  PointwiseOp op##_op(OpInfo{.name = #op, .fusion = FusionClass::Pointwise,        \
-                               .dtypes = set, .result_kind = ResultKind::kind});
-EMBER_UNARY_OPS(EMBER_DEFINE_PW_OP)
-EMBER_BINARY_OPS(EMBER_DEFINE_PW_OP)
-EMBER_TERNARY_OPS(EMBER_DEFINE_PW_OP)
-#undef EMBER_DEFINE_PW_OP
 
 namespace {
 std::string dtype_list(DtypeSet s) {
@@ -70,30 +63,12 @@ Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Te
 }
 
 // ---- unary ----------------------------------------------------------------------
-#define EMBER_UNARY_API(name, op)                                                        \
+#define EMBER_PW_FN(name, op)                                                            \
   Tensor name(const Tensor& self) { return run_pointwise(op##_op, {}, {self}); }         \
   Tensor& name##_(Tensor& self) { run_pointwise(op##_op, self, {self}, {}, true); return self; } \
   Tensor& name##_out(Tensor& out, const Tensor& self) { run_pointwise(op##_op, out, {self}); return out; }
-EMBER_UNARY_API(neg, neg) EMBER_UNARY_API(negative, neg) EMBER_UNARY_API(abs, abs)
-EMBER_UNARY_API(absolute, abs) EMBER_UNARY_API(sign, sign) EMBER_UNARY_API(sgn, sgn)
-EMBER_UNARY_API(exp, exp) EMBER_UNARY_API(exp2, exp2) EMBER_UNARY_API(expm1, expm1)
-EMBER_UNARY_API(log, log) EMBER_UNARY_API(log2, log2) EMBER_UNARY_API(log10, log10)
-EMBER_UNARY_API(log1p, log1p) EMBER_UNARY_API(sqrt, sqrt) EMBER_UNARY_API(rsqrt, rsqrt)
-EMBER_UNARY_API(sin, sin) EMBER_UNARY_API(cos, cos) EMBER_UNARY_API(tan, tan)
-EMBER_UNARY_API(asin, asin) EMBER_UNARY_API(acos, acos) EMBER_UNARY_API(atan, atan)
-EMBER_UNARY_API(arcsin, asin) EMBER_UNARY_API(arccos, acos) EMBER_UNARY_API(arctan, atan)
-EMBER_UNARY_API(sinh, sinh) EMBER_UNARY_API(cosh, cosh) EMBER_UNARY_API(tanh, tanh)
-EMBER_UNARY_API(asinh, asinh) EMBER_UNARY_API(acosh, acosh) EMBER_UNARY_API(atanh, atanh)
-EMBER_UNARY_API(sigmoid, sigmoid) EMBER_UNARY_API(erf, erf) EMBER_UNARY_API(erfc, erfc)
-EMBER_UNARY_API(erfinv, erfinv) EMBER_UNARY_API(lgamma, lgamma) EMBER_UNARY_API(digamma, digamma)
-EMBER_UNARY_API(reciprocal, reciprocal) EMBER_UNARY_API(floor, floor) EMBER_UNARY_API(ceil, ceil)
-EMBER_UNARY_API(trunc, trunc) EMBER_UNARY_API(fix, trunc) EMBER_UNARY_API(frac, frac)
-EMBER_UNARY_API(relu, relu) EMBER_UNARY_API(logical_not, logical_not)
-EMBER_UNARY_API(bitwise_not, bitwise_not) EMBER_UNARY_API(i0, i0) EMBER_UNARY_API(sinc, sinc)
-EMBER_UNARY_API(deg2rad, deg2rad) EMBER_UNARY_API(rad2deg, rad2deg) EMBER_UNARY_API(silu, silu)
-EMBER_UNARY_API(mish, mish) EMBER_UNARY_API(hardsigmoid, hardsigmoid)
-EMBER_UNARY_API(hardswish, hardswish) EMBER_UNARY_API(selu, selu)
-#undef EMBER_UNARY_API
+EMBER_FOR_EACH_UNARY_FN()
+#undef EMBER_PW_FN
 
 // square(bool) is pow(bool, 2), which promotes to Long as in PyTorch.
 Tensor square(const Tensor& self) {
@@ -121,8 +96,21 @@ Tensor positive(const Tensor& self) {
   return self;
 }
 
-Tensor round(const Tensor& self, int64_t decimals) { return run_pointwise(round_op, {}, {self}, {decimals}); }
+namespace {
+// PyTorch rounds integers only to 0 decimals (round_cpu is not implemented for them otherwise).
+void check_round_decimals(const Tensor& self, int64_t decimals) {
+  check_defined(self, "round");
+  EMBER_CHECK_TYPE(decimals == 0 || !isIntegralType(self.scalar_type(), /*includeBool=*/true),
+                   "round: not implemented for dtype ", self.scalar_type(), " with decimals=", decimals,
+                   " (integers round only to 0 decimals)");
+}
+}  // namespace
+Tensor round(const Tensor& self, int64_t decimals) {
+  check_round_decimals(self, decimals);
+  return run_pointwise(round_op, {}, {self}, {decimals});
+}
 Tensor& round_(Tensor& self, int64_t decimals) {
+  check_round_decimals(self, decimals);
   run_pointwise(round_op, self, {self}, {decimals}, true);
   return self;
 }

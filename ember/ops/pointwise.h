@@ -3,6 +3,7 @@
 #pragma once
 #include "ember/ops/math.h"
 #include "ember/ops/op_def.h"
+#include "ember/ops/pointwise_table.h"
 #include "ember/ops/tensor_iterator.h"
 
 namespace ember {
@@ -16,13 +17,17 @@ Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Te
                      const PointwiseArgs& args = {}, bool inplace = false);
 
 namespace autograd {
-// The autograd path of run_pointwise (ember/autograd/pointwise_derivatives.cpp).
+// The autograd path of run_pointwise (ember/ops/pointwise_autograd.cpp).
 Tensor differentiable_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
                                 const PointwiseArgs& args, bool inplace);
-void link_pointwise_derivatives();
 }  // namespace autograd
 
-#define EMBER_DECLARE_PW_OP(name, F, dtypes, kind) extern PointwiseOp name##_op;
+// The table's entries, one per row (defined in ember/ops/pointwise_entries.cpp).
+#define EMBER_DECLARE_PW_OP(op, ...) extern PointwiseOp op##_op;
+EMBER_UNARY_OPS(EMBER_DECLARE_PW_OP)
+EMBER_BINARY_OPS(EMBER_DECLARE_PW_OP)
+EMBER_TERNARY_OPS(EMBER_DECLARE_PW_OP)
 #undef EMBER_DECLARE_PW_OP
+
 
 }  // namespace ember

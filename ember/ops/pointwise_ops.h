@@ -1,10 +1,9 @@
-// The pointwise op table: one line per op (name, functor, accepted dtypes, result rule),
-// with the functor that is its math. ops/pointwise.cpp turns each line into an OpDef and
-// the public functions; ops/cpu/pointwise_kernels.cpp into its CPU kernels.
+// The pointwise ops' math: one functor per row of the op table (ember/ops/pointwise_table.h).
 // Note [Op definitions]: a functor F<T> is built from the op's PointwiseArgs and called on
 // compute-type values (T = float for Half/BFloat16, Complex<float> for complex32).
 #pragma once
 #include "ember/ops/math.h"
+#include "ember/ops/pointwise_table.h"
 #include "ember/ops/special_math.h"
 
 namespace ember {
@@ -339,96 +338,6 @@ template <class T> struct Polygamma {  // args: n (>= 0, checked by polygamma())
 };
 }  // namespace fn
 
-// _(name, functor, accepted input dtypes, ResultKind)
-#define EMBER_UNARY_OPS(_)                                                     \
-  _(neg, Neg, kAllTypes - kBoolType, Same)                                     \
-  _(abs, Abs, kAllTypes - kBoolType, ToReal)                                   \
-  _(sign, Sign, kBoolType | kRealTypes, Same)                                  \
-  _(sgn, Sgn, kAllTypes, Same)                                                 \
-  _(exp, Exp, kAllTypes, IntToFloat)                                           \
-  _(exp2, Exp2, kAllTypes, IntToFloat)                                         \
-  _(expm1, Expm1, kAllTypes, IntToFloat)                                       \
-  _(log, Log, kAllTypes, IntToFloat)                                           \
-  _(log2, Log2, kAllTypes, IntToFloat)                                         \
-  _(log10, Log10, kAllTypes, IntToFloat)                                       \
-  _(log1p, Log1p, kAllTypes, IntToFloat)                                       \
-  _(sqrt, Sqrt, kAllTypes, IntToFloat)                                         \
-  _(rsqrt, Rsqrt, kAllTypes, IntToFloat)                                       \
-  _(sin, Sin, kAllTypes, IntToFloat)                                           \
-  _(cos, Cos, kAllTypes, IntToFloat)                                           \
-  _(tan, Tan, kAllTypes, IntToFloat)                                           \
-  _(asin, Asin, kAllTypes, IntToFloat)                                         \
-  _(acos, Acos, kAllTypes, IntToFloat)                                         \
-  _(atan, Atan, kAllTypes, IntToFloat)                                         \
-  _(sinh, Sinh, kAllTypes, IntToFloat)                                         \
-  _(cosh, Cosh, kAllTypes, IntToFloat)                                         \
-  _(tanh, Tanh, kAllTypes, IntToFloat)                                         \
-  _(asinh, Asinh, kAllTypes, IntToFloat)                                       \
-  _(acosh, Acosh, kAllTypes, IntToFloat)                                       \
-  _(atanh, Atanh, kAllTypes, IntToFloat)                                       \
-  _(sigmoid, Sigmoid, kAllTypes, IntToFloat)                                   \
-  _(erf, Erf, kBoolType | kRealTypes, IntToFloat)                              \
-  _(erfc, Erfc, kBoolType | kRealTypes, IntToFloat)                            \
-  _(erfinv, Erfinv, kBoolType | kRealTypes, IntToFloat)                        \
-  _(lgamma, Lgamma, kBoolType | kRealTypes, IntToFloat)                        \
-  _(digamma, Digamma, kBoolType | kRealTypes, IntToFloat)                      \
-  _(i0, I0, kBoolType | kRealTypes, IntToFloat)                                \
-  _(reciprocal, Reciprocal, kAllTypes, IntToFloat)                             \
-  _(floor, Floor, kRealTypes, Same)                                            \
-  _(ceil, Ceil, kRealTypes, Same)                                              \
-  _(trunc, Trunc, kRealTypes, Same)                                            \
-  _(frac, Frac, kFloatingTypes, Same)                                          \
-  _(relu, Relu, kRealTypes, Same)                                              \
-  _(square, Square, kAllTypes - kBoolType, Same)                               \
-  _(logical_not, LogicalNot, kAllTypes, Bool)                                  \
-  _(bitwise_not, BitwiseNot, kBoolType | kIntegralTypes, Same)                 \
-  _(sinc, Sinc, kAllTypes, IntToFloat)                                         \
-  _(deg2rad, Deg2rad, kBoolType | kRealTypes, IntToFloat)                      \
-  _(rad2deg, Rad2deg, kBoolType | kRealTypes, IntToFloat)                      \
-  _(isnan, IsNan, kAllTypes, Bool)                                             \
-  _(isinf, IsInf, kAllTypes, Bool)                                             \
-  _(isposinf, IsPosInf, kBoolType | kRealTypes, Bool)                          \
-  _(isneginf, IsNegInf, kBoolType | kRealTypes, Bool)                          \
-  _(isfinite, IsFinite, kAllTypes, Bool)                                       \
-  _(signbit, SignBit, kBoolType | kRealTypes, Bool)                            \
-  _(angle, Angle, kAllTypes, IntToFloatToReal)                                       \
-  _(conj_physical, Conj, kAllTypes, Same)                                      \
-  _(silu, Silu, kFloatingAndComplexTypes, Same)                                          \
-  _(mish, Mish, kFloatingTypes, Same)                                          \
-  _(hardsigmoid, Hardsigmoid, kFloatingTypes, Same)                            \
-  _(hardswish, Hardswish, kFloatingTypes, Same)                                \
-  _(selu, Selu, kFloatingTypes, Same)                                          \
-  _(round, Round, kRealTypes, Same)                                            \
-  _(nan_to_num, NanToNum, kBoolType | kRealTypes, Same)                        \
-  _(logit, Logit, kBoolType | kRealTypes, IntToFloat)                          \
-  _(gelu, Gelu, kFloatingTypes, Same)                                          \
-  _(softplus, Softplus, kFloatingTypes, Same)                                  \
-  _(hardtanh, Hardtanh, kRealTypes, Same)                                      \
-  _(leaky_relu, LeakyRelu, kFloatingTypes, Same)                               \
-  _(elu, Elu, kFloatingTypes, Same)                                            \
-  _(softshrink, Softshrink, kFloatingTypes, Same)                              \
-  _(hardshrink, Hardshrink, kFloatingTypes, Same)                              \
-  _(threshold, Threshold, kRealTypes, Same)                                    \
-  _(clamp_scalar, ClampScalar, kRealTypes, Same)                               \
-  _(special_bessel_j0, BesselJ0, kFloatingTypes, IntToFloat)                   \
-  _(special_bessel_j1, BesselJ1, kFloatingTypes, IntToFloat)                   \
-  _(special_bessel_y0, BesselY0, kFloatingTypes, IntToFloat)                   \
-  _(special_bessel_y1, BesselY1, kFloatingTypes, IntToFloat)                   \
-  _(special_modified_bessel_i0, ModifiedBesselI0, kFloatingTypes, IntToFloat)  \
-  _(special_modified_bessel_i1, ModifiedBesselI1, kFloatingTypes, IntToFloat)  \
-  _(special_modified_bessel_k0, ModifiedBesselK0, kFloatingTypes, IntToFloat)  \
-  _(special_modified_bessel_k1, ModifiedBesselK1, kFloatingTypes, IntToFloat)  \
-  _(special_scaled_modified_bessel_k0, ScaledModifiedBesselK0, kFloatingTypes, IntToFloat) \
-  _(special_scaled_modified_bessel_k1, ScaledModifiedBesselK1, kFloatingTypes, IntToFloat) \
-  _(special_i0e, I0e, kFloatingTypes, IntToFloat)                              \
-  _(special_i1, I1, kFloatingTypes, IntToFloat)                                \
-  _(special_i1e, I1e, kFloatingTypes, IntToFloat)                              \
-  _(special_airy_ai, AiryAi, kFloatingTypes, IntToFloat)                       \
-  _(special_spherical_bessel_j0, SphericalBesselJ0, kFloatingTypes, IntToFloat) \
-  _(special_erfcx, Erfcx, kFloatingTypes, IntToFloat)                          \
-  _(special_log_ndtr, LogNdtr, kFloatingTypes, IntToFloat)                     \
-  _(special_ndtri, Ndtri, kFloatingTypes, IntToFloat)                          \
-  _(polygamma, Polygamma, kFloatingTypes, IntToFloat)
 
 
 // ---- binary -----------------------------------------------------------------------
@@ -651,61 +560,6 @@ EMBER_SIMPLE_BINARY(Zeta, math::zeta(a, b))
 #undef EMBER_SIMPLE_BINARY
 }  // namespace fn
 
-// _(name, functor, accepted (promoted) dtypes, ResultKind)
-#define EMBER_BINARY_OPS(_)                                                    \
-  _(add, Add, kAllTypes, Same)                                                 \
-  _(sub, Sub, kAllTypes - kBoolType, Same)                                     \
-  _(mul, Mul, kAllTypes, Same)                                                 \
-  _(div_true, Div, kAllTypes, IntToFloat)                                      \
-  _(div_trunc, DivTrunc, kRealTypes, Same)                                     \
-  _(div_floor, DivFloor, kRealTypes, Same)                                     \
-  _(remainder, Remainder, kRealTypes, Same)                                    \
-  _(fmod, Fmod, kRealTypes, Same)                                              \
-  _(pow, Pow, kAllTypes, Same)                                                 \
-  _(atan2, Atan2, kBoolType | kRealTypes, IntToFloat)                          \
-  _(hypot, Hypot, kFloatingTypes, Same)                                        \
-  _(copysign, Copysign, kBoolType | kRealTypes, IntToFloat)                    \
-  _(nextafter, Nextafter, kFloatingTypes - DtypeSet{kHalf}, Same)              \
-  _(xlogy, Xlogy, kBoolType | kRealTypes, IntToFloat)                          \
-  _(maximum, Maximum, kBoolType | kRealTypes, Same)                            \
-  _(minimum, Minimum, kBoolType | kRealTypes, Same)                            \
-  _(fmax, Fmax, kBoolType | kRealTypes, Same)                                  \
-  _(fmin, Fmin, kBoolType | kRealTypes, Same)                                  \
-  _(eq, Eq, kAllTypes, Bool)                                                   \
-  _(ne, Ne, kAllTypes, Bool)                                                   \
-  _(lt, Lt, kBoolType | kRealTypes, Bool)                                      \
-  _(le, Le, kBoolType | kRealTypes, Bool)                                      \
-  _(gt, Gt, kBoolType | kRealTypes, Bool)                                      \
-  _(ge, Ge, kBoolType | kRealTypes, Bool)                                      \
-  _(logical_and, LogicalAnd, kAllTypes, Bool)                                  \
-  _(logical_or, LogicalOr, kAllTypes, Bool)                                    \
-  _(logical_xor, LogicalXor, kAllTypes, Bool)                                  \
-  _(bitwise_and, BitwiseAnd, kBoolType | kIntegralTypes, Same)                 \
-  _(bitwise_or, BitwiseOr, kBoolType | kIntegralTypes, Same)                   \
-  _(bitwise_xor, BitwiseXor, kBoolType | kIntegralTypes, Same)                 \
-  _(bitwise_left_shift, LeftShift, kIntegralTypes, Same)                       \
-  _(bitwise_right_shift, RightShift, kIntegralTypes, Same)                     \
-  _(lerp_scalar, LerpScalar, kFloatingAndComplexTypes, Same)                   \
-  _(special_chebyshev_polynomial_t, ChebyshevT, kFloatingTypes, IntToFloat)    \
-  _(special_chebyshev_polynomial_u, ChebyshevU, kFloatingTypes, IntToFloat)    \
-  _(special_chebyshev_polynomial_v, ChebyshevV, kFloatingTypes, IntToFloat)    \
-  _(special_chebyshev_polynomial_w, ChebyshevW, kFloatingTypes, IntToFloat)    \
-  _(special_shifted_chebyshev_polynomial_t, ShiftedChebyshevT, kFloatingTypes, IntToFloat) \
-  _(special_shifted_chebyshev_polynomial_u, ShiftedChebyshevU, kFloatingTypes, IntToFloat) \
-  _(special_shifted_chebyshev_polynomial_v, ShiftedChebyshevV, kFloatingTypes, IntToFloat) \
-  _(special_shifted_chebyshev_polynomial_w, ShiftedChebyshevW, kFloatingTypes, IntToFloat) \
-  _(special_hermite_polynomial_h, HermiteH, kFloatingTypes, IntToFloat)        \
-  _(special_hermite_polynomial_he, HermiteHe, kFloatingTypes, IntToFloat)      \
-  _(special_laguerre_polynomial_l, LaguerreL, kFloatingTypes, IntToFloat)      \
-  _(special_legendre_polynomial_p, LegendreP, kFloatingTypes, IntToFloat)      \
-  _(igamma, Igamma, kFloatingTypes, IntToFloat)                                \
-  _(igammac, Igammac, kFloatingTypes, IntToFloat)                              \
-  _(special_zeta, Zeta, kFloatingTypes, IntToFloat)
 
-#define EMBER_TERNARY_OPS(_)                                                   \
-  _(lerp_tensor, LerpTensor, kFloatingAndComplexTypes, Same)                   \
-  _(addcmul, Addcmul, kAllTypes - kBoolType, Same)                             \
-  _(addcdiv, Addcdiv, kFloatingAndComplexTypes, Same)                          \
-  _(clamp_tensor, ClampTensor, kRealTypes, Same)
 
 }  // namespace ember

@@ -10,30 +10,7 @@
 
 namespace ember {
 
-#define EMBER_SPECIAL_OPS(_)                                                                     \
-  _(special_bessel_j0) _(special_bessel_j1) _(special_bessel_y0) _(special_bessel_y1)            \
-  _(special_modified_bessel_i0) _(special_modified_bessel_i1) _(special_modified_bessel_k0)      \
-  _(special_modified_bessel_k1) _(special_scaled_modified_bessel_k0)                             \
-  _(special_scaled_modified_bessel_k1) _(special_i0e) _(special_i1) _(special_i1e)              \
-  _(special_airy_ai) _(special_spherical_bessel_j0) _(special_erfcx) _(special_log_ndtr)          \
-  _(special_ndtri)
-#define EMBER_SPECIAL_BINARY_OPS(_)                                                              \
-  _(special_chebyshev_polynomial_t) _(special_chebyshev_polynomial_u)                           \
-  _(special_chebyshev_polynomial_v) _(special_chebyshev_polynomial_w)                           \
-  _(special_shifted_chebyshev_polynomial_t) _(special_shifted_chebyshev_polynomial_u)           \
-  _(special_shifted_chebyshev_polynomial_v) _(special_shifted_chebyshev_polynomial_w)           \
-  _(special_hermite_polynomial_h) _(special_hermite_polynomial_he)                              \
-  _(special_laguerre_polynomial_l) _(special_legendre_polynomial_p) _(special_zeta)
-
-// The table's op objects (ops/pointwise.cpp defines them from ops/pointwise_ops.h).
-#define EMBER_DECLARE(name) extern PointwiseOp name##_op;
-EMBER_SPECIAL_OPS(EMBER_DECLARE) EMBER_SPECIAL_BINARY_OPS(EMBER_DECLARE)
-extern PointwiseOp igamma_op;
-extern PointwiseOp igammac_op;
-extern PointwiseOp polygamma_op;
-#undef EMBER_DECLARE
-
-#define EMBER_DEFINE_UNARY(name)                                                                 \
+#define EMBER_PW_FN_OUT(name)                                                                    \
   Tensor name(const Tensor& self) {                                                              \
     check_defined(self, #name);                                                                  \
     return run_pointwise(name##_op, {}, {self});                                                 \
@@ -42,10 +19,10 @@ extern PointwiseOp polygamma_op;
     run_pointwise(name##_op, out, {self});                                                       \
     return out;                                                                                  \
   }
-EMBER_SPECIAL_OPS(EMBER_DEFINE_UNARY)
-#undef EMBER_DEFINE_UNARY
+EMBER_FOR_EACH_UNARY_FN_OUT()
+#undef EMBER_PW_FN_OUT
 
-#define EMBER_DEFINE_BINARY(name)                                                                \
+#define EMBER_PW_FN_OUT(name)                                                                    \
   Tensor name(const Tensor& x, const Tensor& n) {                                                \
     check_defined(x, #name, "x");                                                                \
     check_defined(n, #name, "n");                                                                \
@@ -57,8 +34,8 @@ EMBER_SPECIAL_OPS(EMBER_DEFINE_UNARY)
     run_pointwise(name##_op, out, {x, n});                                                       \
     return out;                                                                                  \
   }
-EMBER_SPECIAL_BINARY_OPS(EMBER_DEFINE_BINARY)
-#undef EMBER_DEFINE_BINARY
+EMBER_FOR_EACH_BINARY_FN_OUT()
+#undef EMBER_PW_FN_OUT
 
 Tensor igamma(const Tensor& self, const Tensor& other) {
   check_defined(self, "igamma");

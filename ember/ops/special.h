@@ -12,35 +12,20 @@
 namespace ember {
 
 // ---- ATen's names ------------------------------------------------------------------------
-#define EMBER_SPECIAL_UNARY(name)   \
+// The op table's FnOut rows (ember/ops/pointwise_table.h): f(x) and f(x, n), the latter with a
+// tensor or a number on either side.
+#define EMBER_PW_FN_OUT(name)       \
   Tensor name(const Tensor& self); \
   Tensor& name##_out(Tensor& out, const Tensor& self);
-EMBER_SPECIAL_UNARY(special_bessel_j0) EMBER_SPECIAL_UNARY(special_bessel_j1)
-EMBER_SPECIAL_UNARY(special_bessel_y0) EMBER_SPECIAL_UNARY(special_bessel_y1)
-EMBER_SPECIAL_UNARY(special_modified_bessel_i0) EMBER_SPECIAL_UNARY(special_modified_bessel_i1)
-EMBER_SPECIAL_UNARY(special_modified_bessel_k0) EMBER_SPECIAL_UNARY(special_modified_bessel_k1)
-EMBER_SPECIAL_UNARY(special_scaled_modified_bessel_k0) EMBER_SPECIAL_UNARY(special_scaled_modified_bessel_k1)
-EMBER_SPECIAL_UNARY(special_i0e) EMBER_SPECIAL_UNARY(special_i1) EMBER_SPECIAL_UNARY(special_i1e)
-EMBER_SPECIAL_UNARY(special_airy_ai) EMBER_SPECIAL_UNARY(special_spherical_bessel_j0)
-EMBER_SPECIAL_UNARY(special_erfcx) EMBER_SPECIAL_UNARY(special_log_ndtr) EMBER_SPECIAL_UNARY(special_ndtri)
-#undef EMBER_SPECIAL_UNARY
-
-// f(x, n) with a tensor or a number on either side.
-#define EMBER_SPECIAL_BINARY(name)                                   \
+EMBER_FOR_EACH_UNARY_FN_OUT()
+#undef EMBER_PW_FN_OUT
+#define EMBER_PW_FN_OUT(name)                                        \
   Tensor name(const Tensor& x, const Tensor& n);                     \
   Tensor name(const Scalar& x, const Tensor& n);                     \
   Tensor name(const Tensor& x, const Scalar& n);                     \
   Tensor& name##_out(Tensor& out, const Tensor& x, const Tensor& n);
-EMBER_SPECIAL_BINARY(special_chebyshev_polynomial_t) EMBER_SPECIAL_BINARY(special_chebyshev_polynomial_u)
-EMBER_SPECIAL_BINARY(special_chebyshev_polynomial_v) EMBER_SPECIAL_BINARY(special_chebyshev_polynomial_w)
-EMBER_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_t)
-EMBER_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_u)
-EMBER_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_v)
-EMBER_SPECIAL_BINARY(special_shifted_chebyshev_polynomial_w)
-EMBER_SPECIAL_BINARY(special_hermite_polynomial_h) EMBER_SPECIAL_BINARY(special_hermite_polynomial_he)
-EMBER_SPECIAL_BINARY(special_laguerre_polynomial_l) EMBER_SPECIAL_BINARY(special_legendre_polynomial_p)
-EMBER_SPECIAL_BINARY(special_zeta)
-#undef EMBER_SPECIAL_BINARY
+EMBER_FOR_EACH_BINARY_FN_OUT()
+#undef EMBER_PW_FN_OUT
 
 // The regularized lower and upper incomplete gamma functions P(a, x) and Q(a, x).
 Tensor igamma(const Tensor& self, const Tensor& other);

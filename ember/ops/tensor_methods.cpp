@@ -190,27 +190,12 @@ Tensor Tensor::imag() const { return ember::imag(*this); }
 Tensor Tensor::conj() const { return ember::conj(*this); }
 
 // ---- pointwise ----------------------------------------------------------------------
-#define EMBER_UNARY_METHOD(name)                                   \
+#define EMBER_PW_METHOD(name, op)                                  \
   Tensor Tensor::name() const { return ember::name(*this); }       \
   Tensor& Tensor::name##_() const { return ember::name##_(self()); }
-EMBER_UNARY_METHOD(neg) EMBER_UNARY_METHOD(negative) EMBER_UNARY_METHOD(abs)
-EMBER_UNARY_METHOD(absolute) EMBER_UNARY_METHOD(sign) EMBER_UNARY_METHOD(sgn)
-EMBER_UNARY_METHOD(exp) EMBER_UNARY_METHOD(exp2) EMBER_UNARY_METHOD(expm1)
-EMBER_UNARY_METHOD(log) EMBER_UNARY_METHOD(log2) EMBER_UNARY_METHOD(log10)
-EMBER_UNARY_METHOD(log1p) EMBER_UNARY_METHOD(sqrt) EMBER_UNARY_METHOD(rsqrt)
-EMBER_UNARY_METHOD(sin) EMBER_UNARY_METHOD(cos) EMBER_UNARY_METHOD(tan)
-EMBER_UNARY_METHOD(asin) EMBER_UNARY_METHOD(acos) EMBER_UNARY_METHOD(atan)
-EMBER_UNARY_METHOD(arcsin) EMBER_UNARY_METHOD(arccos) EMBER_UNARY_METHOD(arctan)
-EMBER_UNARY_METHOD(sinh) EMBER_UNARY_METHOD(cosh) EMBER_UNARY_METHOD(tanh)
-EMBER_UNARY_METHOD(asinh) EMBER_UNARY_METHOD(acosh) EMBER_UNARY_METHOD(atanh)
-EMBER_UNARY_METHOD(sigmoid) EMBER_UNARY_METHOD(erf) EMBER_UNARY_METHOD(erfc)
-EMBER_UNARY_METHOD(erfinv) EMBER_UNARY_METHOD(lgamma) EMBER_UNARY_METHOD(digamma)
-EMBER_UNARY_METHOD(reciprocal) EMBER_UNARY_METHOD(floor) EMBER_UNARY_METHOD(ceil)
-EMBER_UNARY_METHOD(trunc) EMBER_UNARY_METHOD(fix) EMBER_UNARY_METHOD(frac)
-EMBER_UNARY_METHOD(relu) EMBER_UNARY_METHOD(square) EMBER_UNARY_METHOD(logical_not)
-EMBER_UNARY_METHOD(bitwise_not) EMBER_UNARY_METHOD(i0) EMBER_UNARY_METHOD(sinc)
-EMBER_UNARY_METHOD(deg2rad) EMBER_UNARY_METHOD(rad2deg)
-#undef EMBER_UNARY_METHOD
+EMBER_FOR_EACH_UNARY_METHOD()
+EMBER_PW_METHOD(square, square)
+#undef EMBER_PW_METHOD
 Tensor Tensor::positive() const { return ember::positive(*this); }
 Tensor Tensor::round(int64_t d) const { return ember::round(*this, d); }
 Tensor& Tensor::round_(int64_t d) const { return ember::round_(self(), d); }

@@ -17,9 +17,9 @@ using autograd::variable_list;
 
 const std::map<std::string, int>& arity() {
   static const std::map<std::string, int> m = {
-#define ARITY1(op, F, set, kind) {#op, 1},
-#define ARITY2(op, F, set, kind) {#op, 2},
-#define ARITY3(op, F, set, kind) {#op, 3},
+#define ARITY1(op, ...) {#op, 1},
+#define ARITY2(op, ...) {#op, 2},
+#define ARITY3(op, ...) {#op, 3},
       EMBER_UNARY_OPS(ARITY1) EMBER_BINARY_OPS(ARITY2) EMBER_TERNARY_OPS(ARITY3)
 #undef ARITY1
 #undef ARITY2
@@ -89,7 +89,6 @@ bool first_input_not_differentiable(const std::string& n) {
 }
 
 std::vector<std::string> differentiable_ops() {
-  autograd::link_pointwise_derivatives();
   std::vector<std::string> r;
   for (OpInfo* info : OpInfo::all()) {
     if (info->fusion != FusionClass::Pointwise || info->result_kind == ResultKind::Bool) continue;

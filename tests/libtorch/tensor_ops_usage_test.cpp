@@ -398,3 +398,28 @@ TEST(TensorOpsUsage, ElementwiseMath) {
   EXPECT_TRUE(torch::bitwise_left_shift(torch::tensor({1, 2}), 2).equal(torch::tensor({4, 8})));
   EXPECT_TRUE(torch::nan_to_num(torch::tensor({std::nan(""), std::numeric_limits<double>::infinity()}), 0.0, 100.0).equal(torch::tensor({0.0f, 100.0f})));
 }
+
+// NumPy-style aliases of the inverse trigonometric and hyperbolic functions, as functions,
+// out= forms and methods; and the cases LibTorch refuses for integer and bool inputs.
+TEST(TensorOpsUsage, ArcAliasesAndIntegerRefusals) {
+  Tensor x = torch::tensor({0.25, 0.5, 0.75}, kDouble);
+  EXPECT_TRUE(torch::allclose(torch::arcsinh(x), torch::asinh(x)));
+  EXPECT_TRUE(torch::allclose(torch::arctanh(x), torch::atanh(x)));
+  EXPECT_TRUE(torch::allclose(x.arcsin(), torch::asin(x)));
+  Tensor y = x + 1;
+  EXPECT_TRUE(torch::allclose(y.arccosh(), torch::acosh(y)));
+  Tensor out = torch::empty_like(x);
+  torch::arctan_out(out, x);
+  EXPECT_TRUE(torch::allclose(out, torch::atan(x)));
+  Tensor z = x.clone();
+  z.arcsinh_();
+  EXPECT_NEAR(z[1].item<double>(), std::asinh(0.5), 1e-15);
+
+  Tensor i = torch::tensor({1, 2, 3});
+  EXPECT_TRUE(torch::equal(torch::round(i), i));     // 0 decimals: allowed
+  EXPECT_THROW(torch::round(i, 1), c10::Error);      // round_cpu: not implemented for 'Long'
+  Tensor b = torch::tensor({true, false});
+  EXPECT_THROW(torch::pow(b, b), c10::Error);        // "pow" not implemented for 'Bool'
+  EXPECT_EQ(torch::pow(b, 2).scalar_type(), kLong);  // a Python-style scalar promotes to int64
+  EXPECT_THROW(torch::igamma(i, i), c10::Error);     // igamma_cpu: not implemented for 'Long'
+}
