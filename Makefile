@@ -23,7 +23,11 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # Trains a small CNN on the UCI digits shipped in data/digits; prints `test accuracy: 0.9xx` last.
-demo: build
+# Installs and builds only what the demo needs (the library and the `ember` command).
+demo:
+	./scripts/install-deps.sh --demo
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target ember-cli
 	./$(BUILD)/bin/ember train --checkpoint $(BUILD)/ember-digits.safetensors
 
 test-release: build
