@@ -331,6 +331,14 @@ EMBER_SIMPLE_UNARY(SphericalBesselJ0, math::spherical_bessel_j0(x))
 EMBER_SIMPLE_UNARY(Erfcx, math::erfcx(x))
 EMBER_SIMPLE_UNARY(LogNdtr, math::log_ndtr(x))
 EMBER_SIMPLE_UNARY(Ndtri, math::ndtri(x))
+template <class T> struct Entr {  // -x log(x); 0 at 0, -inf below
+  EMBER_PW_FUNCTOR_ARGS(Entr)
+  EMBER_HD T operator()(T x) const {
+    if (x > T(0)) return -x * std::log(x);
+    if (x == T(0)) return T(0);
+    return x < T(0) ? -std::numeric_limits<T>::infinity() : x;  // NaN stays NaN
+  }
+};
 template <class T> struct Polygamma {  // args: n (>= 0, checked by polygamma())
   long long n;
   explicit Polygamma(const PointwiseArgs& a) : n(a.s[0].toLong()) {}

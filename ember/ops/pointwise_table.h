@@ -119,6 +119,7 @@
   _(special_spherical_bessel_j0, SphericalBesselJ0, kFloatingTypes, IntToFloat, FnOut, Nothing, non_differentiable)   \
   _(special_erfcx, Erfcx, kFloatingTypes, IntToFloat, FnOut, Both, x.mul(y).mul(2).sub(2.0 / std::sqrt(kPi)))         \
   _(special_log_ndtr, LogNdtr, kFloatingTypes, IntToFloat, FnOut, Both, y.add(x.square().div(2)).neg().exp().div(std::sqrt(2 * kPi))) \
+  _(special_entr, Entr, kFloatingTypes, IntToFloat, FnOut, Inputs, x.log().add(1).neg())                               \
   _(special_ndtri, Ndtri, kFloatingTypes, IntToFloat, FnOut, Both, y.square().div(2).exp().mul(std::sqrt(2 * kPi)))   \
   _(polygamma, Polygamma, kFloatingTypes, IntToFloat, Custom, Inputs, polygamma(a.s[0].toLong() + 1, x))
 

@@ -89,15 +89,6 @@ Tensor& detail::write_special_out(Tensor& out, const Tensor& result, const char*
   return write_out(out, result, op);
 }
 
-Tensor entr(const Tensor& self) {
-  check_defined(self, "special.entr", "self");
-  const Tensor x = self.is_floating_point() ? self : self.to(get_default_dtype());
-  Tensor positive = x.neg().mul(x.log());
-  Tensor out = where(x.gt(0), positive, zeros_like(x));
-  out = where(x.lt(0), full_like(x, -std::numeric_limits<double>::infinity()), out);
-  return where(x.isnan(), x, out);
-}
-
 Tensor ndtr(const Tensor& self) {
   check_defined(self, "special.ndtr", "self");
   const Tensor x = self.is_floating_point() ? self : self.to(get_default_dtype());

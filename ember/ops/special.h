@@ -1,9 +1,9 @@
 // torch::special: PyTorch's special-function namespace, and ATen's flat names for the same
-// functions (torch::special_bessel_j0, torch::igamma, torch::polygamma...). The Bessel, Airy,
+// functions (torch::special_bessel_j0, torch::igamma, torch::polygamma...). The Bessel, Airy, entr,
 // orthogonal-polynomial, incomplete-gamma, zeta and polygamma functions are pointwise-table
 // ops (ember/ops/special_math.h is their math, PyTorch's algorithms); the others are ember's
 // ops under their scipy-style names (expit is sigmoid, gammaln lgamma, psi digamma) or
-// compositions of ops (entr, ndtr, xlog1py, multigammaln).
+// compositions of ops (ndtr, xlog1py, multigammaln).
 #pragma once
 #include <optional>
 
@@ -134,7 +134,7 @@ inline Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim = fal
 }
 
 // -x log(x) for x > 0, 0 at 0, -inf below 0.
-Tensor entr(const Tensor& self);
+inline Tensor entr(const Tensor& self) { return ember::special_entr(self); }
 // The standard normal CDF, (1 + erf(x / sqrt 2)) / 2.
 Tensor ndtr(const Tensor& self);
 // x log1p(y), 0 where x is 0 (unless y is NaN).
@@ -173,7 +173,7 @@ inline Tensor& digamma_out(Tensor& result, const Tensor& self) {
   return detail::write_special_out(result, special::digamma(self), "special_digamma_out");
 }
 inline Tensor& entr_out(Tensor& result, const Tensor& self) {
-  return detail::write_special_out(result, special::entr(self), "special_entr_out");
+  return ember::special_entr_out(result, self);
 }
 inline Tensor& erf_out(Tensor& result, const Tensor& self) {
   return detail::write_special_out(result, special::erf(self), "special_erf_out");

@@ -55,7 +55,7 @@ Tensor sample(const std::string& op, int64_t input, IntArrayRef shape, ScalarTyp
   Tensor x;
   if (op == "log" || op == "log1p" || op == "log2" || op == "log10" || op == "sqrt" || op == "rsqrt" || op == "lgamma" ||
       op == "digamma" || op == "reciprocal" || op == "pow" || op == "xlogy" || op == "hypot" || op == "polygamma" ||
-      op == "igamma" || op == "igammac")
+      op == "igamma" || op == "igammac" || op == "special_entr")
     x = u.mul(1.5).add(0.3);
   else if (op == "special_ndtri")
     x = u.mul(0.8).add(0.1);
@@ -81,7 +81,8 @@ Tensor sample(const std::string& op, int64_t input, IntArrayRef shape, ScalarTyp
 const std::set<std::string> kNotDifferentiable = {"nextafter", "bitwise_not", "logical_not", "signbit"};
 bool declared_non_differentiable(const std::string& n) {
   return n.starts_with("special_") && n != "special_erfcx" && n != "special_i0e" && n != "special_i1" &&
-         n != "special_i1e" && n != "special_ndtri" && n != "special_log_ndtr" && n != "special_zeta";
+         n != "special_i1e" && n != "special_ndtri" && n != "special_log_ndtr" && n != "special_zeta" &&
+         n != "special_entr";
 }
 // PyTorch differentiates these in their second argument only.
 bool first_input_not_differentiable(const std::string& n) {

@@ -814,7 +814,7 @@ def gen_half(gf):
 SPECIAL_UNARY = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
                  "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
                  "scaled_modified_bessel_k1", "i0e", "i1", "i1e", "airy_ai", "spherical_bessel_j0", "erfcx",
-                 "log_ndtr", "ndtri"]
+                 "log_ndtr", "ndtri", "entr"]
 SPECIAL_POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
                        "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
                        "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",

@@ -423,3 +423,17 @@ TEST(TensorOpsUsage, ArcAliasesAndIntegerRefusals) {
   EXPECT_EQ(torch::pow(b, 2).scalar_type(), kLong);  // a Python-style scalar promotes to int64
   EXPECT_THROW(torch::igamma(i, i), c10::Error);     // igamma_cpu: not implemented for 'Long'
 }
+
+// torch::special::entr is an op of its own, with its own backward node.
+TEST(TensorOpsUsage, SpecialEntr) {
+  Tensor x = torch::tensor({0.5, 2.0, 0.0, -1.0}, kDouble).requires_grad_();
+  Tensor y = torch::special::entr(x);
+  EXPECT_EQ(y.grad_fn()->name(), "SpecialEntrBackward0");
+  EXPECT_NEAR(y[0].item<double>(), -0.5 * std::log(0.5), 1e-15);
+  EXPECT_EQ(y[2].item<double>(), 0.0);
+  EXPECT_EQ(y[3].item<double>(), -std::numeric_limits<double>::infinity());
+  y.narrow(0, 0, 2).sum().backward();
+  EXPECT_NEAR(x.grad()[0].item<double>(), -(1 + std::log(0.5)), 1e-15);
+  EXPECT_NEAR(x.grad()[1].item<double>(), -(1 + std::log(2.0)), 1e-15);
+  EXPECT_TRUE(torch::equal(torch::special_entr(torch::tensor({1, 2})), torch::special::entr(torch::tensor({1.f, 2.f}))));
+}

@@ -57,14 +57,9 @@ const std::map<std::string, OpFn>& op_fns() {
     UNARY(square) UNARY(isnan) UNARY(isinf) UNARY(isposinf) UNARY(isneginf) UNARY(isfinite) UNARY(signbit)
     UNARY(angle) UNARY(conj_physical) UNARY(relu6)
 #undef UNARY
-#define UNARY(name) m[#name] = [](const GoldenCase& c) { return ember::name(T(c, 0)); };
-    UNARY(special_bessel_j0) UNARY(special_bessel_j1) UNARY(special_bessel_y0) UNARY(special_bessel_y1)
-    UNARY(special_modified_bessel_i0) UNARY(special_modified_bessel_i1) UNARY(special_modified_bessel_k0)
-    UNARY(special_modified_bessel_k1) UNARY(special_scaled_modified_bessel_k0)
-    UNARY(special_scaled_modified_bessel_k1) UNARY(special_i0e) UNARY(special_i1) UNARY(special_i1e)
-    UNARY(special_airy_ai) UNARY(special_spherical_bessel_j0) UNARY(special_erfcx) UNARY(special_log_ndtr)
-    UNARY(special_ndtri)
-#undef UNARY
+#define EMBER_PW_FN_OUT(name) m[#name] = [](const GoldenCase& c) { return ember::name(T(c, 0)); };
+    EMBER_FOR_EACH_UNARY_FN_OUT()  // the torch.special functions the op table writes
+#undef EMBER_PW_FN_OUT
     m["polygamma"] = [](const GoldenCase& c) { return ember::polygamma(kw_scalar(c, "n", 0).toLong(), T(c, 0)); };
     m["round"] = [](const GoldenCase& c) { return ember::round(T(c, 0), kw_scalar(c, "decimals", 0).toLong()); };
     m["nan_to_num"] = [](const GoldenCase& c) {
@@ -120,12 +115,9 @@ const std::map<std::string, OpFn>& op_fns() {
     BINARY(less_equal) BINARY(greater_equal) BINARY(not_equal) BINARY(logical_and) BINARY(logical_or)
     BINARY(logical_xor) BINARY(bitwise_and) BINARY(bitwise_or) BINARY(bitwise_xor) BINARY(bitwise_left_shift)
     BINARY(bitwise_right_shift) BINARY(xlogy) BINARY(float_power)
-    BINARY(special_chebyshev_polynomial_t) BINARY(special_chebyshev_polynomial_u)
-    BINARY(special_chebyshev_polynomial_v) BINARY(special_chebyshev_polynomial_w)
-    BINARY(special_shifted_chebyshev_polynomial_t) BINARY(special_shifted_chebyshev_polynomial_u)
-    BINARY(special_shifted_chebyshev_polynomial_v) BINARY(special_shifted_chebyshev_polynomial_w)
-    BINARY(special_hermite_polynomial_h) BINARY(special_hermite_polynomial_he)
-    BINARY(special_laguerre_polynomial_l) BINARY(special_legendre_polynomial_p) BINARY(special_zeta)
+#define EMBER_PW_FN_OUT(name) BINARY(name)
+    EMBER_FOR_EACH_BINARY_FN_OUT()
+#undef EMBER_PW_FN_OUT
     m["igamma"] = binary([](const Tensor& a, const auto& b) { return ember::igamma(a, Tensor(wrap_operand(b))); });
     m["igammac"] = binary([](const Tensor& a, const auto& b) { return ember::igammac(a, Tensor(wrap_operand(b))); });
 #undef BINARY
