@@ -1,10 +1,10 @@
-// Fuzzes ember::json::parse (ember/serialize/json.h), the reader of safetensors headers,
+// Fuzzes ember::json::parse (ember/core/json.h), the reader of safetensors headers,
 // checkpoint values and DataLoader2 states: any text must parse or raise ember::Error, and
 // what parses must dump and parse back to the same value.
 #include <string>
 
 #include "ember/core/error.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

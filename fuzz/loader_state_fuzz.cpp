@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "ember/data/datapipes.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 #include "fuzz_util.h"
 
 namespace {

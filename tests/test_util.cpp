@@ -15,6 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ember/core/json.h"
+
 namespace ember::test {
 
 // As PyTorch, the default generator starts from a nondeterministic seed; ember's own tests
@@ -94,105 +96,29 @@ bool Json::contains(std::string_view key) const {
   return false;
 }
 
-// A recursive-descent parser for the JSON that Python's json.dumps writes.
+// The golden headers are read by ember's own JSON reader (ember/core/json.h); the tree is
+// copied into this test-side view, which adds operator[] and a Number's text.
 struct JsonParser {
-  std::string_view s;
-  size_t i = 0;
-
-  [[noreturn]] void fail(const char* what) {
-    throw std::runtime_error(str_cat_("json: ", what, " at offset ", i));
-  }
-  template <class... A> static std::string str_cat_(const A&... a) {
-    std::ostringstream os;
-    (os << ... << a);
-    return os.str();
-  }
-  void ws() { while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i; }
-  bool lit(std::string_view l) {
-    if (s.substr(i, l.size()) != l) return false;
-    i += l.size();
-    return true;
-  }
-  std::string string() {
-    if (s[i] != '"') fail("expected a string");
-    ++i;
-    std::string out;
-    while (i < s.size() && s[i] != '"') {
-      char c = s[i++];
-      if (c != '\\') { out += c; continue; }
-      if (i >= s.size()) fail("bad escape");
-      char e = s[i++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': {
-          if (i + 4 > s.size()) fail("bad \\u escape");
-          unsigned cp = std::stoul(std::string(s.substr(i, 4)), nullptr, 16);
-          i += 4;
-          if (cp < 0x80) out += char(cp);
-          else if (cp < 0x800) out += char(0xc0 | (cp >> 6)), out += char(0x80 | (cp & 0x3f));
-          else out += char(0xe0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3f)), out += char(0x80 | (cp & 0x3f));
-          break;
-        }
-        default: out += e;
-      }
-    }
-    if (i >= s.size()) fail("unterminated string");
-    ++i;
-    return out;
-  }
-  Json value() {
-    ws();
-    if (i >= s.size()) fail("unexpected end");
+  static Json convert(const json::Value& v) {
     Json j;
-    char c = s[i];
-    if (c == '{') {
-      j.type_ = Json::Type::Object;
-      ++i;
-      ws();
-      if (s[i] == '}') { ++i; return j; }
-      for (;;) {
-        ws();
-        std::string k = string();
-        ws();
-        if (s[i++] != ':') fail("expected ':'");
-        j.fields_.emplace_back(std::move(k), value());
-        ws();
-        if (s[i] == ',') { ++i; continue; }
-        if (s[i] == '}') { ++i; return j; }
-        fail("expected ',' or '}'");
-      }
-    }
-    if (c == '[') {
-      j.type_ = Json::Type::Array;
-      ++i;
-      ws();
-      if (s[i] == ']') { ++i; return j; }
-      for (;;) {
-        j.items_.push_back(value());
-        ws();
-        if (s[i] == ',') { ++i; continue; }
-        if (s[i] == ']') { ++i; return j; }
-        fail("expected ',' or ']'");
-      }
-    }
-    if (c == '"') {
+    if (v.is_null()) return j;
+    if (v.is_bool()) {
+      j.type_ = Json::Type::Bool;
+      j.b_ = v.as_bool();
+    } else if (v.is_number()) {
+      j.type_ = Json::Type::Number;
+      j.num_ = v.as_double();
+      j.str_ = json::dump(v);
+    } else if (v.is_string()) {
       j.type_ = Json::Type::String;
-      j.str_ = string();
-      return j;
+      j.str_ = v.as_string();
+    } else if (v.is_array()) {
+      j.type_ = Json::Type::Array;
+      for (const json::Value& e : v.as_array()) j.items_.push_back(convert(e));
+    } else {
+      j.type_ = Json::Type::Object;
+      for (const auto& [k, e] : v.as_object()) j.fields_.emplace_back(k, convert(e));
     }
-    if (lit("null")) return j;
-    if (lit("true")) { j.type_ = Json::Type::Bool; j.b_ = true; return j; }
-    if (lit("false")) { j.type_ = Json::Type::Bool; j.b_ = false; return j; }
-    size_t start = i;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || std::strchr("+-.eE", s[i]))) ++i;
-    if (start == i) fail("unexpected character");
-    j.type_ = Json::Type::Number;
-    j.str_ = std::string(s.substr(start, i - start));
-    j.num_ = std::strtod(j.str_.c_str(), nullptr);
     return j;
   }
 };
@@ -212,11 +138,11 @@ const Json& Json::golden(const std::string& name) {
 }
 
 Json Json::parse(std::string_view text) {
-  JsonParser p{text};
-  Json j = p.value();
-  p.ws();
-  if (p.i != text.size()) p.fail("trailing characters");
-  return j;
+  try {
+    return JsonParser::convert(json::parse(text, "golden header"));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(e.what());
+  }
 }
 
 namespace {

@@ -44,7 +44,8 @@ Tensor from_complex_vector(const std::vector<std::complex<double>>& v, IntArrayR
 // tests/golden/*.golden, written by tests/golden/gen_golden.py (its header documents the
 // format: magic, a JSON header of cases, then raw little-endian tensor bytes).
 
-// A parsed JSON value (the golden headers). Objects keep their keys in file order.
+// A parsed JSON value (the golden headers), read by ember::json::parse. Objects keep their
+// keys in file order.
 class Json {
  public:
   enum class Type { Null, Bool, Number, String, Array, Object };

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ember/autograd/node.h"
-#include "ember/ops/math.h"
+#include "ember/core/pointwise_args.h"
 
 namespace ember::autograd {
 

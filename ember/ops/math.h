@@ -6,20 +6,11 @@
 #include <limits>
 #include <type_traits>
 
+#include "ember/core/pointwise_args.h"
 #include "ember/core/scalar.h"
 #include "ember/ops/dispatch.h"
 
 namespace ember {
-
-// Scalar arguments of a pointwise op (alpha, decimals, min/max, slopes...).
-struct PointwiseArgs {
-  Scalar s[4];
-  int n = 0;
-  PointwiseArgs() = default;
-  PointwiseArgs(std::initializer_list<Scalar> l) {
-    for (const Scalar& v : l) s[n++] = v;
-  }
-};
 
 namespace math {
 

@@ -1,7 +1,5 @@
 #include "ember/optim/more.h"
 
-#include "ember/serialize/archive.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -148,16 +146,6 @@ void LRScheduler::load_state_dict(const json::Value& state) {
   epoch_ = epoch->as_int("last_epoch");
   step_count_ = unsigned(std::max<int64_t>(epoch_, 0));
   base_lrs_ = std::move(base);
-}
-
-void LRScheduler::save(serialize::OutputArchive& archive) const {
-  archive.write("scheduler_state", IValue(json::dump(state_dict())));
-}
-
-void LRScheduler::load(serialize::InputArchive& archive) {
-  IValue v;
-  archive.read("scheduler_state", v);
-  load_state_dict(json::parse(v.toStringRef(), "scheduler_state"));
 }
 
 std::vector<double> LRScheduler::get_last_lr() const {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ember/optim/optimizer.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 
 namespace ember::serialize {
 class OutputArchive;

@@ -12,7 +12,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/functions.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 
 namespace ember::serialize {
 

@@ -5,6 +5,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/generator.h"
 #include "ember/ops/functions.h"
+#include "ember/optim/more.h"
 
 namespace ember {
 
@@ -137,6 +138,18 @@ void optim::Optimizer::load(serialize::InputArchive& archive) {
     }
   }
   load_state_dict(dict);
+}
+
+// ---- learning-rate schedulers: their state_dict() as one JSON string ----
+
+void optim::LRScheduler::save(serialize::OutputArchive& archive) const {
+  archive.write("scheduler_state", IValue(json::dump(state_dict())));
+}
+
+void optim::LRScheduler::load(serialize::InputArchive& archive) {
+  IValue v;
+  archive.read("scheduler_state", v);
+  load_state_dict(json::parse(v.toStringRef(), "scheduler_state"));
 }
 
 // ---- archive operators ----

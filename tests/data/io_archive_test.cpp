@@ -12,7 +12,7 @@
 
 #include "ember/data/io/archive.h"
 #include "ember/data/io/hash.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 #include "temp_files.h"
 #include "test_util.h"
 

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "ember/data/io/csv.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 #include "temp_files.h"
 #include "test_util.h"
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "ember/data/io/files.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 #include "temp_files.h"
 #include "test_util.h"
 

@@ -19,7 +19,7 @@
 #include <sstream>
 #include <thread>
 
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 #include "test_util.h"
 
 namespace ember {

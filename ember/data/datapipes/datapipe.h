@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 
 namespace ember::data::io {
 class InputStream;

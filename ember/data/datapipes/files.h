@@ -24,7 +24,7 @@
 #include "ember/data/datapipes/datapipe.h"
 #include "ember/data/io/csv.h"
 #include "ember/data/io/stream.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 
 namespace ember::data::datapipes {
 

@@ -1,9 +1,9 @@
 // JSON documents read from streams (TorchData's parse_json_files): the whole stream is one
-// JSON text, parsed by ember's reader (ember/serialize/json.h) with the stream's name in
+// JSON text, parsed by ember's reader (ember/core/json.h) with the stream's name in
 // every error.
 #pragma once
 #include "ember/data/io/stream.h"
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 
 namespace ember::data::io {
 

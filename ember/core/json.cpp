@@ -1,4 +1,4 @@
-#include "ember/serialize/json.h"
+#include "ember/core/json.h"
 
 #include <cerrno>
 #include <charconv>

@@ -2,6 +2,13 @@
 // 64-bit integers, UTF-8 strings with escapes, objects that keep their key order. The
 // reader takes untrusted input: it bounds nesting depth, rejects duplicate keys, invalid
 // escapes and trailing bytes, and reports the byte offset of every error.
+//
+// The one JSON of ember (checkpoint and safetensors headers, DataPipe state, scheduler
+// state, the tests' golden files). Written here rather than taken from nlohmann-json
+// because the reader faces untrusted file headers: nlohmann keeps the last of duplicate
+// keys (a safetensors header must reject them), reports no byte offsets, and its
+// exceptions would have to be translated at every call; ~400 lines, fuzzed
+// (fuzz/json_fuzz.cpp). In core, below every layer that reads or writes state.
 #pragma once
 #include <cstdint>
 #include <string>
