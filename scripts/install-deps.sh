@@ -11,6 +11,8 @@ demo_only=0
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libopenblas-dev liblapacke-dev libdnnl-dev libomp-dev libsleef-dev zlib1g-dev
+  # the `ember` command's options
+  libcli11-dev
   # the test suite's framework (configure looks for it whenever tests are enabled)
   libgtest-dev libgmock-dev
   # data loading: archives and compressed streams (libarchive), S3 over HTTPS (libcurl, OpenSSL)

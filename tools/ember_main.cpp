@@ -5,11 +5,13 @@
 //   ember train [--epochs N] [--lr X] [--batch-size N] [--seed N] [--threads N]
 //               [--channels-last] [--bf16] [--checkpoint FILE] [--resume] [--data FILE]
 //               [--no-progress] [--stop-after-epoch N]
+//   ember --help, ember train --help, ember --version
 //
 // --stop-after-epoch N ends the run after epoch N as if it were interrupted there (its
 // checkpoint is the one --resume continues from).
 // Every epoch ends with a checkpoint (model, optimizer, random-number state, epoch) written
 // atomically; --resume continues from it and reproduces the uninterrupted run bit for bit.
+#include <CLI/CLI.hpp>
 #include <torch/torch.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -22,6 +24,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #ifndef EMBER_DIGITS_PATHS
@@ -45,52 +48,74 @@ struct Config {
   std::string data;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::cerr << "ember: " << message << "\n"
-            << "usage: ember train [--epochs N] [--lr X] [--batch-size N] [--seed N] [--threads N]\n"
-            << "                   [--channels-last] [--bf16] [--checkpoint FILE] [--resume] [--data FILE]\n"
-            << "                   [--no-progress] [--stop-after-epoch N]\n";
-  std::exit(2);
-}
-
+// The command line, parsed by CLI11: `ember --help`, `ember train --help`; a usage error
+// prints CLI11's message (it names the option and the value) and exits with status 2.
+// A validator for a number of type T that is at least `min`: "--lr: expects a number > 0,
+// got 'fast'".
 template <class T>
-T parse_number(const std::string& flag, const std::string& text) {
-  std::istringstream in(text);
-  T v{};
-  in >> v;
-  if (in.fail() || !in.eof()) usage_error(flag + " expects a number, got '" + text + "'");
-  return v;
+CLI::Validator at_least(T min, bool strict) {
+  std::ostringstream rule_text;
+  rule_text << (strict ? "> " : ">= ") << min;
+  const std::string rule = rule_text.str();
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        T v{};
+        const bool number = CLI::detail::lexical_cast(text, v);
+        if (number && (strict ? v > min : v >= min)) return "";
+        return "expects a number " + rule + ", got '" + text + "'";
+      },
+      strict && min == T(0) ? "POSITIVE" : "NONNEGATIVE");
 }
 
-Config parse_args(int argc, char** argv) {
-  Config c;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(a + " expects a value");
-      return argv[++i];
-    };
-    if (a == "--epochs") c.epochs = parse_number<int64_t>(a, value());
-    else if (a == "--lr") c.lr = parse_number<double>(a, value());
-    else if (a == "--batch-size") c.batch_size = parse_number<int64_t>(a, value());
-    else if (a == "--seed") c.seed = parse_number<uint64_t>(a, value());
-    else if (a == "--threads") c.threads = parse_number<int>(a, value());
-    else if (a == "--stop-after-epoch") c.stop_after = parse_number<int64_t>(a, value());
-    else if (a == "--checkpoint") c.checkpoint = value();
-    else if (a == "--data") c.data = value();
-    else if (a == "--channels-last") c.channels_last = true;
-    else if (a == "--bf16") c.bf16 = true;
-    else if (a == "--resume") c.resume = true;
-    else if (a == "--no-progress") c.progress = false;
-    else if (a == "--help" || a == "-h") usage_error("help");
-    else usage_error("unknown option '" + a + "'");
+struct CommandLine {
+  CLI::App app{"ember: train a small CNN on the UCI 8x8 handwritten digits (data/digits)", "ember"};
+  CLI::App* train = nullptr;
+  Config config;
+
+  CommandLine() {
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "ember " EMBER_VERSION);
+    train = app.add_subcommand("train", "train the digits CNN and print the held-out accuracy");
+    Config& c = config;
+    train->add_option("--epochs", c.epochs, "epochs to train")->capture_default_str()->check(at_least<int64_t>(0, true));
+    train->add_option("--lr", c.lr, "Adam's learning rate (cosine-annealed over the epochs)")
+        ->capture_default_str()
+        ->check(at_least<double>(0, true));
+    train->add_option("--batch-size", c.batch_size, "examples per step")
+        ->capture_default_str()
+        ->check(at_least<int64_t>(0, true));
+    train->add_option("--seed", c.seed, "random seed of the initial weights and the batch order")->capture_default_str();
+    train->add_option("--threads", c.threads, "intra-op threads (0: ember's default)")
+        ->capture_default_str()
+        ->check(at_least<int>(0, false));
+    train->add_flag("--channels-last", c.channels_last, "train in the channels-last memory format");
+    train->add_flag("--bf16", c.bf16, "run forward passes under bfloat16 autocast");
+    train->add_option("--checkpoint", c.checkpoint, "checkpoint written atomically after every epoch")
+        ->capture_default_str();
+    train->add_flag("--resume", c.resume, "continue from --checkpoint (bit-identical to an uninterrupted run)");
+    train->add_option("--data", c.data, "the digits as CSV (gzip), 64 pixels 0..16 and a label per line");
+    train->add_flag_callback("--no-progress", [&c] { c.progress = false; }, "no progress bar on standard error");
+    train->add_option("--stop-after-epoch", c.stop_after, "end after epoch N as if interrupted there (0: run to the end)")
+        ->check(at_least<int64_t>(0, false));
   }
-  if (c.epochs < 1) usage_error("--epochs must be at least 1");
-  if (c.batch_size < 1) usage_error("--batch-size must be at least 1");
-  if (!(c.lr > 0)) usage_error("--lr must be positive");
-  if (c.threads < 0) usage_error("--threads must be positive");
-  return c;
-}
+
+  // The parsed configuration, or the exit status of --help, --version or a usage error.
+  std::variant<Config, int> parse(int argc, char** argv) {
+    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != train->get_name()) {
+      std::cerr << "ember: unknown command '" << argv[1] << "' (commands: train)\nRun 'ember --help' for usage.\n";
+      return 2;
+    }
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::Success& e) {  // --help, --version
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::cerr << "ember: " << e.what() << "\nRun 'ember --help' or 'ember train --help' for usage.\n";
+      return 2;
+    }
+    return config;
+  }
+};
 
 // ---- data ----
 
@@ -318,10 +343,11 @@ int train(const Config& config_in) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]) != "train") usage_error(argc < 2 ? "missing command" : "unknown command '" + std::string(argv[1]) + "'");
-  const Config config = parse_args(argc, argv);
+  CommandLine command_line;
+  const auto parsed = command_line.parse(argc, argv);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
   try {
-    return train(config);
+    return train(std::get<Config>(parsed));
   } catch (const std::exception& e) {
     std::cerr << "ember train: " << e.what() << "\n";
     return 1;

@@ -86,16 +86,41 @@ TEST_F(EmberCli, Bfloat16AndChannelsLastRunsLearn) {
   EXPECT_GE(accuracy_of(cl), 0.97);
 }
 
+TEST_F(EmberCli, HelpListsTheCommandAndItsOptions) {
+  Outcome r = run("--help");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Usage: ember [OPTIONS] SUBCOMMAND"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("train"), std::string::npos) << r.output;
+  r = run("train --help");
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (const char* option : {"--epochs INT:POSITIVE=10", "--lr FLOAT:POSITIVE=0.002", "--batch-size", "--seed",
+                             "--threads", "--channels-last", "--bf16", "--checkpoint", "--resume", "--data",
+                             "--no-progress", "--stop-after-epoch"})
+    EXPECT_NE(r.output.find(option), std::string::npos) << option << " missing from:\n" << r.output;
+  r = run("--version");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("ember ", 0), 0u) << r.output;
+}
+
 TEST_F(EmberCli, BadArgumentsAndDataAreClearErrors) {
   Outcome r = run("train --epochs");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("--epochs expects a value"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--epochs: 1 required INT:POSITIVE missing"), std::string::npos) << r.output;
   r = run("train --lr fast");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("--lr expects a number, got 'fast'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--lr: expects a number > 0, got 'fast'"), std::string::npos) << r.output;
+  r = run("train --threads -1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--threads: expects a number >= 0, got '-1'"), std::string::npos) << r.output;
+  r = run("train --epochs 3 --bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--bogus"), std::string::npos) << r.output;
   r = run("fly");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("unknown command 'fly'"), std::string::npos) << r.output;
+  r = run("");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("A subcommand is required"), std::string::npos) << r.output;
   r = run("train --data " + path("missing.csv.gz"));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("cannot open"), std::string::npos) << r.output;
