@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ember/core/error.h"
+#include "ember/core/utf8.h"
 
 namespace ember::json {
 
@@ -111,23 +112,6 @@ class Parser {
     }
   }
 
-  static void append_utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += char(cp);
-    } else if (cp < 0x800) {
-      out += char(0xC0 | (cp >> 6));
-      out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += char(0xE0 | (cp >> 12));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    } else {
-      out += char(0xF0 | (cp >> 18));
-      out += char(0x80 | ((cp >> 12) & 0x3F));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    }
-  }
   uint32_t hex4() {
     if (pos_ + 4 > s_.size()) fail("truncated \\u escape");
     uint32_t v = 0;
@@ -194,7 +178,7 @@ class Parser {
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
               fail("unpaired surrogate in \\u escape");
             }
-            append_utf8(out, cp);
+            utf8::append(out, cp);
             break;
           }
           default: fail(std::string("invalid escape '\\") + e + "'");

@@ -4,30 +4,13 @@
 #include <cstring>
 
 #include "ember/core/error.h"
+#include "ember/core/utf8.h"
 
 namespace ember::data::s3 {
 
 namespace {
 
 constexpr size_t kMaxDepth = 64;
-
-void append_utf8(std::string& out, unsigned long cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 struct Parser {
   std::string_view s;
@@ -74,7 +57,7 @@ struct Parser {
           cp = cp * (hex ? 16 : 10) + d;
           if (cp > 0x10FFFF) fail("character reference out of range");
         }
-        append_utf8(out, cp);
+        ember::utf8::append(out, cp);
       } else {
         fail("unknown entity");
       }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ember/core/utf8.h"
 #include "ember/frame/compute/compute.h"
 #include "ember/frame/compute/string_util.h"
 #include "ember/frame/compute/unicode.h"
@@ -132,26 +133,6 @@ std::string_view strip_view(std::string_view s, const CharSet& set, bool left, b
   return s.substr(b, e - b);
 }
 
-inline int encoded_length(uint32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
-
-inline void encode_at(uint32_t cp, uint8_t* d) {
-  if (cp < 0x80) {
-    d[0] = uint8_t(cp);
-  } else if (cp < 0x800) {
-    d[0] = uint8_t(0xC0 | (cp >> 6));
-    d[1] = uint8_t(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    d[0] = uint8_t(0xE0 | (cp >> 12));
-    d[1] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
-    d[2] = uint8_t(0x80 | (cp & 0x3F));
-  } else {
-    d[0] = uint8_t(0xF0 | (cp >> 18));
-    d[1] = uint8_t(0x80 | ((cp >> 12) & 0x3F));
-    d[2] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
-    d[3] = uint8_t(0x80 | (cp & 0x3F));
-  }
-}
-
 // Lowercase (or uppercase) mapped byte for byte: the offsets and validity are shared (or
 // re-based for rows that do not start at byte 0), only the bytes are new. Nearly every
 // code point maps to one of the same UTF-8 length; when one does not (Kelvin sign K ->
@@ -202,11 +183,11 @@ std::optional<Column> same_length_case(const ArrayData& a, bool upper, bool asci
           size_t k = size_t(i);
           const uint32_t cp = unicode::decode(text, k);
           const uint32_t m = upper ? unicode::to_upper(cp) : unicode::to_lower(cp);
-          if (encoded_length(m) != int64_t(k) - i) {
+          if (ember::utf8::encoded_length(m) != int64_t(k) - i) {
             ok[size_t(c)] = 0;
             break;
           }
-          encode_at(m, dst + i);
+          ember::utf8::encode(m, dst + i);
           i = int64_t(k);
         }
       }
@@ -270,7 +251,7 @@ Column case_map(const ArrayData& a, bool upper) {
         if (k == v.size()) break;
       }
       const uint32_t cp = unicode::decode(v, k);
-      unicode::encode(upper ? unicode::to_upper(cp) : unicode::to_lower(cp), out);
+      ember::utf8::append(out, upper ? unicode::to_upper(cp) : unicode::to_lower(cp));
     }
     return true;
   });
