@@ -1,4 +1,4 @@
-// The pointwise op table's entries: each row of ember/ops/pointwise_ops.h expanded into its
+// The pointwise op table's entries: each row of ember/ops/pointwise_table.h expanded into its
 // OpDef, with the row's derivative attached here, at compile time (no lookup by name).
 // The formulas of ops with their own vjp/jvp and the helpers of the unary ones live above
 // the expansion.

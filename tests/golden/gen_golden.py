@@ -6,7 +6,8 @@
 # Run by hand with Debian's python3-torch (PyTorch 1.13), from the repository root:
 #     /usr/bin/python3 tests/golden/gen_golden.py
 # The output is deterministic (fixed seeds, sorted JSON); rerun it after adding an op to
-# ember/ops/pointwise_ops.h and add the op to the tables below.
+# ember/ops/pointwise_table.h (its functor in ember/ops/pointwise_ops.h) and add the op to the
+# tables below.
 #
 # ---- File format (read by ember::test::load_golden in tests/test_util.cpp) ----------
 #   bytes 0..7     magic "EMBGLD01"
