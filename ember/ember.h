@@ -36,7 +36,5 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/tensor_literal.h"
 #include "ember/ops/type_promotion.h"
-#include "ember/optim/extra.h"
-#include "ember/optim/more.h"
-#include "ember/optim/optimizer.h"
+#include "ember/optim/optim.h"
 #include "ember/serialize/serialize.h"

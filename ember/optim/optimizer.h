@@ -1,5 +1,8 @@
-// Optimizers with LibTorch's torch::optim interface: parameter groups with per-group
-// options, step(), zero_grad(). The update rules follow PyTorch's reference formulas.
+// The base of the optimizers with LibTorch's torch::optim interface (LibTorch's
+// torch/optim/optimizer.h): parameter groups with per-group options, step(), zero_grad(), and
+// the base types of options and per-parameter state. Each optimizer has its own file
+// (ember/optim/sgd.h, adam.h, ...), the schedulers theirs under ember/optim/schedulers/;
+// ember/optim/optim.h includes them all. The update rules follow PyTorch's reference formulas.
 #pragma once
 #include <functional>
 #include <map>
@@ -124,19 +127,6 @@ using ParamStateMap = std::unordered_map<std::string, std::unique_ptr<OptimizerP
   }                                          \
   T name() const { return name##_; }         \
   T name##_ = init
-
-// The checks of Adam-like options (lr, eps, betas in [0, 1), weight_decay), as torch.optim's
-// messages; returns a copy of the options.
-template <class O>
-std::unique_ptr<OptimizerOptions> check_adam_options(const O& o) {
-  EMBER_CHECK(o.lr() >= 0, "Invalid learning rate: ", o.lr());
-  EMBER_CHECK(o.eps() >= 0, "Invalid epsilon value: ", o.eps());
-  auto [b1, b2] = o.betas();
-  EMBER_CHECK(b1 >= 0 && b1 < 1, "Invalid beta parameter at index 0: ", b1);
-  EMBER_CHECK(b2 >= 0 && b2 < 1, "Invalid beta parameter at index 1: ", b2);
-  EMBER_CHECK(o.weight_decay() >= 0, "Invalid weight_decay value: ", o.weight_decay());
-  return o.clone();
-}
 
 class OptimizerParamGroup {
  public:
@@ -268,121 +258,5 @@ class Optimizer {
 
 // Tensor& zeros_like(p) the first time: a state tensor created when first used.
 Tensor& state_slot(Tensor& t, const Tensor& p);
-
-struct SGDOptions : OptimizerOptions {
-  SGDOptions(double lr) : lr_(lr) {}  // NOLINT: SGD(params, 0.01) as in LibTorch
-  EMBER_OPTIONS_COMMON(SGDOptions)
-  EMBER_OPT_FIELD(SGDOptions, double, lr, 0);
-  EMBER_OPT_FIELD(SGDOptions, double, momentum, 0);
-  EMBER_OPT_FIELD(SGDOptions, double, dampening, 0);
-  EMBER_OPT_FIELD(SGDOptions, double, weight_decay, 0);
-  EMBER_OPT_FIELD(SGDOptions, bool, nesterov, false);
-  EMBER_OPT_FIELD(SGDOptions, bool, maximize, false);
-  void visit(OptionVisitor& v) override {
-    v.field("lr", lr_), v.field("momentum", momentum_), v.field("dampening", dampening_);
-    v.field("weight_decay", weight_decay_), v.field("nesterov", nesterov_), v.field("maximize", maximize_);
-  }
-};
-
-struct SGDParamState : OptimizerCloneableParamState<SGDParamState> {
-  TORCH_ARG(Tensor, momentum_buffer);
-
- public:
-  void visit(ParamStateVisitor& v) override { v.tensor("momentum_buffer", momentum_buffer_); }
-};
-
-// Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
-// maximize, as torch.optim.SGD:
-//   g = grad (+ wd * p); b = mu * b + (1 - dampening) * g (b = g on the first step);
-//   g = nesterov ? g + mu * b : b; p -= lr * g (+= when maximizing).
-class SGD : public Optimizer {
- public:
-  SGD(std::vector<Tensor> params, SGDOptions options);
-  SGD(std::vector<OptimizerParamGroup> groups, SGDOptions options);
-  Tensor step(LossClosure closure = nullptr) override;
-
- protected:
-  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
-  std::unique_ptr<OptimizerParamState> make_param_state() const override {
-    return std::make_unique<SGDParamState>();
-  }
-};
-
-// The options of Adam (and, with weight decay 1e-2, of AdamW).
-using Betas = std::tuple<double, double>;
-#define EMBER_ADAM_OPTIONS(Self, default_weight_decay)                                                 \
-  Self(double lr = 1e-3) : lr_(lr) {} /* NOLINT */                                                     \
-  EMBER_OPTIONS_COMMON(Self)                                                                           \
-  EMBER_OPT_FIELD(Self, double, lr, 1e-3);                                                             \
-  EMBER_OPT_FIELD(Self, Betas, betas, (Betas{0.9, 0.999}));                                              \
-  EMBER_OPT_FIELD(Self, double, eps, 1e-8);                                                            \
-  EMBER_OPT_FIELD(Self, double, weight_decay, default_weight_decay);                                   \
-  EMBER_OPT_FIELD(Self, bool, amsgrad, false);                                                         \
-  EMBER_OPT_FIELD(Self, bool, maximize, false);                                                        \
-  void visit(OptionVisitor& v) override {                                                              \
-    v.field("lr", lr_), v.field("betas", betas_), v.field("eps", eps_);                                \
-    v.field("weight_decay", weight_decay_), v.field("amsgrad", amsgrad_), v.field("maximize", maximize_); \
-  }
-
-struct AdamOptions : OptimizerOptions {
-  EMBER_ADAM_OPTIONS(AdamOptions, 0)
-};
-// AdamW: Adam with decoupled weight decay (default 1e-2), as torch.optim.AdamW.
-struct AdamWOptions : OptimizerOptions {
-  EMBER_ADAM_OPTIONS(AdamWOptions, 1e-2)
-};
-
-struct AdamParamState : OptimizerCloneableParamState<AdamParamState> {
-  TORCH_ARG(int64_t, step) = 0;
-  TORCH_ARG(Tensor, exp_avg);
-  TORCH_ARG(Tensor, exp_avg_sq);
-  TORCH_ARG(Tensor, max_exp_avg_sq) = {};
-
- public:
-  void visit(ParamStateVisitor& v) override {
-    v.step(step_), v.tensor("exp_avg", exp_avg_), v.tensor("exp_avg_sq", exp_avg_sq_);
-    v.tensor("max_exp_avg_sq", max_exp_avg_sq_);
-  }
-};
-struct AdamWParamState : OptimizerCloneableParamState<AdamWParamState> {
-  TORCH_ARG(int64_t, step) = 0;
-  TORCH_ARG(Tensor, exp_avg);
-  TORCH_ARG(Tensor, exp_avg_sq);
-  TORCH_ARG(Tensor, max_exp_avg_sq) = {};
-
- public:
-  void visit(ParamStateVisitor& v) override {
-    v.step(step_), v.tensor("exp_avg", exp_avg_), v.tensor("exp_avg_sq", exp_avg_sq_);
-    v.tensor("max_exp_avg_sq", max_exp_avg_sq_);
-  }
-};
-
-// torch.optim.Adam / AdamW: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
-// p -= lr / (1 - b1^t) * m / (sqrt(v_or_vmax) / sqrt(1 - b2^t) + eps). Adam adds wd * p to g;
-// AdamW scales p by (1 - lr * wd) first.
-class Adam : public Optimizer {
- public:
-  Adam(std::vector<Tensor> params, AdamOptions options = {});
-  Adam(std::vector<OptimizerParamGroup> groups, AdamOptions options = {});
-  Tensor step(LossClosure closure = nullptr) override;
-
- protected:
-  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
-  std::unique_ptr<OptimizerParamState> make_param_state() const override {
-    return std::make_unique<AdamParamState>();
-  }
-};
-class AdamW : public Optimizer {
- public:
-  AdamW(std::vector<Tensor> params, AdamWOptions options = {});
-  AdamW(std::vector<OptimizerParamGroup> groups, AdamWOptions options = {});
-  Tensor step(LossClosure closure = nullptr) override;
-
- protected:
-  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
-  std::unique_ptr<OptimizerParamState> make_param_state() const override {
-    return std::make_unique<AdamWParamState>();
-  }
-};
 
 }  // namespace ember::optim

@@ -5,7 +5,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/generator.h"
 #include "ember/ops/functions.h"
-#include "ember/optim/more.h"
+#include "ember/optim/schedulers/lr_scheduler.h"
 
 namespace ember {
 

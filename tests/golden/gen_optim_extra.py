@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Golden data for tests/nn/optim_extra_test.cpp and tests/nn/nn_utils_test.cpp, from PyTorch 1.13.
+"""Golden data for tests/optim/optimizers_test.cpp, tests/optim/schedulers_test.cpp and
+tests/nn/nn_utils_test.cpp, from PyTorch 1.13.
 
 Writes tests/golden/optim_extra.json (optimizer trajectories and scheduler lr sequences) and
 tests/golden/nn_utils.json (clip_grad_norm_). Run with the system Python:
@@ -63,7 +64,7 @@ OPTIM_CASES = [
     ("lbfgs_wolfe_extrapolate", "LBFGS", dict(lr=0.01, max_iter=5, line_search_fn="strong_wolfe"), 4, None),
     ("lbfgs_wolfe_zoom", "LBFGS", dict(lr=5.0, max_iter=5, history_size=3, line_search_fn="strong_wolfe"), 4, None),
     ("lbfgs_tolerances", "LBFGS", dict(max_iter=10, tolerance_grad=1e-3, tolerance_change=1e-4), 4, None),
-    # The first optimizers (ember/optim/optimizer.h, more.h).
+    # The first optimizers (ember/optim/sgd.h, adam.h, adamw.h, rmsprop.h, adagrad.h).
     ("sgd_plain", "SGD", dict(lr=0.01), 6, None),
     ("sgd_momentum", "SGD", dict(lr=0.01, momentum=0.9, dampening=0.1, weight_decay=0.05), 8, None),
     ("sgd_nesterov_maximize", "SGD", dict(lr=0.005, momentum=0.8, nesterov=True, maximize=True), 6, None),

@@ -1,6 +1,9 @@
-// Adadelta, Adamax, NAdam, RAdam, LBFGS and the schedulers of ember/optim/extra.h against
-// PyTorch 1.13: tests/golden/optim_extra.json, written by tests/golden/gen_optim_extra.py (its
-// docstring describes the cases). Also option checks and state_dict round trips.
+// The optimizers of ember/optim/ (sgd.h, adam.h, adamw.h, rmsprop.h, adagrad.h, adadelta.h,
+// adamax.h, nadam.h, radam.h, lbfgs.h). Adadelta, Adamax, NAdam, RAdam, LBFGS and the first
+// optimizers against PyTorch 1.13: tests/golden/optim_extra.json, written by
+// tests/golden/gen_optim_extra.py (its docstring describes the cases). Also option checks and
+// state_dict round trips, and RMSprop, Adagrad, Adam and AdamW against their reference formulas
+// in double.
 #include <torch/torch.h>
 
 #include <cmath>
@@ -262,174 +265,71 @@ TEST(OptimExtra, LBFGSNeedsAClosureAndResolvesMaxEval) {
   EXPECT_EQ(to.line_search_fn(), std::optional<std::string>("strong_wolfe"));
 }
 
-// ---- schedulers ------------------------------------------------------------------------------
-
-// Two groups of one parameter each, with the case's lrs: SGD (with momentum 0.9 for
-// "SGD_momentum") or Adam.
-std::unique_ptr<optim::Optimizer> scheduler_optimizer(const Json& c) {
-  const std::string kind = c.contains("optimizer") ? c["optimizer"].as_string() : "SGD";
-  std::vector<optim::OptimizerParamGroup> groups;
-  for (const Json& lr : c["lrs"].items()) {
-    std::vector<torch::Tensor> p{torch::zeros({1}, torch::requires_grad())};
-    if (kind == "Adam") {
-      groups.emplace_back(p, std::make_unique<optim::AdamOptions>(lr.as_double()));
-    } else {
-      auto o = optim::SGDOptions(lr.as_double()).momentum(kind == "SGD_momentum" ? 0.9 : 0);
-      groups.emplace_back(p, std::make_unique<optim::SGDOptions>(o));
-    }
-  }
-  if (kind == "Adam") return std::make_unique<optim::Adam>(groups, optim::AdamOptions(1.0));
-  return std::make_unique<optim::SGD>(groups, optim::SGDOptions(1.0));
-}
-
-// A scheduler from its golden spec ({"kind", "args"} with PyTorch's argument names); absent
-// arguments take ember's defaults.
-std::shared_ptr<optim::LRScheduler> make_scheduler(optim::Optimizer& opt, const Json& spec) {
-  const std::string& kind = spec["kind"].as_string();
-  const Json& a = spec["args"];
-  auto num = [&](const char* k, double fallback) { return a.contains(k) ? a[k].as_double() : fallback; };
-  auto integer = [&](const char* k, int64_t fallback) { return a.contains(k) ? a[k].as_int() : fallback; };
-  if (kind == "CosineAnnealingWarmRestarts")
-    return std::make_shared<optim::CosineAnnealingWarmRestarts>(opt, a["T_0"].as_int(), integer("T_mult", 1),
-                                                                num("eta_min", 0));
-  if (kind == "OneCycleLR") {
-    optim::OneCycleLROptions o;
-    if (a.contains("total_steps")) o.total_steps(a["total_steps"].as_int());
-    if (a.contains("epochs")) o.epochs(a["epochs"].as_int()).steps_per_epoch(a["steps_per_epoch"].as_int());
-    if (a.contains("anneal_strategy")) o.anneal_strategy(a["anneal_strategy"].as_string());
-    if (a.contains("cycle_momentum")) o.cycle_momentum(a["cycle_momentum"].as_bool());
-    if (a.contains("three_phase")) o.three_phase(a["three_phase"].as_bool());
-    o.pct_start(num("pct_start", o.pct_start())).div_factor(num("div_factor", o.div_factor()));
-    o.final_div_factor(num("final_div_factor", o.final_div_factor()));
-    o.base_momentum(num("base_momentum", o.base_momentum())).max_momentum(num("max_momentum", o.max_momentum()));
-    if (a["max_lr"].type() == Json::Type::Array)
-      return std::make_shared<optim::OneCycleLR>(opt, doubles(a["max_lr"]), o);
-    return std::make_shared<optim::OneCycleLR>(opt, a["max_lr"].as_double(), o);
-  }
-  if (kind == "LinearLR") {
-    if (a.size() == 0) return std::make_shared<optim::LinearLR>(opt);
-    return std::make_shared<optim::LinearLR>(opt, num("start_factor", 1.0 / 3), num("end_factor", 1.0),
-                                             integer("total_iters", 5));
-  }
-  if (kind == "ConstantLR") {
-    if (a.size() == 0) return std::make_shared<optim::ConstantLR>(opt);
-    return std::make_shared<optim::ConstantLR>(opt, num("factor", 1.0 / 3), integer("total_iters", 5));
-  }
-  if (kind == "SequentialLR") {
-    std::vector<std::shared_ptr<optim::LRScheduler>> subs;
-    for (const Json& s : a["schedulers"].items()) subs.push_back(make_scheduler(opt, s));
-    std::vector<int64_t> milestones;
-    for (const Json& m : a["milestones"].items()) milestones.push_back(m.as_int());
-    return std::make_shared<optim::SequentialLR>(opt, subs, milestones);
-  }
-  if (kind == "ExponentialLR") return std::make_shared<optim::ExponentialLR>(opt, a["gamma"].as_double());
-  if (kind == "CosineAnnealingLR")
-    return std::make_shared<optim::CosineAnnealingLR>(opt, a["T_max"].as_int(), num("eta_min", 0));
-  if (kind == "StepLR") return std::make_shared<optim::StepLR>(opt, a["step_size"].as_int(), num("gamma", 0.1));
-  if (kind == "MultiStepLR") {
-    std::vector<int64_t> milestones;
-    for (const Json& m : a["milestones"].items()) milestones.push_back(m.as_int());
-    return std::make_shared<optim::MultiStepLR>(opt, milestones, num("gamma", 0.1));
-  }
-  if (kind == "LambdaLR") return std::make_shared<optim::LambdaLR>(opt, [](int64_t e) { return 1.0 / double(e + 1); });
-  ADD_FAILURE() << "unknown scheduler " << kind;
-  return nullptr;
-}
-
-double momentum_of(const optim::OptimizerOptions& o) {
-  if (auto* adam = dynamic_cast<const optim::AdamOptions*>(&o)) return std::get<0>(adam->betas());
-  return static_cast<const optim::SGDOptions&>(o).momentum();
-}
-
-TEST(OptimExtraSchedulers, LrSequencesMatchPyTorch) {
-  for (const Json& c : golden()["schedulers"].items()) {
-    const std::string name = c["name"].as_string();
-    SCOPED_TRACE(name);
-    auto opt = scheduler_optimizer(c);
-    auto sched = make_scheduler(*opt, c["scheduler"]);
-    for (int64_t e = 0; e <= c["steps"].as_int(); ++e) {
-      if (e > 0) sched->step();
-      EXPECT_EQ(sched->last_epoch(), e);
-      // LibTorch's own StepLR decays one step later than PyTorch's Python StepLR (which the
-      // golden file records): its lrs after step e are Python's after step e - 1.
-      const bool libtorch_step = c["scheduler"]["kind"].as_string() == "StepLR";
-      const int64_t from = libtorch_step ? std::max<int64_t>(e - 1, 0) : e;
-      const std::vector<double> lrs = sched->get_last_lr(), want = doubles(c["expect"][size_t(from)]);
-      ASSERT_EQ(lrs.size(), want.size());
-      for (size_t g = 0; g < lrs.size(); ++g) {
-        const std::string at = name + " epoch " + std::to_string(e) + " group " + std::to_string(g);
-        expect_close(lrs[g], want[g], at);
-        if (c.contains("momentum"))
-          expect_close(momentum_of(opt->param_groups()[g].options()), c["momentum"][size_t(e)][g].as_double(),
-                       at + " momentum");
+TEST(Optim, RMSpropAndAdagradMatchTheReference) {
+  for (int variant = 0; variant < 3; ++variant) {  // RMSprop plain, centered + momentum, Adagrad
+    SCOPED_TRACE(variant);
+    torch::Tensor p = torch::tensor({1.0, -2.0}, torch::dtype(torch::kDouble).requires_grad(true));
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    if (variant == 0) opt = std::make_unique<torch::optim::RMSprop>(std::vector<torch::Tensor>{p}, torch::optim::RMSpropOptions(0.01).weight_decay(0.1));
+    if (variant == 1) opt = std::make_unique<torch::optim::RMSprop>(std::vector<torch::Tensor>{p}, torch::optim::RMSpropOptions(0.01).centered(true).momentum(0.9));
+    if (variant == 2) opt = std::make_unique<torch::optim::Adagrad>(std::vector<torch::Tensor>{p}, torch::optim::AdagradOptions(0.1).lr_decay(0.01).initial_accumulator_value(0.1));
+    std::vector<double> x = {1.0, -2.0}, v(2, 0), m(2, 0), b(2, 0), s(2, 0.1);
+    for (int t = 1; t <= 4; ++t) {
+      opt->zero_grad();
+      (p * p).sum().backward();
+      opt->step();
+      for (int i = 0; i < 2; ++i) {
+        double g = 2 * x[i];
+        if (variant == 0) {
+          g += 0.1 * x[i];
+          v[i] = 0.99 * v[i] + 0.01 * g * g;
+          x[i] -= 0.01 * g / (std::sqrt(v[i]) + 1e-8);
+        } else if (variant == 1) {
+          v[i] = 0.99 * v[i] + 0.01 * g * g;
+          m[i] = 0.99 * m[i] + 0.01 * g;
+          double avg = std::sqrt(v[i] - m[i] * m[i]) + 1e-8;
+          b[i] = 0.9 * b[i] + g / avg;
+          x[i] -= 0.01 * b[i];
+        } else {
+          double clr = 0.1 / (1 + (t - 1) * 0.01);
+          s[i] += g * g;
+          x[i] -= clr * g / (std::sqrt(s[i]) + 1e-10);
+        }
       }
     }
+    for (int i = 0; i < 2; ++i) EXPECT_NEAR(p[i].item<double>(), x[i], 1e-12);
   }
 }
 
-TEST(OptimExtraSchedulers, ReduceLROnPlateauMatchesPyTorch) {
-  using Plateau = optim::ReduceLROnPlateau;
-  for (const Json& c : golden()["plateau"].items()) {
-    const std::string name = c["name"].as_string();
-    SCOPED_TRACE(name);
-    const Json& a = c["args"];
-    auto opt = scheduler_optimizer(c);
-    std::vector<double> min_lr;
-    if (a.contains("min_lr"))
-      min_lr = a["min_lr"].type() == Json::Type::Array ? doubles(a["min_lr"]) : std::vector{a["min_lr"].as_double()};
-    auto num = [&](const char* k, double fallback) { return a.contains(k) ? a[k].as_double() : fallback; };
-    std::unique_ptr<Plateau> sched;
-    if (a.size() == 0) {
-      sched = std::make_unique<Plateau>(*opt);
-    } else {
-      sched = std::make_unique<Plateau>(
-          *opt, a.contains("mode") && a["mode"].as_string() == "max" ? Plateau::max : Plateau::min,
-          num("factor", 0.1), int64_t(num("patience", 10)), num("threshold", 1e-4),
-          a.contains("threshold_mode") && a["threshold_mode"].as_string() == "abs" ? Plateau::abs : Plateau::rel,
-          int64_t(num("cooldown", 0)), min_lr, num("eps", 1e-8));
+TEST(Optim, AdamAndAdamWMatchTheReferenceUpdate) {
+  for (int variant = 0; variant < 3; ++variant) {  // Adam, Adam+amsgrad, AdamW
+    SCOPED_TRACE(variant);
+    torch::Tensor p = torch::tensor({1.0, -2.0, 0.5}, torch::dtype(torch::kDouble).requires_grad(true));
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    if (variant == 2) opt = std::make_unique<torch::optim::AdamW>(std::vector<torch::Tensor>{p}, torch::optim::AdamWOptions(0.1).weight_decay(0.05));
+    else opt = std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{p}, torch::optim::AdamOptions(0.1).weight_decay(0.05).amsgrad(variant == 1));
+    std::vector<double> x = {1.0, -2.0, 0.5}, m(3, 0), v(3, 0), vmax(3, 0);
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8, lr = 0.1, wd = 0.05;
+    for (int step = 1; step <= 4; ++step) {
+      opt->zero_grad();
+      (p * p * p).sum().backward();  // grad = 3 p^2
+      opt->step();
+      for (int i = 0; i < 3; ++i) {
+        double g = 3 * x[i] * x[i];
+        if (variant == 2) x[i] *= 1 - lr * wd;
+        else g += wd * x[i];
+        m[i] = b1 * m[i] + (1 - b1) * g;
+        v[i] = b2 * v[i] + (1 - b2) * g * g;
+        vmax[i] = std::max(vmax[i], v[i]);
+        double bc1 = 1 - std::pow(b1, step), bc2 = 1 - std::pow(b2, step);
+        double denom = std::sqrt(variant == 1 ? vmax[i] : v[i]) / std::sqrt(bc2) + eps;
+        x[i] -= lr / bc1 * m[i] / denom;
+      }
     }
-    for (size_t e = 0; e < c["metrics"].size(); ++e) {
-      sched->step(c["metrics"][e].as_double());
-      const std::vector<double> lrs = sched->get_last_lr(), want = doubles(c["expect"][e]);
-      for (size_t g = 0; g < lrs.size(); ++g) expect_close(lrs[g], want[g], name + " epoch " + std::to_string(e + 1));
-    }
-    EXPECT_EQ(sched->last_epoch(), int64_t(c["metrics"].size()));
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(p[i].item<double>(), x[i], 1e-12);
   }
-}
-
-TEST(OptimExtraSchedulers, InvalidArgumentsThrow) {
-  std::vector<torch::Tensor> p{torch::zeros({1}, torch::requires_grad())};
-  optim::SGD sgd(p, optim::SGDOptions(0.1).momentum(0.9));
-  EXPECT_ERROR_WITH(optim::CosineAnnealingWarmRestarts(sgd, 0), "Expected positive integer T_0, but got 0");
-  EXPECT_ERROR_WITH(optim::CosineAnnealingWarmRestarts(sgd, 2, 0), "Expected integer T_mult >= 1, but got 0");
-  EXPECT_ERROR_WITH(optim::OneCycleLR(sgd, 1.0, optim::OneCycleLROptions()), "You must define either total_steps");
-  EXPECT_ERROR_WITH(optim::OneCycleLR(sgd, 1.0, optim::OneCycleLROptions().total_steps(0)),
-                    "Expected positive integer total_steps, but got 0");
-  EXPECT_ERROR_WITH(optim::OneCycleLR(sgd, 1.0, optim::OneCycleLROptions().total_steps(5).pct_start(1.5)),
-                    "Expected float between 0 and 1 pct_start, but got 1.5");
-  EXPECT_ERROR_WITH(optim::OneCycleLR(sgd, 1.0, optim::OneCycleLROptions().total_steps(5).anneal_strategy("exp")),
-                    "anneal_strategy must by one of 'cos' or 'linear', instead got exp");
-  EXPECT_ERROR_WITH(optim::OneCycleLR(sgd, std::vector<double>{1.0, 2.0}, optim::OneCycleLROptions().total_steps(5)),
-                    "expected 1 values for max_lr, got 2");
-  optim::Adagrad adagrad(p);
-  EXPECT_ERROR_WITH(optim::OneCycleLR(adagrad, 1.0, optim::OneCycleLROptions().total_steps(5)),
-                    "optimizer must support momentum with `cycle_momentum` option enabled");
-  optim::OneCycleLR one_cycle(sgd, 1.0, optim::OneCycleLROptions().total_steps(2));
-  one_cycle.step(), one_cycle.step();
-  EXPECT_ERROR_WITH(one_cycle.step(), "Tried to step 4 times. The specified number of total steps is 2");
-  EXPECT_ERROR_WITH(optim::LinearLR(sgd, 0.0), "Starting multiplicative factor expected to be greater than 0");
-  EXPECT_ERROR_WITH(optim::LinearLR(sgd, 0.5, 1.5), "Ending multiplicative factor expected to be between 0 and 1.");
-  EXPECT_ERROR_WITH(optim::ConstantLR(sgd, 2.0), "Constant multiplicative factor expected to be between 0 and 1.");
-  auto step_lr = std::make_shared<optim::StepLR>(sgd, 2);
-  EXPECT_ERROR_WITH(optim::SequentialLR(sgd, {step_lr}, {3}),
-                    "but got number of schedulers 1 and the number of milestones to be equal to 1");
-  optim::SGD other(p, optim::SGDOptions(0.1));
-  EXPECT_ERROR_WITH(optim::SequentialLR(other, {step_lr}, {}),
-                    "got schedulers at index 0 to be different than the optimizer passed in");
-  EXPECT_ERROR_WITH(optim::ReduceLROnPlateau(sgd, optim::ReduceLROnPlateau::min, 1.0), "Factor should be < 1.0.");
-  EXPECT_ERROR_WITH(optim::ReduceLROnPlateau(sgd, optim::ReduceLROnPlateau::min, 0.1, 10, 1e-4,
-                                             optim::ReduceLROnPlateau::rel, 0, {0.1, 0.2}),
-                    "expected 1 min_lrs, got 2");
+  torch::Tensor q = torch::ones({1}, torch::requires_grad());
+  EXPECT_ERROR_WITH(torch::optim::Adam({q}, torch::optim::AdamOptions(0.1).betas({1.0, 0.9})), "Invalid beta");
 }
 
 }  // namespace

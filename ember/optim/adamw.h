@@ -1,0 +1,46 @@
+// AdamW (LibTorch's torch/optim/adamw.h): options, per-parameter state and the optimizer.
+#pragma once
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ember/optim/detail/adam_options.h"
+#include "ember/optim/optimizer.h"
+
+namespace ember::optim {
+
+// AdamW: Adam with decoupled weight decay (default 1e-2), as torch.optim.AdamW.
+struct AdamWOptions : OptimizerOptions {
+  EMBER_ADAM_OPTIONS(AdamWOptions, 1e-2)
+};
+
+struct AdamWParamState : OptimizerCloneableParamState<AdamWParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(Tensor, exp_avg);
+  TORCH_ARG(Tensor, exp_avg_sq);
+  TORCH_ARG(Tensor, max_exp_avg_sq) = {};
+
+ public:
+  void visit(ParamStateVisitor& v) override {
+    v.step(step_), v.tensor("exp_avg", exp_avg_), v.tensor("exp_avg_sq", exp_avg_sq_);
+    v.tensor("max_exp_avg_sq", max_exp_avg_sq_);
+  }
+};
+
+// torch.optim.Adam / AdamW: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+// p -= lr / (1 - b1^t) * m / (sqrt(v_or_vmax) / sqrt(1 - b2^t) + eps). Adam adds wd * p to g;
+// AdamW scales p by (1 - lr * wd) first.
+class AdamW : public Optimizer {
+ public:
+  AdamW(std::vector<Tensor> params, AdamWOptions options = {});
+  AdamW(std::vector<OptimizerParamGroup> groups, AdamWOptions options = {});
+  Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::optional<StateSchema> state_schema(const OptimizerOptions& group_options) const override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamWParamState>();
+  }
+};
+
+}  // namespace ember::optim
