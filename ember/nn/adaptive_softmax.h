@@ -5,7 +5,7 @@
 #pragma once
 #include <vector>
 
-#include "ember/nn/extra.h"
+#include "ember/nn/container.h"
 #include "ember/nn/modules.h"
 
 namespace ember::nn {

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "ember/nn/conv.h"
-#include "ember/nn/extra.h"
+#include "ember/nn/distance.h"
 #include "ember/nn/layers.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/modules.h"

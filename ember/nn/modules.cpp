@@ -48,6 +48,35 @@ void LinearImpl::pretty_print(std::ostream& stream) const {
 
 Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
 
+BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) { reset(); }
+void BilinearImpl::reset() {
+  weight = register_parameter("weight",
+                              empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(), options.bias());
+  const double bound = 1.0 / std::sqrt(double(options.in1_features()));
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+void BilinearImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Bilinear(in1_features=" << options.in1_features() << ", in2_features=" << options.in2_features()
+    << ", out_features=" << options.out_features() << ", bias=" << (options.bias() ? "true" : "false") << ")";
+}
+
+namespace functional {
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
+  EMBER_CHECK(weight.dim() == 3 && input1.size(-1) == weight.size(1) && input2.size(-1) == weight.size(2),
+              "bilinear: inputs of shapes ", input1.sizes(), " and ", input2.sizes(), " do not match weight of shape ",
+              weight.sizes());
+  // leading dims flattened: out[b, o] = sum_ij x1[b, i] W[o, i, j] x2[b, j]
+  Tensor a = input1.reshape({-1, input1.size(-1)}), b = input2.reshape({-1, input2.size(-1)});
+  Tensor out = einsum("bi,oij,bj->bo", {a, weight, b});
+  DimVector shape(input1.sizes().slice(0, size_t(input1.dim() - 1)));
+  shape.push_back(weight.size(0));
+  out = out.view(shape);
+  return bias.defined() ? out.add(bias) : out;
+}
+}  // namespace functional
+
 // ---- small modules ----------------------------------------------------------------------------
 void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Identity()"; }
 
@@ -55,6 +84,12 @@ void FlattenImpl::pretty_print(std::ostream& stream) const {
   stream << "torch::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
 }
 Tensor FlattenImpl::forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
+Tensor UnflattenImpl::forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
+void UnflattenImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
+  for (size_t i = 0; i < options.sizes().size(); ++i) s << (i ? ", " : "") << options.sizes()[i];
+  s << "})";
+}
 
 void ReLUImpl::pretty_print(std::ostream& stream) const {
   stream << "torch::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";

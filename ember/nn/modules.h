@@ -1,5 +1,6 @@
 // Basic layers (LibTorch's `XImpl` + `TORCH_MODULE(X)` + `XOptions`): Linear, Identity,
-// Flatten, the elementwise activations, Functional and Sequential; F::linear and F::relu.
+// Flatten, Unflatten, Bilinear, the elementwise activations, Functional and Sequential;
+// F::linear, F::bilinear and F::relu.
 #pragma once
 #include <functional>
 #include <memory>
@@ -15,6 +16,7 @@ namespace ember::nn {
 namespace functional {
 // input @ weight^T + bias (bias optional), for any number of leading dims.
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
 }  // namespace functional
 
 struct LinearOptions {
@@ -62,6 +64,44 @@ class FlattenImpl : public Cloneable<FlattenImpl> {
   FlattenOptions options;
 };
 TORCH_MODULE(Flatten);
+
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  TORCH_ARG(int64_t, dim);
+  TORCH_ARG(std::vector<int64_t>, sizes);
+};
+class UnflattenImpl : public Cloneable<UnflattenImpl> {
+ public:
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : options(dim, std::move(sizes)) {}
+  explicit UnflattenImpl(UnflattenOptions options) : options(std::move(options)) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  UnflattenOptions options;
+};
+TORCH_MODULE(Unflatten);
+
+struct BilinearOptions {
+  BilinearOptions(int64_t in1, int64_t in2, int64_t out) : in1_features_(in1), in2_features_(in2), out_features_(out) {}
+  TORCH_ARG(int64_t, in1_features);
+  TORCH_ARG(int64_t, in2_features);
+  TORCH_ARG(int64_t, out_features);
+  TORCH_ARG(bool, bias) = true;
+};
+// y = x1^T W x2 + b; W, b ~ U(-1/sqrt(in1), 1/sqrt(in1)), as PyTorch.
+class BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1, int64_t in2, int64_t out) : BilinearImpl(BilinearOptions(in1, in2, out)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input1, const Tensor& input2) {
+    return functional::bilinear(input1, input2, weight, bias);
+  }
+  BilinearOptions options;
+  Tensor weight, bias;
+};
+TORCH_MODULE(Bilinear);
 
 struct ReLUOptions {
   ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <type_traits>
 
-#include "ember/nn/extra.h"
+#include "ember/nn/container.h"
 #include "ember/nn/init.h"
 #include "ember/nn/layers.h"
 #include "ember/nn/modules.h"
