@@ -206,4 +206,52 @@ void PReLUImpl::pretty_print(std::ostream& s) const {
   s << "torch::nn::PReLU(num_parameters=" << options.num_parameters() << ")";
 }
 
+void ReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
+Tensor functional::relu(Tensor input, const ReLUFuncOptions& options) {
+  return options.inplace() ? ::ember::relu_(input) : ::ember::relu(input);
+}
+Tensor ReLUImpl::forward(Tensor input) { return functional::relu(std::move(input), options); }
+
+void TanhImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Tanh()"; }
+Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }
+
+void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sigmoid()"; }
+Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }
+
+namespace functional {
+Tensor leaky_relu(const Tensor& input, double negative_slope) { return ::ember::leaky_relu(input, negative_slope); }
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
+  return options.inplace() ? ::ember::leaky_relu_(input, options.negative_slope())
+                           : ::ember::leaky_relu(input, options.negative_slope());
+}
+Tensor gelu(const Tensor& input, std::string_view approximate) { return ::ember::gelu(input, approximate); }
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
+  return ::ember::gelu(input, options.approximate());
+}
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
+  return ::ember::softmax(input, options.dim(), options.dtype());
+}
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
+  return ::ember::log_softmax(input, options.dim(), options.dtype());
+}
+}  // namespace functional
+
+// ---- activations ---------------------------------------------------------------------------
+void LeakyReLUImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::LeakyReLU(negative_slope=" << options.negative_slope();
+  if (options.inplace()) s << ", inplace=true";
+  s << ")";
+}
+Tensor LeakyReLUImpl::forward(Tensor input) { return functional::leaky_relu(std::move(input), options); }
+void GELUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::GELU()"; }  // as LibTorch (no options)
+Tensor GELUImpl::forward(const Tensor& input) { return functional::gelu(input, options); }
+void SiLUImpl::pretty_print(std::ostream& s) const { s << "torch::nn::SiLU()"; }
+Tensor SiLUImpl::forward(const Tensor& input) { return silu(input); }
+void SoftmaxImpl::pretty_print(std::ostream& s) const { s << "torch::nn::Softmax(dim=" << options.dim() << ")"; }
+Tensor SoftmaxImpl::forward(const Tensor& input) { return softmax(input, options.dim()); }
+void LogSoftmaxImpl::pretty_print(std::ostream& s) const { s << "torch::nn::LogSoftmax(dim=" << options.dim() << ")"; }
+Tensor LogSoftmaxImpl::forward(const Tensor& input) { return log_softmax(input, options.dim()); }
+
 }  // namespace ember::nn

@@ -1,11 +1,15 @@
 // Activations (LibTorch's torch/nn/modules/activation.h, functional/activation.h): the
-// elementwise activations ReLU6, ELU, SELU, CELU, RReLU, Mish, Hardswish, Hardsigmoid,
-// Hardtanh, Softplus, Softsign, Threshold, PReLU, LogSigmoid, Tanhshrink, Hardshrink,
-// Softshrink, Softmin, Softmax2d, GLU, and gumbel_softmax, with their functionals in
-// LibTorch's options form (F::elu(x, F::ELUFuncOptions().alpha(2))) and the positional one
-// (F::elu(x, 2.0)); see layers.h for how the two coexist.
+// elementwise activations ReLU, ReLU6, ELU, SELU, CELU, RReLU, LeakyReLU, GELU, SiLU, Mish,
+// Hardswish, Hardsigmoid, Hardtanh, Softplus, Softsign, Threshold, PReLU, Tanh, Sigmoid,
+// LogSigmoid, Tanhshrink, Hardshrink, Softshrink, GLU, Softmax, LogSoftmax, Softmin,
+// Softmax2d, and gumbel_softmax, with their functionals in LibTorch's options form
+// (F::elu(x, F::ELUFuncOptions().alpha(2))) and the positional one (F::elu(x, 2.0)). Where
+// both would take only the tensors, the options form does (the positional one leaves its
+// first option without a default).
 #pragma once
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "ember/nn/module.h"
 #include "ember/ops/functions.h"
@@ -242,5 +246,130 @@ Tensor glu(const Tensor& input, const GLUFuncOptions& options = {});
 Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
 Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options = {});
 }  // namespace functional
+
+struct ReLUOptions {
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
+  TORCH_ARG(bool, inplace);
+};
+namespace functional {
+using ReLUFuncOptions = ReLUOptions;
+// F::relu(x, F::ReLUFuncOptions().inplace(true)); in place through relu_.
+Tensor relu(Tensor input, const ReLUFuncOptions& options = {});
+}  // namespace functional
+class ReLUImpl : public Cloneable<ReLUImpl> {
+ public:
+  explicit ReLUImpl(const ReLUOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+  ReLUOptions options;
+};
+TORCH_MODULE(ReLU);
+
+class TanhImpl : public Cloneable<TanhImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+TORCH_MODULE(Tanh);
+
+class SigmoidImpl : public Cloneable<SigmoidImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+TORCH_MODULE(Sigmoid);
+
+struct LeakyReLUOptions {
+  TORCH_ARG(double, negative_slope) = 1e-2;
+  TORCH_ARG(bool, inplace) = false;
+};
+namespace functional {
+using LeakyReLUFuncOptions = LeakyReLUOptions;
+Tensor leaky_relu(const Tensor& input, double negative_slope);
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options = {});
+}  // namespace functional
+class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+  LeakyReLUOptions options;
+};
+TORCH_MODULE(LeakyReLU);
+
+struct GELUOptions {
+  TORCH_ARG(std::string, approximate) = "none";  // "none" or "tanh"
+};
+namespace functional {
+using GELUFuncOptions = GELUOptions;
+Tensor gelu(const Tensor& input, std::string_view approximate);
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
+}  // namespace functional
+class GELUImpl : public Cloneable<GELUImpl> {
+ public:
+  explicit GELUImpl(const GELUOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  GELUOptions options;
+};
+TORCH_MODULE(GELU);
+
+class SiLUImpl : public Cloneable<SiLUImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+TORCH_MODULE(SiLU);
+
+struct SoftmaxOptions {
+  SoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  TORCH_ARG(int64_t, dim);
+};
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  TORCH_ARG(int64_t, dim);
+};
+namespace functional {
+struct SoftmaxFuncOptions {
+  SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  TORCH_ARG(int64_t, dim);
+  TORCH_ARG(std::optional<Dtype>, dtype) = std::nullopt;  // the input is cast to it first
+};
+struct LogSoftmaxFuncOptions {
+  LogSoftmaxFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  TORCH_ARG(int64_t, dim);
+  TORCH_ARG(std::optional<Dtype>, dtype) = std::nullopt;
+};
+using ::ember::log_softmax;
+using ::ember::softmax;
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
+}  // namespace functional
+class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
+ public:
+  explicit SoftmaxImpl(const SoftmaxOptions& options) : options(options) {}
+  explicit SoftmaxImpl(int64_t dim) : options(dim) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  SoftmaxOptions options;
+};
+TORCH_MODULE(Softmax);
+class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
+ public:
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : options(options) {}
+  explicit LogSoftmaxImpl(int64_t dim) : options(dim) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  LogSoftmaxOptions options;
+};
+TORCH_MODULE(LogSoftmax);
 
 }  // namespace ember::nn

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ember/nn/container.h"
-#include "ember/nn/modules.h"
+#include "ember/nn/linear.h"
 
 namespace ember::nn {
 

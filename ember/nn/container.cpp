@@ -1,5 +1,9 @@
 #include "ember/nn/container.h"
 
+#include <ostream>
+
+#include "ember/ops/functions.h"
+
 namespace ember::nn {
 
 // ---- containers ------------------------------------------------------------------------------
@@ -62,5 +66,95 @@ std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& devic
   for (const auto& c : children_) copy->insert(c.key(), c.value()->clone(device));
   return copy;
 }
+
+void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Functional()"; }
+
+// ---- Sequential ---------------------------------------------------------------------------------
+std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
+  EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range (index ", index, ", size ", modules_.size(), ")");
+  return modules_[index].ptr();
+}
+
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    std::shared_ptr<Module> fresh = modules_[i].ptr()->clone(device);
+    copy->register_module(children_.items()[i].key(), fresh);
+    copy->modules_.push_back(modules_[i].clone_module(fresh));
+  }
+  return copy;
+}
+
+void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sequential"; }
+
+// ---- ParameterList / ParameterDict -------------------------------------------------------
+
+namespace {
+void print_parameters(std::ostream& s, const char* name, const OrderedDict<std::string, Tensor>& params) {
+  s << "torch::nn::" << name << "(\n";
+  for (const auto& p : params)
+    s << "(" << p.key() << "): Parameter containing: [" << p.value().scalar_type() << " of size " << p.value().sizes()
+      << "]\n";
+  s << ")";
+}
+Tensor copy_parameter(const Tensor& p, const std::optional<Device>& device) {
+  if (!p.defined()) return p;
+  Tensor c = device ? p.detach().to(*device) : p.detach().clone();
+  c.set_requires_grad(p.requires_grad());
+  return c;
+}
+}  // namespace
+
+void ParameterListImpl::append(const Tensor& param) {
+  register_parameter(std::to_string(parameters_.size()), param, param.defined() && param.requires_grad());
+}
+void ParameterListImpl::rebuild(std::vector<Tensor> params) {
+  parameters_.clear();
+  for (const Tensor& p : params) append(p);
+}
+void ParameterListImpl::insert(size_t index, const Tensor& param) {
+  EMBER_CHECK_INDEX(index <= size(), "ParameterList::insert: index ", index, " is out of range for size ", size());
+  std::vector<Tensor> v = parameters_.values();
+  v.insert(v.begin() + int64_t(index), param);
+  rebuild(std::move(v));
+}
+Tensor ParameterListImpl::pop(size_t index) {
+  EMBER_CHECK_INDEX(index < size(), "ParameterList::pop: index ", index, " is out of range for size ", size());
+  std::vector<Tensor> v = parameters_.values();
+  Tensor r = v[index];
+  v.erase(v.begin() + int64_t(index));
+  rebuild(std::move(v));
+  return r;
+}
+Tensor& ParameterListImpl::at(size_t index) {
+  EMBER_CHECK_INDEX(index < size(), "Index out of range");
+  return parameters_[index].value();
+}
+const Tensor& ParameterListImpl::at(size_t index) const {
+  EMBER_CHECK_INDEX(index < size(), "Index out of range");
+  return parameters_.items()[index].value();
+}
+std::shared_ptr<Module> ParameterListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterListImpl>();
+  for (const auto& p : parameters_) copy->append(copy_parameter(p.value(), device));
+  return copy;
+}
+void ParameterListImpl::pretty_print(std::ostream& s) const { print_parameters(s, "ParameterList", parameters_); }
+
+Tensor& ParameterDictImpl::insert(const std::string& key, const Tensor& param) {
+  if (!parameters_.contains(key)) return register_parameter(key, param, param.defined() && param.requires_grad());
+  return parameters_[key] = param.is_leaf() ? param : param.detach();
+}
+Tensor ParameterDictImpl::pop(const std::string& key) {
+  Tensor v = parameters_[key];
+  parameters_.erase(key);
+  return v;
+}
+std::shared_ptr<Module> ParameterDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterDictImpl>();
+  for (const auto& p : parameters_) copy->insert(p.key(), copy_parameter(p.value(), device));
+  return copy;
+}
+void ParameterDictImpl::pretty_print(std::ostream& s) const { print_parameters(s, "ParameterDict", parameters_); }
 
 }  // namespace ember::nn

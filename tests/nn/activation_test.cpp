@@ -1,6 +1,9 @@
 // The activation modules of ember/nn/activation.h against their definitions.
 #include <torch/torch.h>
 
+#include <cmath>
+#include <sstream>
+
 #include "test_util.h"
 
 namespace {
@@ -25,6 +28,19 @@ TEST(Extra, Activations) {
   prelu(img).sum().backward();
   EXPECT_TRUE(prelu->weight.grad().defined());
   EXPECT_ERROR_WITH(torch::nn::Hardtanh(torch::nn::HardtanhOptions().min_val(2).max_val(1)), "greater than min_val");
+}
+
+TEST(Layers, ActivationModules) {
+  torch::Tensor x = torch::linspace(-3, 3, 13);
+  EXPECT_TRUE(tensors_close(torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2))(x),
+                            torch::where(x > 0, x, x * 0.2)));
+  EXPECT_TRUE(tensors_close(torch::nn::GELU()(x), x * 0.5 * (1 + torch::erf(x / std::sqrt(2.0)))));
+  EXPECT_TRUE(tensors_close(torch::nn::SiLU()(x), x * torch::sigmoid(x)));
+  EXPECT_TRUE(tensors_close(torch::nn::Softmax(0)(x).sum(), torch::tensor(1.f)));
+  EXPECT_TRUE(tensors_close(torch::nn::LogSoftmax(0)(x).exp().sum(), torch::tensor(1.f)));
+  std::ostringstream s;
+  s << *torch::nn::Dropout(0.3);
+  EXPECT_EQ(s.str(), "torch::nn::Dropout(p=0.3, inplace=false)");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// ModuleList and ModuleDict (ember/nn/container.h) against their definitions.
+// The containers of ember/nn/container.h: ModuleList and ModuleDict against their
+// definitions; ParameterList and ParameterDict.
 #include <torch/torch.h>
 
 #include "test_util.h"
@@ -31,3 +32,77 @@ TEST(Extra, Containers) {
 }
 
 }  // namespace
+
+namespace ember {
+namespace {
+
+TEST(ParameterList, LibTorchApi) {
+  nn::ParameterList list(ones({2}), zeros({3}).requires_grad_());
+  EXPECT_EQ(list->size(), 2u);
+  EXPECT_FALSE(list[0].requires_grad());  // requires_grad is kept
+  EXPECT_TRUE(list[1].requires_grad());
+  list->append(full({4}, 2.0));
+  list->extend(std::vector<Tensor>{full({1}, 3.0), full({1}, 4.0)});
+  list->insert(1, full({5}, 7.0));
+  EXPECT_EQ(list->size(), 6u);
+  EXPECT_EQ(list->named_parameters().keys(), (std::vector<std::string>{"0", "1", "2", "3", "4", "5"}));
+  EXPECT_EQ(list[1].size(0), 5);
+  const Tensor popped = list->pop(0);
+  EXPECT_TENSOR_EQ(popped, ones({2}));
+  EXPECT_EQ(list->size(), 5u);
+  EXPECT_EQ(list[0].size(0), 5);
+  EXPECT_EQ(list->named_parameters().keys().back(), "4");
+  int64_t total = 0;
+  for (const auto& item : *list) total += item.value().numel();
+  EXPECT_EQ(total, 5 + 3 + 4 + 1 + 1);
+  EXPECT_ERROR_WITH(list->at(9), "Index out of range");
+  // registered in a parent; deep clones
+  struct Net : nn::Module {
+    nn::ParameterList ps{nullptr};
+    Net() { ps = register_module("ps", nn::ParameterList(ones({2}).requires_grad_())); }
+  };
+  auto net = std::make_shared<Net>();
+  EXPECT_EQ(net->named_parameters().keys(), std::vector<std::string>{"ps.0"});
+  auto copy = std::dynamic_pointer_cast<nn::ParameterListImpl>(list->clone());
+  EXPECT_EQ(copy->size(), list->size());
+  copy->at(0).data().fill_(-1);
+  EXPECT_EQ(list[0][0].item<float>(), 7.0f);
+  EXPECT_TRUE(copy->at(1).requires_grad());
+  std::ostringstream s;
+  s << *nn::ParameterList(ones({2, 3}));
+  EXPECT_EQ(s.str(), "torch::nn::ParameterList(\n(0): Parameter containing: [Float of size [2, 3]]\n)");
+}
+
+TEST(ParameterDict, LibTorchApi) {
+  nn::ParameterDict dict;
+  dict->insert("a", ones({2}).requires_grad_());
+  dict->insert("b", zeros({3}));
+  EXPECT_TRUE(dict->contains("a"));
+  EXPECT_FALSE(dict->contains("c"));
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(dict->values().size(), 2u);
+  EXPECT_TRUE(dict["a"].requires_grad());
+  EXPECT_FALSE(dict->get("b").requires_grad());
+  dict->insert("a", full({4}, 2.0));  // replaces
+  EXPECT_EQ(dict["a"].size(0), 4);
+  EXPECT_EQ(dict->size(), 2u);
+  OrderedDict<std::string, Tensor> more;
+  more.insert("c", ones({1}));
+  more.insert("b", ones({5}));
+  dict->update(more);
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(dict["b"].size(0), 5);
+  EXPECT_EQ(dict->pop("a").size(0), 4);
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(dict->named_parameters().keys(), (std::vector<std::string>{"b", "c"}));
+  EXPECT_ERROR_WITH(dict->pop("zz"), "'zz' is not defined");
+  auto copy = std::dynamic_pointer_cast<nn::ParameterDictImpl>(dict->clone());
+  EXPECT_EQ(copy->keys(), dict->keys());
+  EXPECT_FALSE(copy->get("b").is_same(dict->get("b")));
+  dict->clear();
+  EXPECT_TRUE(dict->empty());
+  EXPECT_EQ(nn::ParameterDict(more)->size(), 2u);
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,4 +1,4 @@
-#include "ember/nn/modules.h"
+#include "ember/nn/linear.h"
 
 #include <cmath>
 #include <ostream>
@@ -90,39 +90,5 @@ void UnflattenImpl::pretty_print(std::ostream& s) const {
   for (size_t i = 0; i < options.sizes().size(); ++i) s << (i ? ", " : "") << options.sizes()[i];
   s << "})";
 }
-
-void ReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "torch::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
-}
-Tensor functional::relu(Tensor input, const ReLUFuncOptions& options) {
-  return options.inplace() ? ::ember::relu_(input) : ::ember::relu(input);
-}
-Tensor ReLUImpl::forward(Tensor input) { return functional::relu(std::move(input), options); }
-
-void TanhImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Tanh()"; }
-Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }
-
-void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sigmoid()"; }
-Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }
-
-void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Functional()"; }
-
-// ---- Sequential ---------------------------------------------------------------------------------
-std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
-  EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range (index ", index, ", size ", modules_.size(), ")");
-  return modules_[index].ptr();
-}
-
-std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
-  auto copy = std::make_shared<SequentialImpl>();
-  for (size_t i = 0; i < modules_.size(); ++i) {
-    std::shared_ptr<Module> fresh = modules_[i].ptr()->clone(device);
-    copy->register_module(children_.items()[i].key(), fresh);
-    copy->modules_.push_back(modules_[i].clone_module(fresh));
-  }
-  return copy;
-}
-
-void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sequential"; }
 
 }  // namespace ember::nn
