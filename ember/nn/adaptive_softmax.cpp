@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ember/nn/init.h"
+#include "ember/ops/functions.h"
 #include "ember/ops/indexing.h"
 
 namespace ember::nn {

@@ -5,8 +5,8 @@
 #pragma once
 #include <vector>
 
-#include "ember/nn/extra.h"
-#include "ember/nn/modules.h"
+#include "ember/nn/container.h"
+#include "ember/nn/linear.h"
 
 namespace ember::nn {
 

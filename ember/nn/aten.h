@@ -6,11 +6,12 @@
 #include <optional>
 
 #include "ember/nn/conv.h"
-#include "ember/nn/extra.h"
-#include "ember/nn/layers.h"
+#include "ember/nn/distance.h"
+#include "ember/nn/dropout.h"
+#include "ember/nn/embedding.h"
+#include "ember/nn/linear.h"
 #include "ember/nn/loss.h"
-#include "ember/nn/modules.h"
-#include "ember/nn/norm_pool.h"
+#include "ember/nn/normalization.h"
 
 namespace ember {
 

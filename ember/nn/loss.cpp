@@ -6,7 +6,8 @@
 #include <ostream>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/nn/extra.h"
+#include "ember/nn/activation.h"
+#include "ember/nn/distance.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
@@ -431,5 +432,103 @@ Tensor PoissonNLLLossImpl::forward(const Tensor& log_input, const Tensor& target
 Tensor GaussianNLLLossImpl::forward(const Tensor& input, const Tensor& target, const Tensor& var) {
   return functional::gaussian_nll_loss(input, target, var, options.full(), options.eps(), options.reduction());
 }
+
+// ---- the margin losses on distances -------------------------------------------------------
+namespace functional {
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                           Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, margin_ranking_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
+  return apply_reduction(target.neg().mul(input1.sub(input2)).add(margin).clamp_min(0), reduction);
+}
+
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, hinge_embedding_loss(_ac[0], _ac[1], margin, reduction), &input, &target);
+  // PyTorch's composition: the margin term unless target == 1, the input unless target == -1
+  Tensor neg = input.neg().add(margin).clamp_min(0);
+  Tensor loss = where(target.ne(1), neg, zeros_like(neg)).add(where(target.ne(-1), input, zeros_like(input)));
+  return apply_reduction(loss, reduction);
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                             Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, cosine_embedding_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
+  Tensor cos = cosine_similarity(input1, input2, -1, 1e-8);
+  Tensor loss = where(target.eq(1), cos.neg().add(1), cos.sub(margin).clamp_min(0));
+  return apply_reduction(loss, reduction);
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+                           double p, double eps, bool swap, Reduction reduction) {
+  EMBER_AUTOCAST(AutocastPolicy::Float32, triplet_margin_loss(_ac[0], _ac[1], _ac[2], margin, p, eps, swap, reduction), &anchor, &positive, &negative);
+  Tensor dp = pairwise_distance(anchor, positive, p, eps), dn = pairwise_distance(anchor, negative, p, eps);
+  if (swap) dn = minimum(dn, pairwise_distance(positive, negative, p, eps));
+  return apply_reduction(dp.sub(dn).add(margin).clamp_min(0), reduction);
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& options) {
+  return functional::margin_ranking_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& options) {
+  return functional::hinge_embedding_loss(input, target, options.margin(), options.reduction());
+}
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& options) {
+  return functional::cosine_embedding_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& options) {
+  return functional::triplet_margin_loss(anchor, positive, negative, options.margin(), options.p(), options.eps(),
+                                         options.swap(), options.reduction());
+}
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& options) {
+  EMBER_CHECK(options.margin() > 0, "triplet_margin_with_distance_loss: expected margin to be greater than 0, got ",
+              options.margin(), " instead");
+  const auto& fn = options.distance_function();
+  const auto distance = [&](const Tensor& a, const Tensor& b) {
+    return fn ? (*fn)(a, b) : functional::pairwise_distance(a, b, PairwiseDistanceFuncOptions());
+  };
+  Tensor dp = distance(anchor, positive), dn = distance(anchor, negative);
+  if (options.swap()) dn = minimum(dn, distance(positive, negative));
+  return apply_reduction(dp.sub(dn).add(options.margin()).clamp_min(0), options.reduction());
+}
+}  // namespace functional
+
+// ---- margin loss modules ----------------------------------------------------------------------
+Tensor MarginRankingLossImpl::forward(const Tensor& input1, const Tensor& input2, const Tensor& target) {
+  return functional::margin_ranking_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor HingeEmbeddingLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::hinge_embedding_loss(input, target, options.margin(), options.reduction());
+}
+Tensor CosineEmbeddingLossImpl::forward(const Tensor& input1, const Tensor& input2, const Tensor& target) {
+  return functional::cosine_embedding_loss(input1, input2, target, options.margin(), options.reduction());
+}
+Tensor TripletMarginLossImpl::forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative) {
+  return functional::triplet_margin_loss(anchor, positive, negative, options.margin(), options.p(), options.eps(),
+                                         options.swap(), options.reduction());
+}
+Tensor TripletMarginWithDistanceLossImpl::forward(const Tensor& anchor, const Tensor& positive,
+                                                  const Tensor& negative) {
+  return functional::triplet_margin_with_distance_loss(anchor, positive, negative, options);
+}
+
+namespace detail {
+// The options LibTorch's loss modules print (std::boolalpha for bools, doubles as streamed).
+void print_loss_options(std::ostream& s, const HingeEmbeddingLossOptions& o) { s << "(margin=" << o.margin() << ")"; }
+void print_loss_options(std::ostream& s, const CosineEmbeddingLossOptions& o) { s << "(margin=" << o.margin() << ")"; }
+void print_loss_options(std::ostream& s, const TripletMarginLossOptions& o) {
+  s << "(margin=" << o.margin() << ", p=" << o.p() << ", eps=" << o.eps() << ", swap=" << (o.swap() ? "true" : "false")
+    << ")";
+}
+void print_loss_options(std::ostream& s, const TripletMarginWithDistanceLossOptions& o) {
+  s << "(margin=" << o.margin() << ", swap=" << (o.swap() ? "true" : "false") << ")";
+}
+void print_loss_options(std::ostream& s, const MultiMarginLossOptions& o) {
+  s << "(p=" << o.p() << ", margin=" << o.margin() << ", weight=" << o.weight()
+    << ", reduction=" << enumtype::get_enum_name(o.reduction()) << ")";
+}
+}  // namespace detail
 
 }  // namespace ember::nn

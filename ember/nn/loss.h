@@ -1,8 +1,10 @@
 // Loss functions (nn::functional::*_loss and the XLoss modules) with PyTorch's semantics:
 // reductions, class weights, ignore_index, label smoothing, probability targets,
 // pos_weight. Written with differentiable ops, so both autograd modes apply.
-// (The margin losses on distances are in extra.h.)
+// The margin losses on distances (margin ranking, hinge embedding, cosine embedding, triplet)
+// come last.
 #pragma once
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <type_traits>
@@ -105,7 +107,7 @@ void print_loss_options(std::ostream& stream, const Options&) { stream << "()"; 
 }  // namespace detail
 
 // A loss module whose forward(args) calls the functional with Name##Options; the weighted
-// variant keeps options.weight() as the buffer `weight` (as LibTorch). Also used by extra.h.
+// variant keeps options.weight() as the buffer `weight` (as LibTorch).
 #define EMBER_LOSS_MODULE(Name, ...)                                                     \
   class Name##Impl : public Cloneable<Name##Impl> {                                      \
    public:                                                                               \
@@ -340,6 +342,93 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiM
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
                               const MultilabelMarginLossFuncOptions& options = {});
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options = {});
+}  // namespace functional
+
+// ---- the margin losses on distances -------------------------------------------------------
+namespace functional {
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                           Reduction reduction = kMean);
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction = kMean);
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                             Reduction reduction = kMean);
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+                           double p = 2.0, double eps = 1e-6, bool swap = false, Reduction reduction = kMean);
+}  // namespace functional
+
+// The margin losses: options (also the functionals' FuncOptions, as LibTorch's) and modules
+// (EMBER_LOSS_MODULE, above).
+struct MarginRankingLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
+  TORCH_ARG(double, margin) = 0;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+EMBER_LOSS_MODULE(MarginRankingLoss, const Tensor& input1, const Tensor& input2, const Tensor& target);
+
+struct HingeEmbeddingLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
+  TORCH_ARG(double, margin) = 1.0;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+namespace detail {
+void print_loss_options(std::ostream& stream, const HingeEmbeddingLossOptions& o);
+}  // namespace detail
+EMBER_LOSS_MODULE(HingeEmbeddingLoss, const Tensor& input, const Tensor& target);
+
+struct CosineEmbeddingLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
+  TORCH_ARG(double, margin) = 0;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+namespace detail {
+void print_loss_options(std::ostream& stream, const CosineEmbeddingLossOptions& o);
+}  // namespace detail
+EMBER_LOSS_MODULE(CosineEmbeddingLoss, const Tensor& input1, const Tensor& input2, const Tensor& target);
+
+struct TripletMarginLossOptions {
+  using reduction_t = Reduction;  // LibTorch: a variant of the reduction tags
+  TORCH_ARG(double, margin) = 1.0;
+  TORCH_ARG(double, p) = 2.0;
+  TORCH_ARG(double, eps) = 1e-6;
+  TORCH_ARG(bool, swap) = false;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+namespace detail {
+void print_loss_options(std::ostream& stream, const TripletMarginLossOptions& o);
+}  // namespace detail
+EMBER_LOSS_MODULE(TripletMarginLoss, const Tensor& anchor, const Tensor& positive, const Tensor& negative);
+
+// max(0, margin + d(anchor, positive) - d(anchor, negative)) with any distance d (default
+// F::pairwise_distance); with swap d(anchor, negative) is min(it, d(positive, negative)).
+struct TripletMarginWithDistanceLossOptions {
+  typedef std::function<Tensor(const Tensor&, const Tensor&)> distance_function_t;
+  using reduction_t = Reduction;
+  TORCH_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
+  TORCH_ARG(double, margin) = 1.0;
+  TORCH_ARG(bool, swap) = false;
+  TORCH_ARG(Reduction, reduction) = kMean;
+};
+namespace detail {
+void print_loss_options(std::ostream& stream, const TripletMarginWithDistanceLossOptions& o);
+}  // namespace detail
+EMBER_LOSS_MODULE(TripletMarginWithDistanceLoss, const Tensor& anchor, const Tensor& positive,
+                  const Tensor& negative);
+
+namespace functional {
+using MarginRankingLossFuncOptions = MarginRankingLossOptions;
+using HingeEmbeddingLossFuncOptions = HingeEmbeddingLossOptions;
+using CosineEmbeddingLossFuncOptions = CosineEmbeddingLossOptions;
+using TripletMarginLossFuncOptions = TripletMarginLossOptions;
+using TripletMarginWithDistanceLossFuncOptions = TripletMarginWithDistanceLossOptions;
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& options = {});
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                            const HingeEmbeddingLossFuncOptions& options = {});
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& options = {});
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& options = {});
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& options = {});
 }  // namespace functional
 
 }  // namespace ember::nn

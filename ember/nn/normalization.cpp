@@ -294,5 +294,62 @@ Tensor LocalResponseNormImpl::forward(const Tensor& input) {
   return functional::local_response_norm(input, options);
 }
 
+namespace functional {
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const int64_t k = int64_t(normalized_shape.size());
+  EMBER_CHECK(k >= 1 && input.dim() >= k, "layer_norm: normalized_shape ", normalized_shape,
+              " does not fit input of shape ", input.sizes());
+  EMBER_CHECK(input.sizes().slice(size_t(input.dim() - k)) == normalized_shape, "layer_norm: Given normalized_shape=",
+              normalized_shape, ", expected input with shape [*, ", normalized_shape, "], but got input of size ",
+              input.sizes());
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+  auto [var, mean] = var_mean(input, IntArrayRef(dims), std::optional<int64_t>(0), /*keepdim=*/true);
+  Tensor out = input.sub(mean).mul(var.add(eps).rsqrt());
+  if (weight.defined()) out = out.mul(weight);
+  if (bias.defined()) out = out.add(bias);
+  return out;
+}
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
+  return functional::layer_norm(input, IntArrayRef(options.normalized_shape()), options.weight(), options.bias(),
+                                options.eps());
+}
+
+namespace {
+Tensor normalize_denominator(const Tensor& input, double p, int64_t dim, double eps) {
+  int64_t d = dim;
+  return linalg::vector_norm(input, p, IntArrayRef(&d, 1), /*keepdim=*/true).clamp_min(eps).expand_as(input);
+}
+}  // namespace
+Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
+  return input.div(normalize_denominator(input, p, dim, eps));
+}
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
+  if (!options.out()) return functional::normalize(input, options.p(), options.dim(), options.eps());
+  return div_out(*options.out(), input, normalize_denominator(input, options.p(), options.dim(), options.eps()));
+}
+}  // namespace functional
+
+// ---- LayerNorm -----------------------------------------------------------------------------
+LayerNormImpl::LayerNormImpl(LayerNormOptions options_) : options(std::move(options_)) { reset(); }
+void LayerNormImpl::reset() {
+  if (options.elementwise_affine()) {
+    weight = register_parameter("weight", ones(options.normalized_shape()));
+    bias = register_parameter("bias", zeros(options.normalized_shape()));
+  } else {
+    weight = register_parameter("weight", Tensor(), false);
+    bias = register_parameter("bias", Tensor(), false);
+  }
+}
+void LayerNormImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::LayerNorm([";
+  for (size_t i = 0; i < options.normalized_shape().size(); ++i) s << (i ? ", " : "") << options.normalized_shape()[i];
+  s << "], eps=" << options.eps() << ", elementwise_affine=" << (options.elementwise_affine() ? "true" : "false") << ")";
+}
+Tensor LayerNormImpl::forward(const Tensor& input) {
+  return functional::layer_norm(input, options.normalized_shape(), weight, bias, options.eps());
+}
+
 }  // namespace nn
 }  // namespace ember

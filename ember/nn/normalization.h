@@ -1,6 +1,7 @@
 // Normalization layers with LibTorch's names and PyTorch 1.13's semantics: BatchNorm1d/2d/3d
 // and InstanceNorm1d/2d/3d (running statistics, momentum or cumulative average, affine,
-// track_running_stats), GroupNorm and LocalResponseNorm, with their functional forms.
+// track_running_stats), GroupNorm and LocalResponseNorm, with their functional forms; and
+// (last below, composed as PyTorch's formulas) LayerNorm, F::layer_norm and F::normalize.
 // Written with differentiable ops (both autograd modes); the normalizing pass is one
 // x * scale + shift with per-channel (per-sample for group/instance) scale and shift, so the
 // input's layout is kept (channels-last in, channels-last out).
@@ -173,5 +174,46 @@ class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
   LocalResponseNormOptions options;
 };
 TORCH_MODULE(LocalResponseNorm);
+
+namespace functional {
+struct LayerNormFuncOptions {
+  LayerNormFuncOptions(std::vector<int64_t> normalized_shape)  // NOLINT
+      : normalized_shape_(std::move(normalized_shape)) {}
+  TORCH_ARG(std::vector<int64_t>, normalized_shape);
+  TORCH_ARG(Tensor, weight) = {};
+  TORCH_ARG(Tensor, bias) = {};
+  TORCH_ARG(double, eps) = 1e-5;
+};
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
+
+struct NormalizeFuncOptions {
+  TORCH_ARG(double, p) = 2.0;
+  TORCH_ARG(int64_t, dim) = 1;
+  TORCH_ARG(double, eps) = 1e-12;
+  TORCH_ARG(std::optional<Tensor>, out) = std::nullopt;  // when set, the result is written there
+};
+// input / max(||input||_p along dim, eps)
+Tensor normalize(const Tensor& input, double p, int64_t dim = 1, double eps = 1e-12);
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {});
+}  // namespace functional
+
+struct LayerNormOptions {
+  LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
+  TORCH_ARG(std::vector<int64_t>, normalized_shape);
+  TORCH_ARG(double, eps) = 1e-5;
+  TORCH_ARG(bool, elementwise_affine) = true;
+};
+class LayerNormImpl : public Cloneable<LayerNormImpl> {
+ public:
+  explicit LayerNormImpl(LayerNormOptions options);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  LayerNormOptions options;
+  Tensor weight, bias;
+};
+TORCH_MODULE(LayerNorm);
 
 }  // namespace ember::nn

@@ -10,10 +10,12 @@
 #include <tuple>
 #include <type_traits>
 
-#include "ember/nn/extra.h"
+#include "ember/nn/activation.h"
+#include "ember/nn/container.h"
+#include "ember/nn/dropout.h"
 #include "ember/nn/init.h"
-#include "ember/nn/layers.h"
-#include "ember/nn/modules.h"
+#include "ember/nn/linear.h"
+#include "ember/nn/normalization.h"
 
 
 namespace ember::nn {

@@ -1,4 +1,4 @@
-#include "ember/nn/norm_pool.h"
+#include "ember/nn/embedding.h"
 
 #include <cmath>
 #include <ostream>
@@ -7,49 +7,114 @@
 #include "ember/nn/init.h"
 #include "ember/ops/functions.h"
 
-namespace ember {
-
-namespace nn {
+namespace ember::nn {
 
 namespace functional {
-Tensor alpha_dropout(const Tensor& input, double p, bool training, bool inplace) {
-  Tensor x = input;
-  return inplace ? ember::alpha_dropout_(x, p, training) : ember::alpha_dropout(input, p, training);
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                 std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool /*sparse*/) {
+  check_defined(input, "embedding", "input");
+  check_defined(weight, "embedding", "weight");
+  EMBER_CHECK_TYPE(input.scalar_type() == kLong || input.scalar_type() == kInt,
+                   "embedding: Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                   "Long, Int; but got ", input.scalar_type());
+  EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D, got ", weight.sizes());
+  if (padding_idx) {
+    const int64_t n = weight.size(0);
+    EMBER_CHECK(*padding_idx < n && *padding_idx >= -n, "embedding: Padding_idx must be within num_embeddings");
+    if (*padding_idx < 0) *padding_idx += n;
+  }
+  Tensor idx = input.reshape({-1}).to(kLong);
+  if (idx.numel() > 0) {  // checked here so that the error names embedding, not index_select
+    const auto [lo, hi] = aminmax(idx);
+    const int64_t min = lo.item<int64_t>(), max = hi.item<int64_t>();
+    EMBER_CHECK_INDEX(min >= 0 && max < weight.size(0), "embedding: index out of range in self (index ",
+                      min < 0 ? min : max, " with num_embeddings ", weight.size(0), ")");
+  }
+  if (max_norm) {
+    // The referenced rows are renormalized in place to max_norm, as PyTorch's embedding_renorm_.
+    NoGradGuard g;
+    Tensor w = weight;
+    Tensor ids = std::get<0>(_unique(idx));
+    Tensor rows = w.index_select(0, ids);
+    Tensor norms = linalg::vector_norm(rows, norm_type, IntArrayRef{1}, true);
+    Tensor scale = where(norms.gt(*max_norm), norms.add(1e-7).reciprocal().mul(*max_norm), ones_like(norms));
+    w.index_copy_(0, ids, rows.mul(scale));
+  }
+  Tensor out = weight.index_select(0, idx);
+  if (scale_grad_by_freq && out.requires_grad()) {
+    // Each row's gradient is divided by how often its index occurs in the input.
+    Tensor scale;
+    {
+      NoGradGuard g;
+      Tensor count = zeros({weight.size(0)}, weight.options().requires_grad(false))
+                         .index_add(0, idx, ones({idx.numel()}, weight.options().requires_grad(false)));
+      scale = count.index_select(0, idx).reciprocal().unsqueeze(1);
+    }
+    out.register_hook([scale](const Tensor& grad) { return grad.mul(scale); });
+  }
+  if (padding_idx) {
+    // The padding row receives no gradient (PyTorch's rule).
+    Tensor pad = idx.eq(*padding_idx).unsqueeze(1);
+    out = where(pad, out.detach(), out);
+  }
+  DimVector shape(input.sizes());
+  shape.push_back(weight.size(1));
+  return out.view(shape);
 }
-Tensor alpha_dropout(const Tensor& input, const AlphaDropoutFuncOptions& o) {
-  return alpha_dropout(input, o.p(), o.training(), o.inplace());
-}
-Tensor feature_alpha_dropout(const Tensor& input, double p, bool training, bool inplace) {
-  Tensor x = input;
-  return inplace ? ember::feature_alpha_dropout_(x, p, training) : ember::feature_alpha_dropout(input, p, training);
-}
-Tensor feature_alpha_dropout(const Tensor& input, const FeatureAlphaDropoutFuncOptions& o) {
-  return feature_alpha_dropout(input, o.p(), o.training(), o.inplace());
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
+  return functional::embedding(input, weight, options.padding_idx(), options.max_norm(), options.norm_type(),
+                               options.scale_grad_by_freq(), options.sparse());
 }
 }  // namespace functional
 
-AlphaDropoutImpl::AlphaDropoutImpl(const AlphaDropoutOptions& o) : options(o) { reset(); }
-void AlphaDropoutImpl::reset() {
-  EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
-              options.p());
+// ---- Embedding -----------------------------------------------------------------------------
+EmbeddingImpl::EmbeddingImpl(EmbeddingOptions options_) : options(std::move(options_)) { reset(); }
+void EmbeddingImpl::reset() {
+  if (options.padding_idx()) {
+    int64_t& p = *options.padding_idx();
+    EMBER_CHECK(p < options.num_embeddings() && p >= -options.num_embeddings(),
+                "Padding_idx must be within num_embeddings");
+    if (p < 0) p += options.num_embeddings();
+  }
+  if (options._weight().defined()) {
+    EMBER_CHECK(options._weight().sizes() == IntArrayRef({options.num_embeddings(), options.embedding_dim()}),
+                "Shape of _weight does not match num_embeddings and embedding_dim");
+    weight = register_parameter("weight", options._weight());
+    return;
+  }
+  weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}));
+  init::normal_(weight);
+  if (options.padding_idx()) {
+    NoGradGuard g;
+    weight[*options.padding_idx()].fill_(0);
+  }
 }
-void AlphaDropoutImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::AlphaDropout(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false") << ")";
+void EmbeddingImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Embedding(num_embeddings=" << options.num_embeddings()
+    << ", embedding_dim=" << options.embedding_dim();
+  if (options.padding_idx()) s << ", padding_idx=" << *options.padding_idx();
+  if (options.max_norm()) s << ", max_norm=" << *options.max_norm();
+  if (options.norm_type() != 2) s << ", norm_type=" << options.norm_type();
+  if (options.scale_grad_by_freq()) s << ", scale_grad_by_freq=true";
+  if (options.sparse()) s << ", sparse=true";
+  s << ")";
 }
-Tensor AlphaDropoutImpl::forward(const Tensor& input) {
-  return functional::alpha_dropout(input, options.p(), is_training(), options.inplace());
+Tensor EmbeddingImpl::forward(const Tensor& input) {
+  return functional::embedding(input, weight, options.padding_idx(), options.max_norm(), options.norm_type(),
+                               options.scale_grad_by_freq(), options.sparse());
 }
-FeatureAlphaDropoutImpl::FeatureAlphaDropoutImpl(const FeatureAlphaDropoutOptions& o) : options(o) { reset(); }
-void FeatureAlphaDropoutImpl::reset() {
-  EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "dropout probability has to be between 0 and 1, but got ",
-              options.p());
-}
-void FeatureAlphaDropoutImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::FeatureAlphaDropout(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false")
-    << ")";
-}
-Tensor FeatureAlphaDropoutImpl::forward(const Tensor& input) {
-  return functional::feature_alpha_dropout(input, options.p(), is_training(), options.inplace());
+
+Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFromPretrainedOptions& o) {
+  EMBER_CHECK(embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional");
+  Embedding e(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
+                  ._weight(embeddings)
+                  .padding_idx(o.padding_idx())
+                  .max_norm(o.max_norm())
+                  .norm_type(o.norm_type())
+                  .scale_grad_by_freq(o.scale_grad_by_freq())
+                  .sparse(o.sparse()));
+  e->weight.set_requires_grad(!o.freeze());
+  return e;
 }
 
 // ---- EmbeddingBag ------------------------------------------------------------------------
@@ -218,75 +283,4 @@ EmbeddingBag EmbeddingBag::from_pretrained(const Tensor& embeddings, const Embed
   return bag;
 }
 
-// ---- ParameterList / ParameterDict -------------------------------------------------------
-
-namespace {
-void print_parameters(std::ostream& s, const char* name, const OrderedDict<std::string, Tensor>& params) {
-  s << "torch::nn::" << name << "(\n";
-  for (const auto& p : params)
-    s << "(" << p.key() << "): Parameter containing: [" << p.value().scalar_type() << " of size " << p.value().sizes()
-      << "]\n";
-  s << ")";
-}
-Tensor copy_parameter(const Tensor& p, const std::optional<Device>& device) {
-  if (!p.defined()) return p;
-  Tensor c = device ? p.detach().to(*device) : p.detach().clone();
-  c.set_requires_grad(p.requires_grad());
-  return c;
-}
-}  // namespace
-
-void ParameterListImpl::append(const Tensor& param) {
-  register_parameter(std::to_string(parameters_.size()), param, param.defined() && param.requires_grad());
-}
-void ParameterListImpl::rebuild(std::vector<Tensor> params) {
-  parameters_.clear();
-  for (const Tensor& p : params) append(p);
-}
-void ParameterListImpl::insert(size_t index, const Tensor& param) {
-  EMBER_CHECK_INDEX(index <= size(), "ParameterList::insert: index ", index, " is out of range for size ", size());
-  std::vector<Tensor> v = parameters_.values();
-  v.insert(v.begin() + int64_t(index), param);
-  rebuild(std::move(v));
-}
-Tensor ParameterListImpl::pop(size_t index) {
-  EMBER_CHECK_INDEX(index < size(), "ParameterList::pop: index ", index, " is out of range for size ", size());
-  std::vector<Tensor> v = parameters_.values();
-  Tensor r = v[index];
-  v.erase(v.begin() + int64_t(index));
-  rebuild(std::move(v));
-  return r;
-}
-Tensor& ParameterListImpl::at(size_t index) {
-  EMBER_CHECK_INDEX(index < size(), "Index out of range");
-  return parameters_[index].value();
-}
-const Tensor& ParameterListImpl::at(size_t index) const {
-  EMBER_CHECK_INDEX(index < size(), "Index out of range");
-  return parameters_.items()[index].value();
-}
-std::shared_ptr<Module> ParameterListImpl::clone(const std::optional<Device>& device) const {
-  auto copy = std::make_shared<ParameterListImpl>();
-  for (const auto& p : parameters_) copy->append(copy_parameter(p.value(), device));
-  return copy;
-}
-void ParameterListImpl::pretty_print(std::ostream& s) const { print_parameters(s, "ParameterList", parameters_); }
-
-Tensor& ParameterDictImpl::insert(const std::string& key, const Tensor& param) {
-  if (!parameters_.contains(key)) return register_parameter(key, param, param.defined() && param.requires_grad());
-  return parameters_[key] = param.is_leaf() ? param : param.detach();
-}
-Tensor ParameterDictImpl::pop(const std::string& key) {
-  Tensor v = parameters_[key];
-  parameters_.erase(key);
-  return v;
-}
-std::shared_ptr<Module> ParameterDictImpl::clone(const std::optional<Device>& device) const {
-  auto copy = std::make_shared<ParameterDictImpl>();
-  for (const auto& p : parameters_) copy->insert(p.key(), copy_parameter(p.value(), device));
-  return copy;
-}
-void ParameterDictImpl::pretty_print(std::ostream& s) const { print_parameters(s, "ParameterDict", parameters_); }
-
-}  // namespace nn
-}  // namespace ember
+}  // namespace ember::nn

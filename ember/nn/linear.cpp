@@ -1,4 +1,4 @@
-#include "ember/nn/modules.h"
+#include "ember/nn/linear.h"
 
 #include <cmath>
 #include <ostream>
@@ -48,6 +48,35 @@ void LinearImpl::pretty_print(std::ostream& stream) const {
 
 Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
 
+BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) { reset(); }
+void BilinearImpl::reset() {
+  weight = register_parameter("weight",
+                              empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(), options.bias());
+  const double bound = 1.0 / std::sqrt(double(options.in1_features()));
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+void BilinearImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Bilinear(in1_features=" << options.in1_features() << ", in2_features=" << options.in2_features()
+    << ", out_features=" << options.out_features() << ", bias=" << (options.bias() ? "true" : "false") << ")";
+}
+
+namespace functional {
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
+  EMBER_CHECK(weight.dim() == 3 && input1.size(-1) == weight.size(1) && input2.size(-1) == weight.size(2),
+              "bilinear: inputs of shapes ", input1.sizes(), " and ", input2.sizes(), " do not match weight of shape ",
+              weight.sizes());
+  // leading dims flattened: out[b, o] = sum_ij x1[b, i] W[o, i, j] x2[b, j]
+  Tensor a = input1.reshape({-1, input1.size(-1)}), b = input2.reshape({-1, input2.size(-1)});
+  Tensor out = einsum("bi,oij,bj->bo", {a, weight, b});
+  DimVector shape(input1.sizes().slice(0, size_t(input1.dim() - 1)));
+  shape.push_back(weight.size(0));
+  out = out.view(shape);
+  return bias.defined() ? out.add(bias) : out;
+}
+}  // namespace functional
+
 // ---- small modules ----------------------------------------------------------------------------
 void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Identity()"; }
 
@@ -55,39 +84,11 @@ void FlattenImpl::pretty_print(std::ostream& stream) const {
   stream << "torch::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
 }
 Tensor FlattenImpl::forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
-
-void ReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "torch::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+Tensor UnflattenImpl::forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
+void UnflattenImpl::pretty_print(std::ostream& s) const {
+  s << "torch::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
+  for (size_t i = 0; i < options.sizes().size(); ++i) s << (i ? ", " : "") << options.sizes()[i];
+  s << "})";
 }
-Tensor functional::relu(Tensor input, const ReLUFuncOptions& options) {
-  return options.inplace() ? ::ember::relu_(input) : ::ember::relu(input);
-}
-Tensor ReLUImpl::forward(Tensor input) { return functional::relu(std::move(input), options); }
-
-void TanhImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Tanh()"; }
-Tensor TanhImpl::forward(const Tensor& input) { return tanh(input); }
-
-void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sigmoid()"; }
-Tensor SigmoidImpl::forward(const Tensor& input) { return sigmoid(input); }
-
-void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Functional()"; }
-
-// ---- Sequential ---------------------------------------------------------------------------------
-std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
-  EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range (index ", index, ", size ", modules_.size(), ")");
-  return modules_[index].ptr();
-}
-
-std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
-  auto copy = std::make_shared<SequentialImpl>();
-  for (size_t i = 0; i < modules_.size(); ++i) {
-    std::shared_ptr<Module> fresh = modules_[i].ptr()->clone(device);
-    copy->register_module(children_.items()[i].key(), fresh);
-    copy->modules_.push_back(modules_[i].clone_module(fresh));
-  }
-  return copy;
-}
-
-void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "torch::nn::Sequential"; }
 
 }  // namespace ember::nn

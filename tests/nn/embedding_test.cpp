@@ -1,8 +1,44 @@
-// The smaller layers of ember/nn/norm_pool.h: EmbeddingBag against PyTorch 1.13
-// (tests/golden/gen_nn_pool_norm.py) and its options, from_pretrained and errors;
-// AlphaDropout / FeatureAlphaDropout against their definition; ParameterList and
-// ParameterDict.
+// Embeddings (ember/nn/embedding.h): Embedding against its definition and from_pretrained;
+// EmbeddingBag against PyTorch 1.13 (tests/golden/gen_nn_pool_norm.py) and its options,
+// from_pretrained and errors.
+#include <torch/torch.h>
+
 #include "test_util.h"
+
+namespace {
+
+using ember::test::tensors_close;
+
+TEST(Layers, EmbeddingLooksUpRowsAndSkipsThePaddingGradient) {
+  torch::manual_seed(1);
+  torch::nn::Embedding emb(torch::nn::EmbeddingOptions(10, 4).padding_idx(0));
+  EXPECT_EQ(emb->weight[0].abs().sum().item<float>(), 0.f);
+  torch::Tensor idx = torch::tensor(std::vector<int64_t>{3, 0, 3, 7}).view({2, 2});
+  torch::Tensor out = emb(idx);
+  EXPECT_EQ(out.sizes(), torch::IntArrayRef({2, 2, 4}));
+  EXPECT_TRUE(out[1][1].equal(emb->weight[7]));
+  out.sum().backward();
+  EXPECT_EQ(emb->weight.grad()[0].abs().sum().item<float>(), 0.f);  // padding row
+  EXPECT_TRUE(tensors_close(emb->weight.grad()[3], torch::full({4}, 2.f)));  // used twice
+  torch::nn::Embedding capped(torch::nn::EmbeddingOptions(5, 3).max_norm(1.0));
+  capped(torch::tensor(std::vector<int64_t>{1, 2}));
+  EXPECT_LE(capped->weight[1].norm().item<float>(), 1.0f + 1e-5f);
+  EXPECT_ERROR_WITH(emb(torch::tensor({1.0f})), "indices");
+}
+
+TEST(Embedding, FromPretrained) {
+  const torch::Tensor w = torch::arange(12, torch::kFloat).view({4, 3});
+  auto frozen = torch::nn::Embedding::from_pretrained(w);
+  EXPECT_FALSE(frozen->weight.requires_grad());
+  EXPECT_TRUE(frozen(torch::tensor({int64_t(2), int64_t(0)})).equal(w.index_select(0, torch::tensor({int64_t(2), int64_t(0)}))));
+  auto tuned = torch::nn::Embedding::from_pretrained(w, torch::nn::EmbeddingFromPretrainedOptions().freeze(false).padding_idx(1));
+  EXPECT_TRUE(tuned->weight.requires_grad());
+  tuned(torch::tensor({int64_t(1), int64_t(3)})).sum().backward();
+  EXPECT_TRUE(tuned->weight.grad()[1].equal(torch::zeros({3})));  // the padding row gets no gradient
+  EXPECT_TRUE(tuned->weight.grad()[3].equal(torch::ones({3})));
+}
+
+}  // namespace
 
 namespace ember {
 namespace {
@@ -132,111 +168,6 @@ TEST(EmbeddingBag, Gradcheck) {
     };
     EXPECT_TRUE(autograd::gradcheck(f, sum ? autograd::variable_list{w, psw} : autograd::variable_list{w}, o));
   }
-}
-
-TEST(AlphaDropout, MatchesItsDefinition) {
-  manual_seed(2);
-  const double p = 0.3, alpha = 1.7580993408473766, a = 1 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
-  const Tensor x = randn({200, 500});
-  nn::AlphaDropout drop(p);
-  const Tensor y = drop(x);
-  // kept: a * x + alpha * a * p; dropped: alpha * a * (p - 1)
-  const Tensor kept = y.sub(x.mul(a).add(alpha * a * p)).abs().lt(1e-5);
-  const Tensor dropped = y.sub(alpha * a * (p - 1)).abs().lt(1e-6);
-  EXPECT_TRUE(kept.logical_or(dropped).all().item<bool>());
-  EXPECT_NEAR(dropped.to(kDouble).mean().item<double>(), p, 0.01);
-  EXPECT_NEAR(y.mean().item<double>(), 0, 0.02);  // mean and variance kept for N(0, 1) input
-  EXPECT_NEAR(y.std().item<double>(), 1, 0.02);
-  drop->eval();
-  EXPECT_TENSOR_EQ(drop(x), x);
-  EXPECT_TENSOR_EQ(F::alpha_dropout(x, F::AlphaDropoutFuncOptions().p(0.5)), x);  // training defaults to false
-  EXPECT_TENSOR_EQ(F::alpha_dropout(x, 1.0, true), zeros_like(x));
-  // the gradient is a on kept elements, 0 on dropped ones
-  const Tensor xg = x.narrow(0, 0, 10).clone().requires_grad_();
-  const Tensor yg = alpha_dropout(xg, p, true);
-  const Tensor gx = autograd::grad({yg.sum()}, {xg})[0];
-  EXPECT_TRUE(gx.sub(a).abs().lt(1e-6).logical_or(gx.eq(0)).all().item<bool>());
-  // feature version: whole channels
-  nn::FeatureAlphaDropout fdrop(nn::FeatureAlphaDropoutOptions(0.5));
-  const Tensor z = fdrop(randn({8, 16, 5, 5}));
-  const Tensor channel_dropped = z.sub(alpha * (1 / std::sqrt((alpha * alpha * 0.5 + 1) * 0.5)) * (0.5 - 1)).abs().lt(1e-6);
-  EXPECT_TENSOR_EQ(channel_dropped.all(3).all(2), channel_dropped.any(3).any(2));
-  EXPECT_ERROR_WITH(feature_alpha_dropout(randn({5}), 0.5, true), "Feature dropout requires at least 2 dimensions");
-  EXPECT_ERROR_WITH(nn::AlphaDropout(1.5), "dropout probability has to be between 0 and 1, but got 1.5");
-  Tensor inplace = x.clone();
-  (void)F::alpha_dropout(inplace, 0.2, true, true);
-  EXPECT_FALSE(inplace.equal(x));
-  std::ostringstream s;
-  s << *drop << " " << *fdrop;
-  EXPECT_EQ(s.str(), "torch::nn::AlphaDropout(p=0.3, inplace=false) torch::nn::FeatureAlphaDropout(p=0.5, inplace=false)");
-}
-
-TEST(ParameterList, LibTorchApi) {
-  nn::ParameterList list(ones({2}), zeros({3}).requires_grad_());
-  EXPECT_EQ(list->size(), 2u);
-  EXPECT_FALSE(list[0].requires_grad());  // requires_grad is kept
-  EXPECT_TRUE(list[1].requires_grad());
-  list->append(full({4}, 2.0));
-  list->extend(std::vector<Tensor>{full({1}, 3.0), full({1}, 4.0)});
-  list->insert(1, full({5}, 7.0));
-  EXPECT_EQ(list->size(), 6u);
-  EXPECT_EQ(list->named_parameters().keys(), (std::vector<std::string>{"0", "1", "2", "3", "4", "5"}));
-  EXPECT_EQ(list[1].size(0), 5);
-  const Tensor popped = list->pop(0);
-  EXPECT_TENSOR_EQ(popped, ones({2}));
-  EXPECT_EQ(list->size(), 5u);
-  EXPECT_EQ(list[0].size(0), 5);
-  EXPECT_EQ(list->named_parameters().keys().back(), "4");
-  int64_t total = 0;
-  for (const auto& item : *list) total += item.value().numel();
-  EXPECT_EQ(total, 5 + 3 + 4 + 1 + 1);
-  EXPECT_ERROR_WITH(list->at(9), "Index out of range");
-  // registered in a parent; deep clones
-  struct Net : nn::Module {
-    nn::ParameterList ps{nullptr};
-    Net() { ps = register_module("ps", nn::ParameterList(ones({2}).requires_grad_())); }
-  };
-  auto net = std::make_shared<Net>();
-  EXPECT_EQ(net->named_parameters().keys(), std::vector<std::string>{"ps.0"});
-  auto copy = std::dynamic_pointer_cast<nn::ParameterListImpl>(list->clone());
-  EXPECT_EQ(copy->size(), list->size());
-  copy->at(0).data().fill_(-1);
-  EXPECT_EQ(list[0][0].item<float>(), 7.0f);
-  EXPECT_TRUE(copy->at(1).requires_grad());
-  std::ostringstream s;
-  s << *nn::ParameterList(ones({2, 3}));
-  EXPECT_EQ(s.str(), "torch::nn::ParameterList(\n(0): Parameter containing: [Float of size [2, 3]]\n)");
-}
-
-TEST(ParameterDict, LibTorchApi) {
-  nn::ParameterDict dict;
-  dict->insert("a", ones({2}).requires_grad_());
-  dict->insert("b", zeros({3}));
-  EXPECT_TRUE(dict->contains("a"));
-  EXPECT_FALSE(dict->contains("c"));
-  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(dict->values().size(), 2u);
-  EXPECT_TRUE(dict["a"].requires_grad());
-  EXPECT_FALSE(dict->get("b").requires_grad());
-  dict->insert("a", full({4}, 2.0));  // replaces
-  EXPECT_EQ(dict["a"].size(0), 4);
-  EXPECT_EQ(dict->size(), 2u);
-  OrderedDict<std::string, Tensor> more;
-  more.insert("c", ones({1}));
-  more.insert("b", ones({5}));
-  dict->update(more);
-  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(dict["b"].size(0), 5);
-  EXPECT_EQ(dict->pop("a").size(0), 4);
-  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"b", "c"}));
-  EXPECT_EQ(dict->named_parameters().keys(), (std::vector<std::string>{"b", "c"}));
-  EXPECT_ERROR_WITH(dict->pop("zz"), "'zz' is not defined");
-  auto copy = std::dynamic_pointer_cast<nn::ParameterDictImpl>(dict->clone());
-  EXPECT_EQ(copy->keys(), dict->keys());
-  EXPECT_FALSE(copy->get("b").is_same(dict->get("b")));
-  dict->clear();
-  EXPECT_TRUE(dict->empty());
-  EXPECT_EQ(nn::ParameterDict(more)->size(), 2u);
 }
 
 }  // namespace
