@@ -161,13 +161,24 @@ Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, co
       {{x}, {weight}});
 }
 
+// The autocast policies of conv1d/2d/3d or conv_transpose1d/2d/3d (d = 1, 2, 3).
+AutocastPolicies conv_autocast(size_t d, bool transposed) {
+  static constexpr AutocastPolicies kConv[] = {autocast::policies("conv1d"), autocast::policies("conv2d"),
+                                               autocast::policies("conv3d")};
+  static constexpr AutocastPolicies kTransposed[] = {autocast::policies("conv_transpose1d"),
+                                                     autocast::policies("conv_transpose2d"),
+                                                     autocast::policies("conv_transpose3d")};
+  return (transposed ? kTransposed : kConv)[d - 1];
+}
+
 }  // namespace
 
 // Checks the arguments, resolves the padding and runs `convolution`.
 Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride_in,
                const ConvPadding& padding, IntArrayRef dilation_in, int64_t groups, size_t d, const char* op) {
-  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision,
-                 conv_nd(_ac[0], _ac[1], _ac[2], stride_in, padding, dilation_in, groups, d, op), &input, &weight, &bias);
+  EMBER_AUTOCAST_WITH(conv_autocast(d, false),
+                      conv_nd(_ac[0], _ac[1], _ac[2], stride_in, padding, dilation_in, groups, d, op), &input, &weight,
+                      &bias);
   EMBER_CHECK(weight.dim() == int64_t(d) + 2, op, ": expected a ", d + 2, "-D weight, got ", weight.sizes());
   const bool unbatched = input.dim() == int64_t(d) + 1;
   Tensor x = unbatched ? input.unsqueeze(0) : input;
@@ -318,10 +329,10 @@ Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight, const Tensor
                          IntArrayRef padding_in, IntArrayRef output_padding_in, int64_t groups,
                          IntArrayRef dilation_in, size_t d, const char* op) {
   // PyTorch 1.13's CPU autocast runs the transposed convolutions in float32.
-  EMBER_AUTOCAST(AutocastPolicy::Float32,
-                 conv_transpose_nd(_ac[0], _ac[1], _ac[2], stride_in, padding_in, output_padding_in, groups,
-                                   dilation_in, d, op),
-                 &input, &weight, &bias);
+  EMBER_AUTOCAST_WITH(
+      conv_autocast(d, true),
+      conv_transpose_nd(_ac[0], _ac[1], _ac[2], stride_in, padding_in, output_padding_in, groups, dilation_in, d, op),
+      &input, &weight, &bias);
   EMBER_CHECK(weight.dim() == int64_t(d) + 2, op, ": expected a ", d + 2, "-D weight, got ", weight.sizes());
   const bool unbatched = input.dim() == int64_t(d) + 1;
   Tensor x = unbatched ? input.unsqueeze(0) : input;

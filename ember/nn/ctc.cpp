@@ -30,7 +30,7 @@ Tensor mask(const std::vector<uint8_t>& flags, IntArrayRef shape) {
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths_in,
                 IntArrayRef target_lengths_in, int64_t blank, Reduction reduction, bool zero_infinity) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32,
+  EMBER_AUTOCAST(ctc_loss,
                  ctc_loss(_ac[0], targets, input_lengths_in, target_lengths_in, blank, reduction, zero_infinity),
                  &log_probs);
   EMBER_CHECK(log_probs.dim() == 3 || log_probs.dim() == 2, "ctc_loss: log_probs must be (T, N, C) or (T, C), got ",

@@ -53,7 +53,7 @@ std::array<Tensor, 4> cubic_weights(const Tensor& t) {
 }  // namespace
 
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const GridSampleFuncOptions& options) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, grid_sample(_ac[0], _ac[1], options), &input, &grid);
+  EMBER_AUTOCAST(grid_sampler, grid_sample(_ac[0], _ac[1], options), &input, &grid);
   const int64_t nd = input.dim(), d = nd - 2;
   EMBER_CHECK(nd >= 1 && grid.dim() >= 1 && input.size(0) == grid.size(0), "grid_sampler(): expected grid and input "
               "to have same batch size, but got input with sizes ", input.sizes(), " and grid with sizes ", grid.sizes());

@@ -172,7 +172,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   // Autocast: PyTorch's area mode of a 5-D input is adaptive_avg_pool3d (float32); the
   // upsampling ops are on no list.
   if (options.mode() == InterpolateMode::Area && input.dim() == 5) {
-    EMBER_AUTOCAST(AutocastPolicy::Float32, interpolate(_ac[0], options), &input);
+    EMBER_AUTOCAST(adaptive_avg_pool3d, interpolate(_ac[0], options), &input);
   }
   const InterpolateMode mode = options.mode();
   static const char* const py_names[] = {"nearest", "linear", "bilinear", "bicubic", "trilinear", "area",

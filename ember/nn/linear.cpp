@@ -12,7 +12,7 @@ namespace ember::nn {
 Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   check_defined(input, "linear", "input");
   check_defined(weight, "linear", "weight");
-  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision, functional::linear(_ac[0], _ac[1], _ac[2]), &input, &weight, &bias);
+  EMBER_AUTOCAST(linear, functional::linear(_ac[0], _ac[1], _ac[2]), &input, &weight, &bias);
   EMBER_CHECK(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got ", weight.sizes());
   EMBER_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1), "linear: input of shape ", input.sizes(),
               " does not match weight of shape ", weight.sizes(), " (expected the last dim to be ", weight.size(1), ")");

@@ -40,17 +40,17 @@ Tensor classes_last(const Tensor& x) { return x.dim() <= 2 ? x : x.movedim(1, -1
 Tensor mse_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
   check_defined(input, "mse_loss", "input");
   check_defined(target, "mse_loss", "target");
-  EMBER_AUTOCAST(AutocastPolicy::Float32, mse_loss(_ac[0], _ac[1], reduction), &input, &target);
+  EMBER_AUTOCAST(mse_loss, mse_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("mse_loss", input, target);
   return apply_reduction(input.sub(target).square(), reduction);
 }
 Tensor l1_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, l1_loss(_ac[0], _ac[1], reduction), &input, &target);
+  EMBER_AUTOCAST(l1_loss, l1_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("l1_loss", input, target);
   return apply_reduction(input.sub(target).abs(), reduction);
 }
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, ReductionArg reduction, double beta) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, smooth_l1_loss(_ac[0], _ac[1], reduction, beta), &input, &target);
+  EMBER_AUTOCAST(smooth_l1_loss, smooth_l1_loss(_ac[0], _ac[1], reduction, beta), &input, &target);
   check_same_shape("smooth_l1_loss", input, target);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0) {
@@ -62,7 +62,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, ReductionArg re
   return apply_reduction(where(d.lt(beta), d.square().mul(0.5 / beta), d.sub(0.5 * beta)), reduction);
 }
 Tensor huber_loss(const Tensor& input, const Tensor& target, ReductionArg reduction, double delta) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, huber_loss(_ac[0], _ac[1], reduction, delta), &input, &target);
+  EMBER_AUTOCAST(huber_loss, huber_loss(_ac[0], _ac[1], reduction, delta), &input, &target);
   check_same_shape("huber_loss", input, target);
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   Tensor d = input.sub(target).abs();
@@ -118,7 +118,7 @@ Tensor nll_loss_named(const Tensor& input, const Tensor& target, const Tensor& w
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, nll_loss(_ac[0], target, _ac[1], ignore_index, reduction), &input, &weight);
+  EMBER_AUTOCAST(nll_loss, nll_loss(_ac[0], target, _ac[1], ignore_index, reduction), &input, &weight);
   return nll_loss_named(input, target, weight, ignore_index, reduction, "nll_loss");
 }
 
@@ -126,7 +126,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      Reduction reduction, double label_smoothing) {
   check_defined(input, "cross_entropy", "input");
   check_defined(target, "cross_entropy", "target");
-  EMBER_AUTOCAST(AutocastPolicy::Float32, cross_entropy(_ac[0], _ac[1], _ac[2], ignore_index, reduction, label_smoothing), &input, &target, &weight);
+  EMBER_AUTOCAST(cross_entropy_loss, cross_entropy(_ac[0], _ac[1], _ac[2], ignore_index, reduction, label_smoothing), &input, &target, &weight);
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "label_smoothing must be between 0.0 and 1.0. Got: ",
               label_smoothing);
   check_not_batchmean("cross_entropy", reduction);
@@ -175,7 +175,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, binary_cross_entropy(_ac[0], _ac[1], _ac[2], reduction), &input, &target, &weight);
+  EMBER_AUTOCAST(binary_cross_entropy, binary_cross_entropy(_ac[0], _ac[1], _ac[2], reduction), &input, &target, &weight);
   check_same_shape("binary_cross_entropy", input, target);
   {
     NoGradGuard g;
@@ -190,7 +190,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction, const Tensor& pos_weight) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, binary_cross_entropy_with_logits(_ac[0], _ac[1], _ac[2], reduction, _ac[3]), &input, &target, &weight, &pos_weight);
+  EMBER_AUTOCAST(binary_cross_entropy_with_logits, binary_cross_entropy_with_logits(_ac[0], _ac[1], _ac[2], reduction, _ac[3]), &input, &target, &weight, &pos_weight);
   check_same_shape("binary_cross_entropy_with_logits", input, target);
   // (1 - y) x + (1 + (pw - 1) y) * log(1 + exp(-x)), with log(1 + exp(-x)) computed stably
   Tensor log_sig_neg = input.neg().clamp_min(0).add(input.abs().neg().exp().log1p());  // softplus(-x)
@@ -206,14 +206,14 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, ReductionArg reduction, bool log_target) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, kl_div(_ac[0], _ac[1], reduction, log_target), &input, &target);
+  EMBER_AUTOCAST(kl_div, kl_div(_ac[0], _ac[1], reduction, log_target), &input, &target);
   Tensor loss = log_target ? target.exp().mul(target.sub(input)) : xlogy(target, target).sub(target.mul(input));
   if (reduction == Reduction::BatchMean) return input.dim() == 0 ? loss.sum() : loss.sum().div(double(input.size(0)));
   return apply_reduction(loss, reduction);
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, soft_margin_loss(_ac[0], _ac[1], reduction), &input, &target);
+  EMBER_AUTOCAST(soft_margin_loss, soft_margin_loss(_ac[0], _ac[1], reduction), &input, &target);
   check_same_shape("soft_margin_loss", input, target);
   return apply_reduction(input.mul(target).neg().exp().log1p(), reduction);
 }
@@ -230,7 +230,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin, const Tensor& weight,
                          Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, multi_margin_loss(_ac[0], target, p, margin, _ac[1], reduction), &input,
+  EMBER_AUTOCAST(multi_margin_loss, multi_margin_loss(_ac[0], target, p, margin, _ac[1], reduction), &input,
                  &weight);
   EMBER_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
   EMBER_CHECK((input.dim() <= 1 && target.dim() == 0) || (input.dim() == 2 && target.dim() == 1 &&
@@ -256,7 +256,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, ReductionArg reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, multilabel_margin_loss(_ac[0], target, reduction), &input);
+  EMBER_AUTOCAST(multilabel_margin_loss, multilabel_margin_loss(_ac[0], target, reduction), &input);
   EMBER_CHECK(input.dim() <= 2 && target.sizes() == input.sizes(), "inconsistent target size: ", target.sizes(),
               " for input of size: ", input.sizes());
   Tensor x = input.reshape({-1, input.dim() == 0 ? 1 : input.size(-1)});
@@ -281,7 +281,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reducti
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                         Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, poisson_nll_loss(_ac[0], _ac[1], log_input, full, eps, reduction), &input,
+  EMBER_AUTOCAST(poisson_nll_loss, poisson_nll_loss(_ac[0], _ac[1], log_input, full, eps, reduction), &input,
                  &target);
   Tensor loss = log_input ? input.exp().sub(target.mul(input)) : input.sub(target.mul(input.add(eps).log()));
   if (full) {
@@ -437,12 +437,12 @@ Tensor GaussianNLLLossImpl::forward(const Tensor& input, const Tensor& target, c
 namespace functional {
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, margin_ranking_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
+  EMBER_AUTOCAST(margin_ranking_loss, margin_ranking_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
   return apply_reduction(target.neg().mul(input1.sub(input2)).add(margin).clamp_min(0), reduction);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, hinge_embedding_loss(_ac[0], _ac[1], margin, reduction), &input, &target);
+  EMBER_AUTOCAST(hinge_embedding_loss, hinge_embedding_loss(_ac[0], _ac[1], margin, reduction), &input, &target);
   // PyTorch's composition: the margin term unless target == 1, the input unless target == -1
   Tensor neg = input.neg().add(margin).clamp_min(0);
   Tensor loss = where(target.ne(1), neg, zeros_like(neg)).add(where(target.ne(-1), input, zeros_like(input)));
@@ -451,7 +451,7 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, cosine_embedding_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
+  EMBER_AUTOCAST(cosine_embedding_loss, cosine_embedding_loss(_ac[0], _ac[1], _ac[2], margin, reduction), &input1, &input2, &target);
   Tensor cos = cosine_similarity(input1, input2, -1, 1e-8);
   Tensor loss = where(target.eq(1), cos.neg().add(1), cos.sub(margin).clamp_min(0));
   return apply_reduction(loss, reduction);
@@ -459,7 +459,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, Reduction reduction) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, triplet_margin_loss(_ac[0], _ac[1], _ac[2], margin, p, eps, swap, reduction), &anchor, &positive, &negative);
+  EMBER_AUTOCAST(triplet_margin_loss, triplet_margin_loss(_ac[0], _ac[1], _ac[2], margin, p, eps, swap, reduction), &anchor, &positive, &negative);
   Tensor dp = pairwise_distance(anchor, positive, p, eps), dn = pairwise_distance(anchor, negative, p, eps);
   if (swap) dn = minimum(dn, pairwise_distance(positive, negative, p, eps));
   return apply_reduction(dp.sub(dn).add(margin).clamp_min(0), reduction);

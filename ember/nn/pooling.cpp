@@ -178,7 +178,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, size_t d, IntArrayRe
                                        const char* op) {
   // Autocast: PyTorch 1.13 lists max_pool3d (float32) but not max_pool3d_with_indices.
   if (d == 3 && !with_indices) {
-    EMBER_AUTOCAST(AutocastPolicy::Float32,
+    EMBER_AUTOCAST(max_pool3d,
                    max_pool_nd(_ac[0], d, kernel, stride, padding, dilation, ceil_mode, with_indices, op), &input);
   }
   const Tensor x = batched(input, d, op);
@@ -307,9 +307,9 @@ Tensor avg_pool_nd(const Tensor& input, size_t d, IntArrayRef kernel, IntArrayRe
                    bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const char* op) {
   // Autocast: avg_pool3d runs in float32; avg_pool1d/2d are on no list, so the composite's
   // matmuls must not run in bfloat16 either (None: inputs kept, autocast suspended inside).
-  EMBER_AUTOCAST(d == 3 ? AutocastPolicy::Float32 : AutocastPolicy::None,
-                 avg_pool_nd(_ac[0], d, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, op),
-                 &input);
+  EMBER_AUTOCAST_WITH(
+      d == 3 ? autocast::policies("avg_pool3d") : AutocastPolicies{},
+      avg_pool_nd(_ac[0], d, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, op), &input);
   const Tensor x = batched(input, d, op);
   const Pooling g(x, d, kernel, stride, padding, 1, ceil_mode, op);
   return unbatched_like(avg_pool_batched(x, g, count_include_pad, divisor_override, op), input, d);
@@ -347,8 +347,8 @@ std::vector<int64_t> kernel_of(const Tensor& x, IntArrayRef out) {
 
 Tensor adaptive_avg_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size, const char* op) {
   // Autocast: adaptive_avg_pool3d runs in float32, the others as they are (see avg_pool_nd).
-  EMBER_AUTOCAST(d == 3 ? AutocastPolicy::Float32 : AutocastPolicy::None, adaptive_avg_pool_nd(_ac[0], d, out_size, op),
-                 &input);
+  EMBER_AUTOCAST_WITH(d == 3 ? autocast::policies("adaptive_avg_pool3d") : AutocastPolicies{},
+                      adaptive_avg_pool_nd(_ac[0], d, out_size, op), &input);
   std::vector<int64_t> output_size(out_size.begin(), out_size.end());
   const Tensor x = adaptive_input(input, d, output_size, op);
   const ScalarType t = x.scalar_type();
@@ -372,7 +372,7 @@ Tensor adaptive_avg_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size,
 std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size,
                                                 bool with_indices, const char* op) {
   if (d == 3) {  // autocast: adaptive_max_pool3d runs in float32 (with or without indices)
-    EMBER_AUTOCAST(AutocastPolicy::Float32, adaptive_max_pool_nd(_ac[0], d, out_size, with_indices, op), &input);
+    EMBER_AUTOCAST(adaptive_max_pool3d, adaptive_max_pool_nd(_ac[0], d, out_size, with_indices, op), &input);
   }
   std::vector<int64_t> output_size(out_size.begin(), out_size.end());
   const Tensor x = adaptive_input(input, d, output_size, op);
@@ -414,7 +414,8 @@ Tensor lp_pool_nd(const Tensor& input, size_t d, double norm_type, IntArrayRef k
 
 Tensor max_unpool_nd(const Tensor& input, const Tensor& indices, size_t d, IntArrayRef output_size, const char* op) {
   // Autocast: max_unpool2d/3d run in float32 (PyTorch's max_unpool1d is max_unpool2d).
-  EMBER_AUTOCAST(AutocastPolicy::Float32, max_unpool_nd(_ac[0], indices, d, output_size, op), &input);
+  EMBER_AUTOCAST_WITH(d == 3 ? autocast::policies("max_unpool3d") : autocast::policies("max_unpool2d"),
+                      max_unpool_nd(_ac[0], indices, d, output_size, op), &input);
   const int64_t n = int64_t(std::max<size_t>(d, 2));
   EMBER_CHECK(input.dim() == int64_t(d) + 1 || input.dim() == int64_t(d) + 2, "Input to max_unpooling", n,
               "d should be a ", n + 1, "d or ", n + 2, "d Tensor, but got a tensor with ", input.dim(), " dimensions.");

@@ -22,10 +22,11 @@ Tensor pad_nd(const Tensor& input, IntArrayRef pad, PadMode mode, double value) 
   EMBER_CHECK(pad.size() % 2 == 0, "Padding length must be divisible by 2");
   EMBER_CHECK(k <= nd, "Padding length too large");
   if (mode == PadMode::Constant) return constant_pad_nd(input, pad, value);
-  // Autocast: reflection_pad1d/2d and replication_pad1d/2d/3d run in float32; PyTorch 1.13
-  // lists neither reflection_pad3d nor circular padding.
+  // Autocast: reflection_pad1d/2d and replication_pad1d/2d/3d, one policy for all five
+  // (ember/ops/autocast_list.h, asserted there); PyTorch 1.13 lists neither reflection_pad3d
+  // nor circular padding.
   if (mode == PadMode::Replicate || (mode == PadMode::Reflect && k <= 2)) {
-    EMBER_AUTOCAST(AutocastPolicy::Float32, pad_nd(_ac[0], pad, mode, value), &input);
+    EMBER_AUTOCAST(replication_pad1d, pad_nd(_ac[0], pad, mode, value), &input);
   }
   static const char* const py_names[] = {"constant", "reflect", "replicate", "circular"};
   EMBER_CHECK(value == 0, "Padding mode \"", py_names[int(mode)], "\" doesn't take in value argument");

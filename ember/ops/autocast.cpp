@@ -37,9 +37,9 @@ Tensor to_lower(const Tensor& t) {
   return cast;
 }
 
-Tensor cast_one(AutocastPolicy policy, const Tensor& t, ScalarType widest) {
+Tensor cast_one(AutocastPolicies policies, const Tensor& t, ScalarType widest) {
   if (!t.defined() || !device_active(t) || !isFloatingType(t.scalar_type())) return t;
-  switch (policy) {
+  switch (policies.on(t.device().type())) {
     case AutocastPolicy::LowerPrecision:
       return t.scalar_type() == kDouble ? t : to_lower(t);
     case AutocastPolicy::Float32:
@@ -54,23 +54,23 @@ Tensor cast_one(AutocastPolicy policy, const Tensor& t, ScalarType widest) {
 
 }  // namespace
 
-std::vector<Tensor> cast_inputs(AutocastPolicy policy, const std::vector<Tensor>& inputs) {
+std::vector<Tensor> cast_inputs(AutocastPolicies policies, const std::vector<Tensor>& inputs) {
+  // Promote: the widest floating dtype among the inputs whose device promotes.
   ScalarType widest = ScalarType::Undefined;
-  if (policy == AutocastPolicy::Promote)
-    for (const Tensor& t : inputs)
-      if (t.defined() && isFloatingType(t.scalar_type()))
-        widest = widest == ScalarType::Undefined ? t.scalar_type() : promote_types(widest, t.scalar_type());
+  for (const Tensor& t : inputs)
+    if (t.defined() && isFloatingType(t.scalar_type()) && policies.on(t.device().type()) == AutocastPolicy::Promote)
+      widest = widest == ScalarType::Undefined ? t.scalar_type() : promote_types(widest, t.scalar_type());
   std::vector<Tensor> out;
   out.reserve(inputs.size());
-  for (const Tensor& t : inputs) out.push_back(cast_one(policy, t, widest));
+  for (const Tensor& t : inputs) out.push_back(cast_one(policies, t, widest));
   return out;
 }
 
-std::vector<Tensor> cast_inputs(AutocastPolicy policy, std::initializer_list<const Tensor*> inputs) {
+std::vector<Tensor> cast_inputs(AutocastPolicies policies, std::initializer_list<const Tensor*> inputs) {
   std::vector<Tensor> v;
   v.reserve(inputs.size());
   for (const Tensor* t : inputs) v.push_back(*t);
-  return cast_inputs(policy, v);
+  return cast_inputs(policies, v);
 }
 
 void clear_cache() { t_cache_map.clear(); }

@@ -384,7 +384,7 @@ namespace fft {
 
 // fft_fft ... fft_irfftn are on PyTorch's float32 autocast list: half/bfloat16 inputs are
 // computed in float32 under autocast (outside it, they are refused as PyTorch does).
-#define EMBER_FFT_AUTOCAST(fn, ...) EMBER_AUTOCAST(AutocastPolicy::Float32, fn(_ac[0], __VA_ARGS__), &self)
+#define EMBER_FFT_AUTOCAST(fn, ...) EMBER_AUTOCAST(fft_##fn, fn(_ac[0], __VA_ARGS__), &self)
 
 Tensor fft(const Tensor& self, std::optional<int64_t> n, int64_t dim, OptionalNorm norm) {
   check_defined(self, "fft");

@@ -466,7 +466,7 @@ Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source
   return ember::index_copy(*this, dim, index, source);
 }
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  EMBER_AUTOCAST(AutocastPolicy::Promote, index_copy(_ac[0], dim, index, _ac[1]), &self, &source);
+  EMBER_AUTOCAST(index_copy, index_copy(_ac[0], dim, index, _ac[1]), &self, &source);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, source))) {
     return autograd::differentiable(
         "index_copy", {&self, &source}, [&] { return index_copy(self, dim, index, source); },

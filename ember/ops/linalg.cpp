@@ -147,7 +147,7 @@ Tensor record_matmul(const Tensor& a, const Tensor& b, const char* op, const std
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_defined(self, "mm");
   check_defined(mat2, "mm", "mat2");
-  EMBER_AUTOCAST(mm_op.autocast, mm(_ac[0], _ac[1]), &self, &mat2);
+  EMBER_AUTOCAST_ENTRY(mm_op, mm(_ac[0], _ac[1]), &self, &mat2);
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
     if (autograd::Recording({&self, &mat2}).any())
       return record_matmul(self, mat2, "mm", [&] { return mm(self, mat2); });
@@ -179,7 +179,7 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   check_defined(self, "bmm");
   check_defined(mat2, "bmm", "mat2");
-  EMBER_AUTOCAST(bmm_op.autocast, bmm(_ac[0], _ac[1]), &self, &mat2);
+  EMBER_AUTOCAST_ENTRY(bmm_op, bmm(_ac[0], _ac[1]), &self, &mat2);
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || mat2.unsafeGetTensorImpl()->autograd_meta())) {
     if (autograd::Recording({&self, &mat2}).any())
       return record_matmul(self, mat2, "bmm", [&] { return bmm(self, mat2); });
@@ -206,7 +206,7 @@ bool is_one(const Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
 }  // namespace
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  EMBER_AUTOCAST(addmm_op.autocast, addmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &mat1, &mat2);
+  EMBER_AUTOCAST_ENTRY(addmm_op, addmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &mat1, &mat2);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, mat1, mat2))) {
     // beta * self + alpha * mat1 @ mat2
     return autograd::differentiable(
@@ -283,7 +283,7 @@ std::vector<int64_t> check_baddbmm(const char* op, const Tensor& self, const Ten
 }  // namespace
 
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
-  EMBER_AUTOCAST(baddbmm_op.autocast, baddbmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &batch1, &batch2);
+  EMBER_AUTOCAST_ENTRY(baddbmm_op, baddbmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &batch1, &batch2);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2))) {
     return autograd::differentiable(
         "baddbmm", {&self, &batch1, &batch2}, [&] { return baddbmm(self, batch1, batch2, beta, alpha); },
@@ -359,7 +359,7 @@ std::vector<int64_t> check_addbmm(const char* op, const Tensor& self, const Tens
 }  // namespace
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
-  EMBER_AUTOCAST(addbmm_op.autocast, addbmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &batch1, &batch2);
+  EMBER_AUTOCAST_ENTRY(addbmm_op, addbmm(_ac[0], _ac[1], _ac[2], beta, alpha), &self, &batch1, &batch2);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self, batch1, batch2))) {
     // beta * self + alpha * sum_b batch1[b] @ batch2[b]
     return autograd::differentiable(
@@ -709,7 +709,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor matmul(const Tensor& self, const Tensor& other) {
-  EMBER_AUTOCAST(mm_op.autocast, matmul_impl(_ac[0], _ac[1]), &self, &other);
+  EMBER_AUTOCAST(matmul, matmul_impl(_ac[0], _ac[1]), &self, &other);
   return matmul_impl(self, other);
 }
 namespace linalg {
@@ -727,7 +727,7 @@ Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
 
 // ---- trace ----------------------------------------------------------------------------
 Tensor trace(const Tensor& self) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, trace(_ac[0]), &self);
+  EMBER_AUTOCAST(trace, trace(_ac[0]), &self);
   EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return self.diagonal().sum();  // differentiable through the diagonal view

@@ -181,7 +181,7 @@ Tensor linalg_det(const Tensor& A) { return linalg::det(A); }
 }  // namespace linalg
 
 Tensor pinverse(const Tensor& self, double rcond) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, pinverse(_ac[0], rcond), &self);  // pinverse is on the list, pinv is not
+  EMBER_AUTOCAST(pinverse, pinverse(_ac[0], rcond), &self);  // pinverse is on the list, pinv is not
   return linalg::pinv(self, rcond, false);
 }
 

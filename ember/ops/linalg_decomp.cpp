@@ -48,7 +48,7 @@ Tensor batched_eye(const Tensor& A, int64_t rows, int64_t cols) {
 // ---- QR ---------------------------------------------------------------------------------
 namespace linalg {
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, linalg::qr(_ac[0], mode), &A);
+  EMBER_AUTOCAST(linalg_qr, linalg::qr(_ac[0], mode), &A);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
@@ -216,7 +216,7 @@ void svd_impl(const Tensor& A, char jobz, Tensor& U, Tensor& S, Tensor& Vh) {
 
 namespace linalg {
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, linalg::svd(_ac[0], full_matrices), &A);
+  EMBER_AUTOCAST(linalg_svd, linalg::svd(_ac[0], full_matrices), &A);
   check_lapack_input(A, "linalg.svd", false);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // Reduced SVD A = U S V^H with distinct non-zero singular values (the full_matrices
@@ -305,7 +305,7 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices) {
 }
 
 Tensor svdvals(const Tensor& A) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, svdvals(_ac[0]), &A);
+  EMBER_AUTOCAST(linalg_svdvals, svdvals(_ac[0]), &A);
   check_lapack_input(A, "linalg.svd", false);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // The values come from the SVD; the derivatives (of every order, both modes) from the
@@ -388,7 +388,7 @@ std::tuple<Tensor, Tensor> differentiable_eigh(const Tensor& A, char uplo, char 
 }
 
 std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, char uplo, char jobz) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, eigh_impl(_ac[0], uplo, jobz), &A);
+  EMBER_AUTOCAST(linalg_eigh, eigh_impl(_ac[0], uplo, jobz), &A);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) return differentiable_eigh(A, uplo, jobz);
   check_lapack_input(A, "linalg.eigh", true);
   const int64_t n = A.size(-1), B = batch_count(A);

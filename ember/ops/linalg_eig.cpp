@@ -171,7 +171,7 @@ std::tuple<Tensor, Tensor> differentiable_eig(const Tensor& A, bool vectors) {
 }
 
 std::tuple<Tensor, Tensor> eig_entry(const Tensor& A, bool vectors) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, eig_entry(_ac[0], vectors), &A);
+  EMBER_AUTOCAST(linalg_eig, eig_entry(_ac[0], vectors), &A);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) return differentiable_eig(A, vectors);
   return eig_impl(A, vectors);
 }
@@ -218,7 +218,7 @@ std::tuple<Tensor, Tensor> eig(const Tensor& A) { return eig_entry(A, true); }
 Tensor eigvals(const Tensor& A) { return std::get<0>(eig_entry(A, false)); }
 
 Tensor householder_product(const Tensor& A, const Tensor& tau) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, householder_product(_ac[0], _ac[1]), &A, &tau);
+  EMBER_AUTOCAST(linalg_householder_product, householder_product(_ac[0], _ac[1]), &A, &tau);
   check_householder(A, tau);
   if (autograd::maybe_differentiable(A) || autograd::maybe_differentiable(tau)) return householder_composite(A, tau);
   check_lapack_input(A, "torch.linalg.householder_product", false);
@@ -249,7 +249,7 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
 }  // namespace linalg
 
 std::tuple<Tensor, Tensor> geqrf(const Tensor& self) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, geqrf(_ac[0]), &self);
+  EMBER_AUTOCAST(geqrf, geqrf(_ac[0]), &self);
   check_lapack_input(self, "geqrf", false);
   autograd::BelowAutogradGuard below;  // PyTorch has no derivative for geqrf either
   const int64_t m = self.size(-2), n = self.size(-1), k = std::min(m, n), B = batch_count(self);

@@ -98,7 +98,7 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum) 
   // Nothing to contract: an elementwise product with broadcasting (bool works too).
   if (con.empty()) return mul(left, right);
   // Autocast: the contraction is a bmm, which runs in lower precision (as PyTorch's einsum).
-  EMBER_AUTOCAST(AutocastPolicy::LowerPrecision, sumproduct_pair(_ac[0], _ac[1], sum), &left, &right);
+  EMBER_AUTOCAST(bmm, sumproduct_pair(_ac[0], _ac[1], sum), &left, &right);
   // Dims an operand lacks (size 1 there) ride along in its permutation at no cost.
   auto cat = [](std::initializer_list<const std::vector<int64_t>*> parts) {
     std::vector<int64_t> r;

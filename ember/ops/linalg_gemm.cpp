@@ -21,8 +21,7 @@ constexpr DtypeSet kGemmTypes = kAllTypes - kBoolType;
 // The op-table entries. "mm" owns the CPU GEMM kernel that the whole family runs on; the
 // others carry the per-op metadata (dtypes, autocast, derivative slots).
 #define EMBER_GEMM_OP(var, opname)                                                             \
-  OpDef<GemmFn> var(OpInfo{.name = opname, .fusion = FusionClass::Opaque,                      \
-                           .autocast = AutocastPolicy::LowerPrecision, .dtypes = kGemmTypes});
+  OpDef<GemmFn> var(OpInfo{.name = opname, .fusion = FusionClass::Opaque, .dtypes = kGemmTypes});
 EMBER_GEMM_OP(mm_op, "mm")
 EMBER_GEMM_OP(bmm_op, "bmm")
 EMBER_GEMM_OP(addmm_op, "addmm")

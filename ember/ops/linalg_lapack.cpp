@@ -162,7 +162,7 @@ void check_infos(const std::vector<lint>& infos, std::vector<lint>* infos_out, c
 // `infos`: when given, receives LAPACK's info per matrix instead of a singular matrix
 // raising (inv_ex); it keeps its zeros when there is nothing to factorise.
 Tensor inv_impl(const Tensor& A, const char* api, std::vector<lint>* infos_out = nullptr) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, inv_impl(_ac[0], api, infos_out), &A);
+  EMBER_AUTOCAST(linalg_inv, inv_impl(_ac[0], api, infos_out), &A);
   check_lapack_input(A, api, true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // d inv = -inv dA inv
@@ -266,7 +266,7 @@ Tensor mH_(const Tensor& X) { return X.transpose(-2, -1).conj(); }
 }  // namespace
 
 Tensor cholesky_impl(const Tensor& A, bool upper, const char* api, std::vector<lint>* infos_out = nullptr) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, cholesky_impl(_ac[0], upper, api, infos_out), &A);
+  EMBER_AUTOCAST(linalg_cholesky, cholesky_impl(_ac[0], upper, api, infos_out), &A);
   check_lapack_input(A, api, true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A))) {
     // A = L L^H: dL = L phi(L^-1 dA L^-H); gA = sym(L^-H phi(L^H gL) L^-1).
@@ -324,7 +324,7 @@ bool solve_vector_case(const Tensor& A, const Tensor& B) {
 // linalg.solve; `infos_out` as inv_impl's (one info per matrix of the broadcast batch).
 Tensor solve_impl(const Tensor& A, const Tensor& B, bool left, std::vector<lint>* infos_out,
                   const char* api = "torch.linalg.solve") {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, solve_impl(_ac[0], _ac[1], left, infos_out, api), &A, &B);
+  EMBER_AUTOCAST(linalg_solve, solve_impl(_ac[0], _ac[1], left, infos_out, api), &A, &B);
   check_lapack_input(A, "linalg.solve", true);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(A, B))) {
     // X = A^-1 B (left) or B A^-1: gB = solve(A^H, g), gA = -gB X^H (left) or -X^H gB.

@@ -108,7 +108,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
                                                  std::optional<std::string_view> driver) {
   check_defined(A, "torch.linalg.lstsq", "input");
   check_defined(B, "torch.linalg.lstsq", "other");
-  EMBER_AUTOCAST(AutocastPolicy::Float32, lstsq(_ac[0], _ac[1], rcond, driver), &A, &B);
+  EMBER_AUTOCAST(linalg_lstsq, lstsq(_ac[0], _ac[1], rcond, driver), &A, &B);
   EMBER_CHECK(A.dim() >= 2, "torch.linalg.lstsq: input must have at least 2 dimensions.");
   EMBER_CHECK(B.dim() >= 1, "torch.linalg.lstsq: other must have at least 1 dimension.");
   EMBER_CHECK(A.scalar_type() == B.scalar_type(), "torch.linalg.lstsq: Expected input and other to have the same "

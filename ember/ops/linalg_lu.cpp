@@ -358,7 +358,7 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
 
 Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
   // On PyTorch's float32 autocast list (linalg_lu_solve is not).
-  EMBER_AUTOCAST(AutocastPolicy::Float32, lu_solve(_ac[0], _ac[1], LU_pivots), &self, &LU_data);
+  EMBER_AUTOCAST(lu_solve, lu_solve(_ac[0], _ac[1], LU_pivots), &self, &LU_data);
   EMBER_WARN_ONCE("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
                   "PyTorch release. Note that torch.linalg.lu_solve has its arguments reversed: X = "
                   "torch.lu_solve(B, LU, pivots) should be replaced with X = torch.linalg.lu_solve(LU, pivots, B)");

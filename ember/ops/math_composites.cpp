@@ -267,7 +267,7 @@ Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   check_defined(x1, "cdist", "x1");
   check_defined(x2, "cdist", "x2");
-  EMBER_AUTOCAST(AutocastPolicy::Float32, cdist(_ac[0], _ac[1], p, compute_mode), &x1, &x2);
+  EMBER_AUTOCAST(cdist, cdist(_ac[0], _ac[1], p, compute_mode), &x1, &x2);
   EMBER_CHECK(x1.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
   EMBER_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
   EMBER_CHECK(x1.size(-1) == x2.size(-1), "X1 and X2 must have the same number of columns. X1: ", x1.size(-1),

@@ -11,18 +11,13 @@
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/macros.h"
+#include "ember/ops/autocast_list.h"
 
 namespace ember {
 class Tensor;
 namespace autograd { struct VjpCtx; struct JvpCtx; }
 
 enum class FusionClass : uint8_t { Pointwise, Reduction, View, Opaque };
-enum class AutocastPolicy : uint8_t {
-  None,            // not affected by autocast
-  LowerPrecision,  // runs in the autocast dtype (matmul, conv)
-  Float32,         // runs in float32 (losses, linalg decompositions, 3-d pooling)
-  Promote,         // runs in the widest input dtype (cat, stack, index_copy)
-};
 
 // How a pointwise op's result dtype follows from its (promoted) input dtype.
 enum class ResultKind : uint8_t {
@@ -48,7 +43,6 @@ using JvpFn = Tensor (*)(const autograd::JvpCtx&);
 struct OpInfo {
   std::string_view name;
   FusionClass fusion = FusionClass::Opaque;
-  AutocastPolicy autocast = AutocastPolicy::None;
   DtypeSet dtypes = kAllTypes;
   ResultKind result_kind = ResultKind::Same;
   VjpFn vjp = nullptr;
@@ -56,6 +50,9 @@ struct OpInfo {
   Saves saves = Saves::Inputs;
   bool differentiable = true;  // false: results never require grad (PyTorch's non_differentiable)
   std::string_view node_name{};  // the autograd node's stem ("div" for div_true); empty: name
+  // Its autocast policy per device type, from the autocast list by name (never spelled by an
+  // entry; None when the list does not name the op). The drivers apply it.
+  AutocastPolicies autocast = autocast::find_policies(name);
 
   // Every OpInfo registers itself; the generic op tests and the JIT walk this list.
   static const std::vector<OpInfo*>& all();

@@ -64,10 +64,11 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
   int64_t nd = self.dim(), k = int64_t(pad.size()) / 2;
   EMBER_CHECK(k <= nd, "pad: Padding length too large (", pad.size(), " values for a tensor of ", nd, " dimensions)");
   if (mode == "constant") return constant_pad_nd(self, pad, value.value_or(0.0));
-  // Autocast: reflection_pad1d/2d and replication_pad1d/2d/3d run in float32 (PyTorch 1.13
-  // lists neither reflection_pad3d nor circular padding).
+  // Autocast: reflection_pad1d/2d and replication_pad1d/2d/3d, one policy for all five
+  // (ember/ops/autocast_list.h, asserted there); PyTorch 1.13 lists neither reflection_pad3d
+  // nor circular padding.
   if (mode == "replicate" || (mode == "reflect" && k <= 2)) {
-    EMBER_AUTOCAST(AutocastPolicy::Float32, ember::pad(_ac[0], pad, mode, value), &self);
+    EMBER_AUTOCAST(replication_pad1d, ember::pad(_ac[0], pad, mode, value), &self);
   }
   if (mode != "reflect" && mode != "replicate" && mode != "circular")
     EMBER_NOT_IMPLEMENTED("pad: Unrecognised padding mode ", mode);

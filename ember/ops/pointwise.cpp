@@ -5,6 +5,7 @@
 #include "ember/autograd/functions.h"
 #include "ember/autograd/grad_mode.h"
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/pointwise_ops.h"
 #include "ember/ops/type_promotion.h"
@@ -22,6 +23,18 @@ std::string dtype_list(DtypeSet s) {
 
 Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
                      const PointwiseArgs& args, bool inplace) {
+  // Autocast by the entry's policies (ember/ops/autocast_list.h; on CPU no pointwise op is
+  // listed, on CUDA exp, log, pow... run in float32). As in PyTorch, only out-of-place calls.
+  if (EMBER_UNLIKELY(op.autocast.any()) && !inplace && !out.defined() && autocast::any_active()) {
+    const std::vector<Tensor> cast = autocast::cast_inputs(op.autocast, std::vector<Tensor>(inputs));
+    autocast::SuspendGuard suspend;
+    switch (cast.size()) {
+      case 1: return run_pointwise(op, {}, {cast[0]}, args);
+      case 2: return run_pointwise(op, {}, {cast[0], cast[1]}, args);
+      default: EMBER_CHECK(cast.size() == 3, op.name, ": autocast of ", cast.size(), " inputs");
+               return run_pointwise(op, {}, {cast[0], cast[1], cast[2]}, args);
+    }
+  }
   // Tensors without autograd metadata (the common case) skip the autograd layer.
   for (const Tensor& t : inputs)
     if (EMBER_UNLIKELY(t.defined() && t.unsafeGetTensorImpl()->autograd_meta() &&

@@ -11,23 +11,22 @@
 
 namespace ember {
 
-// Autocast: sums, products and norms run in float32 (PyTorch's fp32 / fp32-with-dtype lists).
-#define EMBER_DEFINE_REDUCE_OP(var, opname, set, cast)                                                  \
-  ReduceOp var(OpInfo{.name = opname, .fusion = FusionClass::Reduction, .autocast = AutocastPolicy::cast, \
-                      .dtypes = set});
-EMBER_DEFINE_REDUCE_OP(sum_op, "sum", kAllTypes, None)
-EMBER_DEFINE_REDUCE_OP(nansum_op, "nansum", kBoolType | kRealTypes, None)
-EMBER_DEFINE_REDUCE_OP(prod_op, "prod", kAllTypes, Float32)
-EMBER_DEFINE_REDUCE_OP(all_op, "all", kAllTypes, None)
-EMBER_DEFINE_REDUCE_OP(any_op, "any", kAllTypes, None)
-EMBER_DEFINE_REDUCE_OP(count_nonzero_op, "count_nonzero", kAllTypes, None)
-EMBER_DEFINE_REDUCE_OP(vector_norm_op, "linalg_vector_norm", kFloatingAndComplexTypes, None)
-EMBER_DEFINE_REDUCE_OP(var_mean_op, "var_mean", kFloatingTypes, None)
-EMBER_DEFINE_REDUCE_OP(amax_op, "amax", kBoolType | kRealTypes, None)
-EMBER_DEFINE_REDUCE_OP(amin_op, "amin", kBoolType | kRealTypes, None)
-EMBER_DEFINE_REDUCE_OP(aminmax_op, "aminmax", kBoolType | kRealTypes, None)
-EMBER_DEFINE_REDUCE_OP(max_dim_op, "max_dim", kBoolType | kRealTypes, None)
-EMBER_DEFINE_REDUCE_OP(min_dim_op, "min_dim", kBoolType | kRealTypes, None)
+// Each entry's autocast policies come from ember/ops/autocast_list.h by its name.
+#define EMBER_DEFINE_REDUCE_OP(var, opname, set) \
+  ReduceOp var(OpInfo{.name = opname, .fusion = FusionClass::Reduction, .dtypes = set});
+EMBER_DEFINE_REDUCE_OP(sum_op, "sum", kAllTypes)
+EMBER_DEFINE_REDUCE_OP(nansum_op, "nansum", kBoolType | kRealTypes)
+EMBER_DEFINE_REDUCE_OP(prod_op, "prod", kAllTypes)
+EMBER_DEFINE_REDUCE_OP(all_op, "all", kAllTypes)
+EMBER_DEFINE_REDUCE_OP(any_op, "any", kAllTypes)
+EMBER_DEFINE_REDUCE_OP(count_nonzero_op, "count_nonzero", kAllTypes)
+EMBER_DEFINE_REDUCE_OP(vector_norm_op, "linalg_vector_norm", kFloatingAndComplexTypes)
+EMBER_DEFINE_REDUCE_OP(var_mean_op, "var_mean", kFloatingTypes)
+EMBER_DEFINE_REDUCE_OP(amax_op, "amax", kBoolType | kRealTypes)
+EMBER_DEFINE_REDUCE_OP(amin_op, "amin", kBoolType | kRealTypes)
+EMBER_DEFINE_REDUCE_OP(aminmax_op, "aminmax", kBoolType | kRealTypes)
+EMBER_DEFINE_REDUCE_OP(max_dim_op, "max_dim", kBoolType | kRealTypes)
+EMBER_DEFINE_REDUCE_OP(min_dim_op, "min_dim", kBoolType | kRealTypes)
 #undef EMBER_DEFINE_REDUCE_OP
 
 // ---- dims and shapes -------------------------------------------------------------------
@@ -309,13 +308,13 @@ Tensor differentiable_prod(const Tensor& self, std::optional<int64_t> dim, bool 
 }  // namespace
 
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, prod(_ac[0], dtype), &self);
+  EMBER_AUTOCAST_ENTRY(prod_op, prod(_ac[0], dtype), &self);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return differentiable_prod(self, std::nullopt, false, [&] { return prod(self, dtype); });
   return sum_like(prod_op, self, std::nullopt, false, dtype, "prod");
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, prod(_ac[0], dim, keepdim, dtype), &self);
+  EMBER_AUTOCAST_ENTRY(prod_op, prod(_ac[0], dim, keepdim, dtype), &self);
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return differentiable_prod(self, dim, keepdim, [&] { return prod(self, dim, keepdim, dtype); });
   int64_t d = dim;

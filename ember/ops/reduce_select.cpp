@@ -321,22 +321,22 @@ Tensor scalar_q(const Tensor& self, double q) {
 
 // Autocast runs the quantiles in float32 (a scalar q is made in the cast input's dtype).
 Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, quantile(_ac[0], q, dim, keepdim, interpolation), &self);
+  EMBER_AUTOCAST(quantile, quantile(_ac[0], q, dim, keepdim, interpolation), &self);
   return quantile_impl(self, scalar_q(self, q), dim, keepdim, interpolation, false);
 }
 Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, quantile(_ac[0], _ac[1], dim, keepdim, interpolation), &self, &q);
+  EMBER_AUTOCAST(quantile, quantile(_ac[0], _ac[1], dim, keepdim, interpolation), &self, &q);
   return quantile_impl(self, q, dim, keepdim, interpolation, false);
 }
 Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, nanquantile(_ac[0], q, dim, keepdim, interpolation), &self);
+  EMBER_AUTOCAST(nanquantile, nanquantile(_ac[0], q, dim, keepdim, interpolation), &self);
   return quantile_impl(self, scalar_q(self, q), dim, keepdim, interpolation, true);
 }
 Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, nanquantile(_ac[0], _ac[1], dim, keepdim, interpolation), &self, &q);
+  EMBER_AUTOCAST(nanquantile, nanquantile(_ac[0], _ac[1], dim, keepdim, interpolation), &self, &q);
   return quantile_impl(self, q, dim, keepdim, interpolation, true);
 }
 

@@ -232,7 +232,7 @@ Tensor singular_value_norm(const Tensor& A, int64_t d0, int64_t d1, int kind, bo
 
 // Autocast runs the matrix norms in float32 (linalg::norm's matrix case comes through here).
 Tensor matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, matrix_norm(_ac[0], ord, dim, keepdim, dtype), &A);
+  EMBER_AUTOCAST(linalg_matrix_norm, matrix_norm(_ac[0], ord, dim, keepdim, dtype), &A);
   int64_t d0, d1;
   check_matrix_norm_input(A, dim, d0, d1);
   double o = ord.toDouble(), a = std::fabs(o);
@@ -246,7 +246,7 @@ Tensor matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim, bool kee
 
 Tensor matrix_norm(const Tensor& A, std::string_view ord, IntArrayRef dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, matrix_norm(_ac[0], ord, dim, keepdim, dtype), &A);
+  EMBER_AUTOCAST(linalg_matrix_norm, matrix_norm(_ac[0], ord, dim, keepdim, dtype), &A);
   int64_t d0, d1;
   check_matrix_norm_input(A, dim, d0, d1);
   if (ord == "nuc") return singular_value_norm(A, d0, d1, 0, keepdim, dtype);

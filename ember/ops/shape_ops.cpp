@@ -83,7 +83,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i)
     EMBER_CHECK(tensors[i].defined(), "torch.cat(): tensor at position ", i, " is undefined");
   // Autocast: the widest floating dtype (stack and hstack/vstack/dstack come through here).
-  EMBER_AUTOCAST(AutocastPolicy::Promote, cat(_ac, dim), std::vector<Tensor>(tensors.begin(), tensors.end()));
+  EMBER_AUTOCAST(cat, cat(_ac, dim), std::vector<Tensor>(tensors.begin(), tensors.end()));
   bool ad = false;
   for (const Tensor& t : tensors) ad = ad || autograd::maybe_differentiable(t);
   if (EMBER_UNLIKELY(ad)) {
@@ -562,7 +562,7 @@ Tensor complex(const Tensor& real, const Tensor& imag) {
   return out;
 }
 Tensor polar(const Tensor& abs, const Tensor& angle) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, polar(_ac[0], _ac[1]), &abs, &angle);
+  EMBER_AUTOCAST(polar, polar(_ac[0], _ac[1]), &abs, &angle);
   check_complex_parts(abs, angle, "polar");
   return complex(abs * ember::cos(angle), abs * ember::sin(angle));
 }

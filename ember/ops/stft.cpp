@@ -36,7 +36,7 @@ Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length
   check_defined(self, "stft");
   if (EMBER_UNLIKELY(autocast::any_active())) {  // on PyTorch's float32 autocast list
     const Tensor w = window && window->defined() ? *window : Tensor();
-    const std::vector<Tensor> c = autocast::cast_inputs(AutocastPolicy::Float32, {&self, &w});
+    const std::vector<Tensor> c = autocast::cast_inputs(autocast::policies("stft"), {&self, &w});
     autocast::SuspendGuard suspend;
     return stft(c[0], n_fft, hop_length, win_length, c[1].defined() ? std::optional<Tensor>(c[1]) : std::nullopt,
                 center, pad_mode, normalized, onesided, return_complex);

@@ -446,7 +446,7 @@ Tensor view_as_real(const Tensor& self) {
 }
 
 Tensor view_as_complex(const Tensor& self) {
-  EMBER_AUTOCAST(AutocastPolicy::Float32, view_as_complex(_ac[0]), &self);  // a view of the float32 copy
+  EMBER_AUTOCAST(view_as_complex, view_as_complex(_ac[0]), &self);  // a view of the float32 copy
   ScalarType t = self.scalar_type();
   EMBER_CHECK_TYPE(t == kFloat || t == kDouble || t == kHalf, "view_as_complex: is only supported for half, float "
                    "and double tensors, but got a tensor of scalar type: ", t);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "ember/ops/op_def.h"
 
 namespace ember {
 namespace {
@@ -457,6 +458,47 @@ TEST(AutocastLists, GoldenCoversTheListsAndTheRegistry) {
     EXPECT_TRUE(tested.count(op) + missing.count(op) == 1) << op << " is neither tested nor listed as missing";
   for (const auto& [name, paths] : registry()) EXPECT_TRUE(names.count(name)) << name << " is not in the golden file";
   EXPECT_GE(tested.size(), 60u);
+}
+
+// ember's autocast list (ember/ops/autocast_list.h), its CPU column, against PyTorch's: every
+// golden case whose op the list names has that policy, and every op the list autocasts on CPU
+// is one PyTorch registers for CPU autocast.
+TEST(AutocastLists, EmberListsCpuColumnIsPyTorchs) {
+  const Json& g = golden();
+  const std::map<std::string, AutocastPolicy> policy_of = {{"lower_precision_fp", AutocastPolicy::LowerPrecision},
+                                                           {"fp32", AutocastPolicy::Float32},
+                                                           {"promote", AutocastPolicy::Promote},
+                                                           {"none", AutocastPolicy::None}};
+  auto base_name = [](std::string aten) {  // "aten::conv2d.padding" -> "conv2d"
+    aten = aten.substr(aten.find("::") + 2);
+    return aten.substr(0, aten.find('.'));
+  };
+  size_t checked = 0;
+  for (const Json& c : g["cases"].items()) {
+    const auto want = policy_of.find(c["policy"].as_string());
+    if (want == policy_of.end() || c["aten"].as_string().rfind("aten::", 0) != 0) continue;  // composites
+    const autocast::ListEntry* e = autocast::find(base_name(c["aten"].as_string()));
+    if (!e) {
+      EXPECT_EQ(want->second, AutocastPolicy::None) << c["aten"].as_string() << " is autocast by PyTorch but not listed";
+      continue;
+    }
+    EXPECT_EQ(int(e->policies.cpu), int(want->second)) << c["name"].as_string() << " (" << c["aten"].as_string() << ")";
+    ++checked;
+  }
+  EXPECT_GE(checked, 90u);
+  std::set<std::string> registered;
+  for (const Json& op : g["autocast_cpu_ops"].items()) registered.insert(base_name(op.as_string()));
+  for (const autocast::ListEntry& e : autocast::list())
+    if (e.policies.cpu != AutocastPolicy::None)
+      EXPECT_TRUE(registered.count(std::string(e.name))) << e.name << " is autocast on CPU, PyTorch 1.13 does not";
+  // The entries of the op table read their policies from the list.
+  ASSERT_NE(OpInfo::find("mm"), nullptr);
+  EXPECT_EQ(OpInfo::find("mm")->autocast, autocast::policies("mm"));
+  ASSERT_NE(OpInfo::find("prod"), nullptr);
+  EXPECT_EQ(OpInfo::find("prod")->autocast.cpu, AutocastPolicy::Float32);
+  ASSERT_NE(OpInfo::find("exp"), nullptr);
+  EXPECT_EQ(OpInfo::find("exp")->autocast.cpu, AutocastPolicy::None);
+  EXPECT_EQ(OpInfo::find("exp")->autocast.cuda, AutocastPolicy::Float32);
 }
 
 // ---- gradients ------------------------------------------------------------------------------
