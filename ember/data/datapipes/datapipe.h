@@ -29,7 +29,7 @@
 // `rebind(CloneContext&)`, pull from them with `pull(*child)`, and put per-epoch state in
 // `reset()`. Random nodes pass `true` to the NodeBase constructor (IterNodeImpl forwards
 // constructor arguments) and take their generator's seed from `begin_epoch_seed()` in reset().
-// Functional forms are member functions of IterDataPipe<T> (ops.h defines them); pipes of
+// Functional forms are member functions of IterDataPipe<T> (iter/functional.h defines them); pipes of
 // other modules (files, S3, frame) add their functional names as member functions declared
 // in the block marked "module pipes" below and defined in their own .cpp (they are
 // constrained to the element type they accept).
@@ -297,7 +297,7 @@ class IterDataPipe {
   // The next begin() resumes from `state` (same seeds, skipping what was yielded).
   void load_state(const json::Value& state);
 
-  // ---- functional forms (ops.h) ----
+  // ---- functional forms (iter/functional.h) ----
   template <class F> auto map(F fn) const;
   template <class F> IterDataPipe<T> filter(F fn) const;
   template <class F> auto flatmap(F fn) const;

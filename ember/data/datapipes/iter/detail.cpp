@@ -1,4 +1,4 @@
-#include "ember/data/datapipes/ops.h"
+#include "ember/data/datapipes/iter/detail.h"
 
 #include "ember/ops/functions.h"
 
@@ -45,13 +45,4 @@ void TaskPool::submit(std::function<void()> task) {
   cv_.notify_one();
 }
 
-}  // namespace ember::data::datapipes::detail
-
-#include "ember/data/datapipes/map.h"
-
-namespace ember::data::datapipes::detail {
-void map_index_error(const char* pipe, int64_t index, int64_t size) {
-  EMBER_CHECK_INDEX(false, pipe, ": index ", index, " is out of range for a map-style pipe of size ", size);
-  std::abort();
-}
 }  // namespace ember::data::datapipes::detail
