@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "optim/optim_golden.h"
 #include "test_util.h"
 
 namespace {
@@ -19,13 +20,7 @@ namespace {
 namespace optim = torch::optim;
 using ember::test::Json;
 
-const Json& golden() { return Json::golden("optim_extra.json"); }
-
-std::vector<double> doubles(const Json& list) {
-  std::vector<double> r;
-  for (const Json& x : list.items()) r.push_back(x.as_double());
-  return r;
-}
+using namespace ember::test::optim_golden;
 torch::Tensor tensor_from(const Json& rows) {  // a list of numbers or a list of rows
   if (rows[0].type() != Json::Type::Array) return torch::tensor(doubles(rows), torch::kDouble);
   std::vector<torch::Tensor> r;
@@ -33,10 +28,6 @@ torch::Tensor tensor_from(const Json& rows) {  // a list of numbers or a list of
   return torch::stack(r);
 }
 
-// The 1e-6 relative tolerance of the golden comparisons.
-void expect_close(double actual, double expected, const std::string& what) {
-  EXPECT_NEAR(actual, expected, 1e-6 * std::abs(expected) + 1e-12) << what;
-}
 
 // Sets options from a case's PyTorch keyword arguments through visit(), so a field visit()
 // misses keeps its default and shows up as a mismatch.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "optim/optim_golden.h"
 #include "test_util.h"
 
 namespace {
@@ -130,18 +131,8 @@ namespace {
 namespace optim = torch::optim;
 using ember::test::Json;
 
-const Json& golden() { return Json::golden("optim_extra.json"); }
+using namespace ember::test::optim_golden;
 
-std::vector<double> doubles(const Json& list) {
-  std::vector<double> r;
-  for (const Json& x : list.items()) r.push_back(x.as_double());
-  return r;
-}
-
-// The 1e-6 relative tolerance of the golden comparisons.
-void expect_close(double actual, double expected, const std::string& what) {
-  EXPECT_NEAR(actual, expected, 1e-6 * std::abs(expected) + 1e-12) << what;
-}
 
 // Two groups of one parameter each, with the case's lrs: SGD (with momentum 0.9 for
 // "SGD_momentum") or Adam.
