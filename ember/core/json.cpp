@@ -15,7 +15,7 @@ namespace ember::json {
 namespace {
 
 const char* type_name(const Value& v) {
-  static const char* names[] = {"null", "bool", "integer", "number", "string", "array", "object"};
+  static const char* names[] = {"null", "bool", "integer", "number", "string", "array", "object", "integer above INT64_MAX"};
   return names[v.v.index()];
 }
 
@@ -227,6 +227,11 @@ class Parser {
       char* end = nullptr;
       const long long i = std::strtoll(token.c_str(), &end, 10);
       if (errno == 0) return Value(int64_t(i));
+      if (token[0] != '-') {  // above INT64_MAX: exact as uint64_t while it fits
+        errno = 0;
+        const unsigned long long u = std::strtoull(token.c_str(), &end, 10);
+        if (errno == 0) return Value(uint64_t(u));
+      }
     }
     // from_chars, unlike strtod, ignores the process locale (a comma decimal point).
     double d = 0;
@@ -252,6 +257,7 @@ void dump_to(std::string& out, const Value& v) {
     case 0: out += "null"; break;
     case 1: out += std::get<bool>(v.v) ? "true" : "false"; break;
     case 2: out += std::to_string(std::get<int64_t>(v.v)); break;
+    case 7: out += std::to_string(std::get<uint64_t>(v.v)); break;
     case 3: {
       const double d = std::get<double>(v.v);
       EMBER_CHECK(std::isfinite(d), "json::dump: ", d, " has no JSON representation");
@@ -305,7 +311,8 @@ int64_t Value::as_int(std::string_view what) const {
 }
 double Value::as_double(std::string_view what) const {
   EMBER_CHECK(is_number(), what, ": expected a JSON number but got ", type_name(*this));
-  return is_int() ? double(std::get<int64_t>(v)) : std::get<double>(v);
+  if (is_int()) return double(std::get<int64_t>(v));
+  return is_uint64() ? double(std::get<uint64_t>(v)) : std::get<double>(v);
 }
 const std::string& Value::as_string(std::string_view what) const {
   EMBER_CHECK(is_string(), what, ": expected a JSON string but got ", type_name(*this));

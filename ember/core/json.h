@@ -24,13 +24,15 @@ using Array = std::vector<Value>;
 using Object = std::vector<std::pair<std::string, Value>>;
 
 struct Value {
-  // Numbers without a fraction or exponent that fit keep their exact integer value.
-  std::variant<std::nullptr_t, bool, int64_t, double, std::string, Array, Object> v = nullptr;
+  // Numbers without a fraction or exponent that fit keep their exact integer value: int64_t,
+  // or uint64_t for those above INT64_MAX (Arrow's uint64 statistics and metadata).
+  std::variant<std::nullptr_t, bool, int64_t, double, std::string, Array, Object, uint64_t> v = nullptr;
 
   Value() = default;
   Value(std::nullptr_t) {}  // NOLINT
   Value(bool b) : v(b) {}  // NOLINT
   Value(int64_t i) : v(i) {}  // NOLINT
+  Value(uint64_t u) : v(u) {}  // NOLINT
   Value(double d) : v(d) {}  // NOLINT
   Value(std::string s) : v(std::move(s)) {}  // NOLINT
   Value(const char* s) : v(std::string(s)) {}  // NOLINT
@@ -40,7 +42,8 @@ struct Value {
   bool is_null() const { return v.index() == 0; }
   bool is_bool() const { return v.index() == 1; }
   bool is_int() const { return v.index() == 2; }
-  bool is_number() const { return v.index() == 2 || v.index() == 3; }
+  bool is_uint64() const { return v.index() == 7; }  // an integer above INT64_MAX
+  bool is_number() const { return v.index() == 2 || v.index() == 3 || v.index() == 7; }
   bool is_string() const { return v.index() == 4; }
   bool is_array() const { return v.index() == 5; }
   bool is_object() const { return v.index() == 6; }

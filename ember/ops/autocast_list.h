@@ -65,6 +65,11 @@ struct AutocastPolicies {
   _(linalg_lstsq, F, N) _(linalg_qr, F, N) _(linalg_svd, F, N) _(linalg_svdvals, F, N)   \
   _(linalg_eig, F, N) _(linalg_eigh, F, N) _(linalg_householder_product, F, N)           \
   _(geqrf, F, N) _(linalg_matrix_norm, F, F) _(linalg_vector_norm, N, F)                 \
+  _(linalg_eigvals, F, N) _(linalg_eigvalsh, F, N) _(orgqr, F, N) _(cholesky_inverse, F, N) \
+  _(cholesky_solve, F, N) _(linalg_cholesky_ex, F, N) _(linalg_inv_ex, F, N)             \
+  _(linalg_tensorinv, F, N) _(linalg_tensorsolve, F, N) _(qr, F, N) _(svd, F, N)         \
+  _(triangular_solve, F, N) _(nll_loss2d, F, F) _(grid_sampler_2d, F, N)                 \
+  _(grid_sampler_3d, F, N)                                                               \
   /* fft, complex, reductions */                                                         \
   _(fft_fft, F, N) _(fft_ifft, F, N) _(fft_fft2, F, N) _(fft_ifft2, F, N)                \
   _(fft_fftn, F, N) _(fft_ifftn, F, N) _(fft_rfft, F, N) _(fft_irfft, F, N)              \
@@ -138,6 +143,15 @@ static_assert(policies("reflection_pad1d") == policies("replication_pad1d") &&
               "the padding modes run through one EMBER_AUTOCAST(replication_pad1d)");
 static_assert(policies("inverse") == policies("linalg_inv") && policies("cholesky") == policies("linalg_cholesky"),
               "inverse/cholesky and their linalg forms share one implementation");
+// Entries without a call site of their own: ember runs them through another entry's
+// implementation, whose policies they must equal.
+static_assert(policies("linalg_eigvals") == policies("linalg_eig") &&
+                  policies("linalg_eigvalsh") == policies("linalg_eigh") &&
+                  policies("orgqr") == policies("linalg_householder_product") &&
+                  policies("linalg_cholesky_ex") == policies("linalg_cholesky") &&
+                  policies("linalg_inv_ex") == policies("linalg_inv") && policies("qr") == policies("linalg_qr") &&
+                  policies("svd") == policies("linalg_svd") && policies("nll_loss2d") == policies("nll_loss"),
+              "an op and the entry whose implementation it shares have one policy");
 }  // namespace list_detail
 
 }  // namespace autocast

@@ -76,6 +76,13 @@ TEST(Json, DoublesRoundTripWithSignAndType) {
   EXPECT_EQ(json::dump(json::Value(0.1)), "0.1");  // the shortest text that reads back exactly
   EXPECT_EQ(json::dump(json::Value(int64_t(-0))), "0");
   EXPECT_TRUE(json::parse("-0").is_int());  // an integer in the text stays one
+  // Integers above INT64_MAX stay exact up to UINT64_MAX (uint64 metadata), then become doubles.
+  EXPECT_TRUE(json::parse("18446744073709551615").is_uint64());
+  EXPECT_EQ(json::dump(json::parse("18446744073709551615")), "18446744073709551615");
+  EXPECT_EQ(json::parse("9223372036854775808").as_double(), 9223372036854775808.0);
+  EXPECT_ERROR_WITH(json::parse("9223372036854775808").as_int("n"), "n: expected a JSON integer but got integer above INT64_MAX");
+  EXPECT_FALSE(json::parse("18446744073709551616").is_uint64());
+  EXPECT_FALSE(json::parse("-9223372036854775809").is_uint64());
   EXPECT_TRUE(std::isinf(json::parse("1e400").as_double()));  // out of range: as strtod
   EXPECT_EQ(json::parse("-1e-400").as_double(), 0.0);
   EXPECT_TRUE(std::signbit(json::parse("-1e-400").as_double()));
