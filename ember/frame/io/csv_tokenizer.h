@@ -1,5 +1,5 @@
 // The CSV reader's tokenizer (Python's csv dialect) and the value sets it consults.
-// Internal to ember/frame/io (csv_reader.cpp, csv_column.cpp).
+// Internal to ember/frame/io (the CSV reader: csv_reader.h, csv_parse.cpp, csv_column.cpp).
 #pragma once
 #include <cstdint>
 #include <cstring>
