@@ -782,21 +782,4 @@ Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& self, cons
   return write_out(out, where(condition, self, other), "where_out");
 }
 
-// ---- methods ----------------------------------------------------------------------------------
-Tensor Tensor::index_select(int64_t dim, const Tensor& index) const { return ember::index_select(*this, dim, index); }
-Tensor Tensor::gather(int64_t dim, const Tensor& index, bool sg) const { return ember::gather(*this, dim, index, sg); }
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return ember::scatter(*this, dim, index, src);
-}
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
-  return ember::scatter(*this, dim, index, value);
-}
-Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return ember::scatter_add(*this, dim, index, src);
-}
-Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
-                              bool include_self) const {
-  return ember::scatter_reduce(*this, dim, index, src, reduce, include_self);
-}
-
 }  // namespace ember

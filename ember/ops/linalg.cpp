@@ -1,6 +1,6 @@
 // The matmul family: mm, bmm, mv, dot, vdot, outer, addmm, addbmm, baddbmm, addmv, addr,
-// matmul (every broadcasting case of torch.matmul), trace, and their out= forms and Tensor
-// methods. Shape/dtype checks and PyTorch's messages live here; tensors become GEMMs in
+// matmul (every broadcasting case of torch.matmul), and their out= forms and Tensor methods
+// (trace is in linalg_composites.cpp). Shape/dtype checks and PyTorch's messages live here; tensors become GEMMs in
 // linalg_gemm.cpp, which run on the "mm" family's kernel (blas.cpp).
 #include "ember/autograd/record.h"
 #include <algorithm>
@@ -722,36 +722,6 @@ Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_dtype(out, r.scalar_type());
   resize_out(out, r.sizes());
   out.copy_(r);
-  return out;
-}
-
-// ---- trace ----------------------------------------------------------------------------
-Tensor trace(const Tensor& self) {
-  EMBER_AUTOCAST(trace, trace(_ac[0]), &self);
-  EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
-  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
-    return self.diagonal().sum();  // differentiable through the diagonal view
-  constexpr DtypeSet kTraceTypes = kIntegralTypes | DtypeSet{kFloat, kDouble, kComplexFloat, kComplexDouble};
-  EMBER_CHECK_TYPE(kTraceTypes.contains(self.scalar_type()), "\"trace\" not implemented for '", self.scalar_type(),
-                   "'");
-  const ScalarType rt = isIntegralType(self.scalar_type(), false) ? kLong : self.scalar_type();
-  Tensor out = empty({}, self.options().dtype(rt));
-  if (out.is_meta()) return out;
-  const int64_t n = std::min(self.size(0), self.size(1)), step = self.stride(0) + self.stride(1);
-  visit_dtype<kTraceTypes>(self.scalar_type(), "trace", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
-                std::conditional_t<is_complex_v<T>, Complex<double>, double>>;
-    const T* p = static_cast<const T*>(self.data_ptr());
-    Acc acc = Acc(0);
-    for (int64_t i = 0; i < n; ++i) {
-      if constexpr (is_complex_v<T>) acc += Complex<double>(double(p[i * step].real()), double(p[i * step].imag()));
-      else acc += Acc(p[i * step]);
-    }
-    if constexpr (std::is_integral_v<T>) *out.data_ptr<int64_t>() = acc;
-    else if constexpr (is_complex_v<T>) *out.data_ptr<T>() = T(typename T::value_type(acc.real()), typename T::value_type(acc.imag()));
-    else *out.data_ptr<T>() = T(acc);
-  });
   return out;
 }
 

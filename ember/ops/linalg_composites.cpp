@@ -1,11 +1,13 @@
 // Linear-algebra functions composed from ember's factorizations and matmul (so they are
 // differentiable where those are): logdet, matrix_power, matrix_exp, pinverse/pinv,
 // matrix_rank, multi_dot, solve_triangular, cholesky_solve/inverse, tensorinv/tensorsolve,
-// the *_ex forms, and the older torch::svd / torch::qr / triangular_solve interfaces.
+// the *_ex forms, the older torch::svd / torch::qr / triangular_solve interfaces, and trace.
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd/record.h"
 #include "ember/ops/autocast.h"
+#include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 
 namespace ember {
@@ -217,6 +219,36 @@ Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
 Tensor cholesky_inverse(const Tensor& self, bool upper) {
   check_square(self, "cholesky_inverse");
   return cholesky_solve(batched_identity(self).to(self.scalar_type()), self, upper);
+}
+
+// ---- trace ----------------------------------------------------------------------------
+Tensor trace(const Tensor& self) {
+  EMBER_AUTOCAST(trace, trace(_ac[0]), &self);
+  EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
+    return self.diagonal().sum();  // differentiable through the diagonal view
+  constexpr DtypeSet kTraceTypes = kIntegralTypes | DtypeSet{kFloat, kDouble, kComplexFloat, kComplexDouble};
+  EMBER_CHECK_TYPE(kTraceTypes.contains(self.scalar_type()), "\"trace\" not implemented for '", self.scalar_type(),
+                   "'");
+  const ScalarType rt = isIntegralType(self.scalar_type(), false) ? kLong : self.scalar_type();
+  Tensor out = empty({}, self.options().dtype(rt));
+  if (out.is_meta()) return out;
+  const int64_t n = std::min(self.size(0), self.size(1)), step = self.stride(0) + self.stride(1);
+  visit_dtype<kTraceTypes>(self.scalar_type(), "trace", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                std::conditional_t<is_complex_v<T>, Complex<double>, double>>;
+    const T* p = static_cast<const T*>(self.data_ptr());
+    Acc acc = Acc(0);
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (is_complex_v<T>) acc += Complex<double>(double(p[i * step].real()), double(p[i * step].imag()));
+      else acc += Acc(p[i * step]);
+    }
+    if constexpr (std::is_integral_v<T>) *out.data_ptr<int64_t>() = acc;
+    else if constexpr (is_complex_v<T>) *out.data_ptr<T>() = T(typename T::value_type(acc.real()), typename T::value_type(acc.imag()));
+    else *out.data_ptr<T>() = T(acc);
+  });
+  return out;
 }
 
 }  // namespace ember

@@ -127,157 +127,189 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum) 
 }  // namespace
 
 // ---- einsum -----------------------------------------------------------------------------
-Tensor einsum(std::string_view equation, TensorList tensors) {
-  // Parse the input terms and the (optional) output.
-  size_t pos = 0;
+namespace {
+
+// The equation's input terms and output term (parsed, or empty when implicit).
+struct Equation {
   std::vector<Term> terms;
+  Term out;
+  bool explicit_out = false;
+};
+
+Equation parse_equation(std::string_view equation) {
+  Equation e;
+  size_t pos = 0;
   for (;;) {
-    terms.push_back(parse_term(equation, pos, "operand " + std::to_string(terms.size())));
+    e.terms.push_back(parse_term(equation, pos, "operand " + std::to_string(e.terms.size())));
     if (pos < equation.size() && equation[pos] == ',') {
       ++pos;
       continue;
     }
     break;
   }
-  const bool explicit_out = pos < equation.size();
-  Term out;
-  if (explicit_out) {
+  e.explicit_out = pos < equation.size();
+  if (e.explicit_out) {
     pos += 2;  // "->"
-    out = parse_term(equation, pos, "output");
+    e.out = parse_term(equation, pos, "output");
     EMBER_CHECK(pos == equation.size(), "einsum(): invalid subscript given at index ", pos,
                 " in the equation string, subscripts must be in [a-zA-Z]");
   }
-  EMBER_CHECK(terms.size() <= tensors.size(), "einsum(): fewer operands were provided than specified in the equation");
-  EMBER_CHECK(terms.size() >= tensors.size(), "einsum(): more operands were provided than specified in the equation");
+  return e;
+}
+
+// Counts labels, checks subscript counts and sizes the ellipsis; builds the implicit output
+// (the ellipsis, then the labels seen exactly once, in label order) or checks the explicit one.
+struct LabelCounts {
+  std::array<int, kNumLabels> count{};
+  int64_t ell_num = 0;
+};
+
+LabelCounts count_labels(Equation& e, TensorList tensors) {
+  LabelCounts c;
+  for (int64_t i = 0; i < int64_t(tensors.size()); ++i) {
+    const Term& t = e.terms[i];
+    const int64_t nlabels = int64_t(t.labels.size()) - (t.has_ellipsis ? 1 : 0);
+    const int64_t ndim = tensors[i].dim();
+    if (t.has_ellipsis) {
+      EMBER_CHECK(nlabels <= ndim, "einsum(): the number of subscripts in the equation (", nlabels,
+                  ") is more than the number of dimensions (", ndim, ") for operand ", i);
+      c.ell_num = std::max(c.ell_num, ndim - nlabels);
+    } else {
+      EMBER_CHECK(nlabels == ndim, "einsum(): the number of subscripts in the equation (", nlabels,
+                  ") does not match the number of dimensions (", ndim, ") for operand ", i, " and no ellipsis was given");
+    }
+    for (int l : t.labels)
+      if (l != kEllipsis) ++c.count[l];
+  }
+  Term& out = e.out;
+  if (!e.explicit_out) {
+    out.has_ellipsis =
+        c.ell_num > 0 || std::any_of(e.terms.begin(), e.terms.end(), [](const Term& t) { return t.has_ellipsis; });
+    if (out.has_ellipsis) out.labels.push_back(kEllipsis);
+    for (int l = 0; l < kNumLabels; ++l)
+      if (c.count[l] == 1) out.labels.push_back(l);
+  } else {
+    std::array<bool, kNumLabels> seen{};
+    for (int l : out.labels) {
+      if (l == kEllipsis) continue;
+      EMBER_CHECK(c.count[l] > 0, "einsum(): output subscript ", label_char(l),
+                  " does not appear in the equation for any input operand");
+      EMBER_CHECK(!seen[l], "einsum(): output subscript ", label_char(l), " appears more than once in the output");
+      seen[l] = true;
+    }
+  }
+  return c;
+}
+
+// Global dims: the output (ellipsis block where the output has it), then the summed labels,
+// then the ellipsis block when the output omits it (summed too).
+struct GlobalDims {
+  std::array<int64_t, kNumLabels> label_dim;
+  int64_t ndims = 0, out_ndims = 0, ell_start = -1, ell_num = 0;
+  std::vector<bool> summed;
+};
+
+GlobalDims global_dims(const Term& out, const LabelCounts& c) {
+  GlobalDims g;
+  g.label_dim.fill(-1);
+  g.ell_num = c.ell_num;
+  for (int l : out.labels) {
+    if (l == kEllipsis) g.ell_start = g.ndims, g.ndims += g.ell_num;
+    else g.label_dim[l] = g.ndims++;
+  }
+  g.out_ndims = g.ndims;
+  for (int l = 0; l < kNumLabels; ++l)
+    if (c.count[l] > 0 && g.label_dim[l] < 0) g.label_dim[l] = g.ndims++;
+  if (g.ell_start < 0) g.ell_start = g.ndims, g.ndims += g.ell_num;
+  g.summed.assign(g.ndims, false);
+  for (int64_t d = g.out_ndims; d < g.ndims; ++d) g.summed[d] = true;
+  return g;
+}
+
+// Operand i laid out on the global dims: diagonals for repeated labels, permuted, size-1
+// dims for labels it lacks. Checks that its sizes broadcast with `global_size` and updates it.
+Tensor lay_out_operand(Tensor op, const Term& t, int64_t i, const GlobalDims& g, std::vector<int64_t>& global_size) {
+  const int64_t ell_here = op.dim() - (int64_t(t.labels.size()) - (t.has_ellipsis ? 1 : 0));
+  std::vector<int64_t> target;  // global dim of each of op's dims
+  std::vector<int> tlabel;      // its label (kEllipsis for ellipsis dims)
+  for (int l : t.labels) {
+    if (l == kEllipsis) {
+      for (int64_t e = 0; e < ell_here; ++e)
+        target.push_back(g.ell_start + g.ell_num - ell_here + e), tlabel.push_back(kEllipsis);
+    } else {
+      target.push_back(g.label_dim[l]), tlabel.push_back(l);
+    }
+  }
+  // Repeated labels: take the diagonal, keeping the first occurrence's position.
+  for (int64_t j = 0; j < int64_t(target.size()); ++j) {
+    for (int64_t k = j + 1; k < int64_t(target.size());) {
+      if (target[k] != target[j]) {
+        ++k;
+        continue;
+      }
+      EMBER_CHECK(op.size(j) == op.size(k), "einsum(): subscript ", label_char(tlabel[j]), " is repeated for operand ",
+                  i, " but the sizes don't match, ", op.size(k), " != ", op.size(j));
+      op = op.diagonal(0, j, k).movedim(-1, j);
+      target.erase(target.begin() + k);
+      tlabel.erase(tlabel.begin() + k);
+    }
+  }
+  for (int64_t j = 0; j < int64_t(target.size()); ++j) {
+    const int64_t d = target[j], s = op.size(j);
+    if (s != 1) {
+      if (global_size[d] != 1 && global_size[d] != s) {
+        if (d >= g.ell_start && d < g.ell_start + g.ell_num) {
+          EMBER_ERROR("einsum(): dimension ", d - g.ell_start, " covered by ellipsis in operand ", i, "has size ", s,
+                      " which does not broadcast with previously seen ellipsis with size ", global_size[d],
+                      " for the respective dimension");
+        }
+        int l = 0;
+        for (int c = 0; c < kNumLabels; ++c)
+          if (g.label_dim[c] == d) l = c;
+        EMBER_ERROR("einsum(): subscript ", label_char(l), " has size ", s, " for operand ", i,
+                    " which does not broadcast with previously seen size ", global_size[d]);
+      }
+      global_size[d] = s;
+    }
+  }
+  // Permute to global order, then insert size-1 dims for the missing ones.
+  std::vector<int64_t> perm(target.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) { return target[x] < target[y]; });
+  op = op.permute(perm);
+  std::vector<int64_t> shape(g.ndims, 1), strides(g.ndims, 0);
+  for (size_t j = 0; j < perm.size(); ++j) {
+    shape[target[perm[j]]] = op.size(j);
+    strides[target[perm[j]]] = op.stride(j);
+  }
+  return op.as_strided(shape, strides);
+}
+
+}  // namespace
+
+Tensor einsum(std::string_view equation, TensorList tensors) {
+  Equation e = parse_equation(equation);
+  EMBER_CHECK(e.terms.size() <= tensors.size(), "einsum(): fewer operands were provided than specified in the equation");
+  EMBER_CHECK(e.terms.size() >= tensors.size(), "einsum(): more operands were provided than specified in the equation");
   for (size_t i = 1; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].scalar_type() == tensors[0].scalar_type(), "expected scalar type ",
                 tensors[0].scalar_type(), " but found ", tensors[i].scalar_type());
     EMBER_CHECK(tensors[i].device() == tensors[0].device(), "einsum(): Expected all tensors to be on the same device, "
                 "but found at least two devices, ", tensors[0].device(), " and ", tensors[i].device(), "!");
   }
-
-  // Count labels, check subscript counts, size the ellipsis.
-  const int64_t nops = int64_t(tensors.size());
-  std::array<int, kNumLabels> count{};
-  int64_t ell_num = 0;
-  for (int64_t i = 0; i < nops; ++i) {
-    const Term& t = terms[i];
-    const int64_t nlabels = int64_t(t.labels.size()) - (t.has_ellipsis ? 1 : 0);
-    const int64_t ndim = tensors[i].dim();
-    if (t.has_ellipsis) {
-      EMBER_CHECK(nlabels <= ndim, "einsum(): the number of subscripts in the equation (", nlabels,
-                  ") is more than the number of dimensions (", ndim, ") for operand ", i);
-      ell_num = std::max(ell_num, ndim - nlabels);
-    } else {
-      EMBER_CHECK(nlabels == ndim, "einsum(): the number of subscripts in the equation (", nlabels,
-                  ") does not match the number of dimensions (", ndim, ") for operand ", i, " and no ellipsis was given");
-    }
-    for (int l : t.labels)
-      if (l != kEllipsis) ++count[l];
-  }
-  if (!explicit_out) {
-    // Implicit output: the ellipsis, then the labels seen exactly once, in label order.
-    out.has_ellipsis = ell_num > 0 || std::any_of(terms.begin(), terms.end(), [](const Term& t) { return t.has_ellipsis; });
-    if (out.has_ellipsis) out.labels.push_back(kEllipsis);
-    for (int l = 0; l < kNumLabels; ++l)
-      if (count[l] == 1) out.labels.push_back(l);
-  } else {
-    std::array<bool, kNumLabels> seen{};
-    for (int l : out.labels) {
-      if (l == kEllipsis) continue;
-      EMBER_CHECK(count[l] > 0, "einsum(): output subscript ", label_char(l),
-                  " does not appear in the equation for any input operand");
-      EMBER_CHECK(!seen[l], "einsum(): output subscript ", label_char(l), " appears more than once in the output");
-      seen[l] = true;
-    }
-  }
-
-  // Global dims: the output (ellipsis block where the output has it), then the summed labels,
-  // then the ellipsis block when the output omits it (summed too).
-  std::array<int64_t, kNumLabels> label_dim;
-  label_dim.fill(-1);
-  int64_t ndims = 0, ell_start = -1;
-  for (int l : out.labels) {
-    if (l == kEllipsis) ell_start = ndims, ndims += ell_num;
-    else label_dim[l] = ndims++;
-  }
-  const int64_t out_ndims = ndims;
-  for (int l = 0; l < kNumLabels; ++l)
-    if (count[l] > 0 && label_dim[l] < 0) label_dim[l] = ndims++;
-  if (ell_start < 0) ell_start = ndims, ndims += ell_num;
-  std::vector<bool> summed(ndims, false);
-  for (int64_t d = out_ndims; d < ndims; ++d) summed[d] = true;
-
-  // Lay every operand out on the global dims: diagonals for repeated labels, permute,
-  // size-1 dims for labels it lacks. Check that sizes broadcast.
+  const LabelCounts counts = count_labels(e, tensors);
+  const GlobalDims g = global_dims(e.out, counts);
+  const int64_t nops = int64_t(tensors.size()), ndims = g.ndims, out_ndims = g.out_ndims;
   std::vector<Tensor> ops;
   std::vector<int64_t> global_size(ndims, 1);
-  std::vector<int> size_owner(ndims, -1);
-  for (int64_t i = 0; i < nops; ++i) {
-    Tensor op = tensors[i];
-    const Term& t = terms[i];
-    const int64_t ell_here = op.dim() - (int64_t(t.labels.size()) - (t.has_ellipsis ? 1 : 0));
-    std::vector<int64_t> target;  // global dim of each of op's dims
-    std::vector<int> tlabel;      // its label (kEllipsis for ellipsis dims)
-    for (int l : t.labels) {
-      if (l == kEllipsis) {
-        for (int64_t e = 0; e < ell_here; ++e)
-          target.push_back(ell_start + ell_num - ell_here + e), tlabel.push_back(kEllipsis);
-      } else {
-        target.push_back(label_dim[l]), tlabel.push_back(l);
-      }
-    }
-    // Repeated labels: take the diagonal, keeping the first occurrence's position.
-    for (int64_t j = 0; j < int64_t(target.size()); ++j) {
-      for (int64_t k = j + 1; k < int64_t(target.size());) {
-        if (target[k] != target[j]) {
-          ++k;
-          continue;
-        }
-        EMBER_CHECK(op.size(j) == op.size(k), "einsum(): subscript ", label_char(tlabel[j]), " is repeated for operand ",
-                    i, " but the sizes don't match, ", op.size(k), " != ", op.size(j));
-        op = op.diagonal(0, j, k).movedim(-1, j);
-        target.erase(target.begin() + k);
-        tlabel.erase(tlabel.begin() + k);
-      }
-    }
-    for (int64_t j = 0; j < int64_t(target.size()); ++j) {
-      const int64_t g = target[j], s = op.size(j);
-      if (s != 1) {
-        if (global_size[g] != 1 && global_size[g] != s) {
-          if (g >= ell_start && g < ell_start + ell_num) {
-            EMBER_ERROR("einsum(): dimension ", g - ell_start, " covered by ellipsis in operand ", i, "has size ", s,
-                        " which does not broadcast with previously seen ellipsis with size ", global_size[g],
-                        " for the respective dimension");
-          }
-          int l = 0;
-          for (int c = 0; c < kNumLabels; ++c)
-            if (label_dim[c] == g) l = c;
-          EMBER_ERROR("einsum(): subscript ", label_char(l), " has size ", s, " for operand ", i,
-                      " which does not broadcast with previously seen size ", global_size[g]);
-        }
-        global_size[g] = s;
-      }
-    }
-    // Permute to global order, then insert size-1 dims for the missing ones.
-    std::vector<int64_t> perm(target.size());
-    std::iota(perm.begin(), perm.end(), 0);
-    std::sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) { return target[x] < target[y]; });
-    op = op.permute(perm);
-    std::vector<int64_t> shape(ndims, 1), strides(ndims, 0);
-    for (size_t j = 0; j < perm.size(); ++j) {
-      shape[target[perm[j]]] = op.size(j);
-      strides[target[perm[j]]] = op.stride(j);
-    }
-    ops.push_back(op.as_strided(shape, strides));
-  }
+  for (int64_t i = 0; i < nops; ++i) ops.push_back(lay_out_operand(tensors[i], e.terms[i], i, g, global_size));
 
   // Contract left to right; a summed dim is reduced as soon as no later operand has it.
   Tensor result = ops[0];
   for (int64_t i = 1; i < nops; ++i) {
     std::vector<bool> sum_now(ndims, false);
     for (int64_t d = 0; d < ndims; ++d) {
-      if (!summed[d]) continue;
+      if (!g.summed[d]) continue;
       bool later = false;
       for (int64_t j = i + 1; j < nops; ++j) later |= ops[j].size(d) != 1;
       sum_now[d] = !later;
