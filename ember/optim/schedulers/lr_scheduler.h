@@ -5,12 +5,7 @@
 #include <vector>
 
 #include "ember/core/json.h"
-#include "ember/optim/optimizer.h"
-
-namespace ember::serialize {
-class OutputArchive;
-class InputArchive;
-}  // namespace ember::serialize
+#include "ember/optim/optimizer.h"  // also declares serialize::OutputArchive, InputArchive
 
 namespace ember::optim {
 
