@@ -48,25 +48,21 @@ struct Config {
   std::string data;
 };
 
-// The command line, parsed by CLI11: `ember --help`, `ember train --help`; a usage error
-// prints CLI11's message (it names the option and the value) and exits with status 2.
-// A validator for a number of type T that is at least `min`: "--lr: expects a number > 0,
-// got 'fast'".
+// A validator for a number of type T that is > 0 (positive) or >= 0: "--lr: expects a
+// number > 0, got 'fast'".
 template <class T>
-CLI::Validator at_least(T min, bool strict) {
-  std::ostringstream rule_text;
-  rule_text << (strict ? "> " : ">= ") << min;
-  const std::string rule = rule_text.str();
+CLI::Validator sign_check(bool positive) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         T v{};
-        const bool number = CLI::detail::lexical_cast(text, v);
-        if (number && (strict ? v > min : v >= min)) return "";
-        return "expects a number " + rule + ", got '" + text + "'";
+        if (CLI::detail::lexical_cast(text, v) && (positive ? v > T(0) : v >= T(0))) return "";
+        return std::string("expects a number ") + (positive ? "> 0" : ">= 0") + ", got '" + text + "'";
       },
-      strict && min == T(0) ? "POSITIVE" : "NONNEGATIVE");
+      positive ? "POSITIVE" : "NONNEGATIVE");
 }
 
+// The command line, parsed by CLI11: `ember --help`, `ember train --help`; a usage error
+// prints CLI11's message (it names the option and the value) and exits with status 2.
 struct CommandLine {
   CLI::App app{"ember: train a small CNN on the UCI 8x8 handwritten digits (data/digits)", "ember"};
   CLI::App* train = nullptr;
@@ -77,26 +73,30 @@ struct CommandLine {
     app.set_version_flag("--version", "ember " EMBER_VERSION);
     train = app.add_subcommand("train", "train the digits CNN and print the held-out accuracy");
     Config& c = config;
-    train->add_option("--epochs", c.epochs, "epochs to train")->capture_default_str()->check(at_least<int64_t>(0, true));
+    train->add_option("--epochs", c.epochs, "epochs to train")->capture_default_str()->check(sign_check<int64_t>(true));
     train->add_option("--lr", c.lr, "Adam's learning rate (cosine-annealed over the epochs)")
         ->capture_default_str()
-        ->check(at_least<double>(0, true));
+        ->check(sign_check<double>(true));
     train->add_option("--batch-size", c.batch_size, "examples per step")
         ->capture_default_str()
-        ->check(at_least<int64_t>(0, true));
-    train->add_option("--seed", c.seed, "random seed of the initial weights and the batch order")->capture_default_str();
+        ->check(sign_check<int64_t>(true));
+    train->add_option("--seed", c.seed, "random seed of the initial weights and the batch order")
+        ->capture_default_str();
     train->add_option("--threads", c.threads, "intra-op threads (0: ember's default)")
         ->capture_default_str()
-        ->check(at_least<int>(0, false));
+        ->check(sign_check<int>(false));
     train->add_flag("--channels-last", c.channels_last, "train in the channels-last memory format");
     train->add_flag("--bf16", c.bf16, "run forward passes under bfloat16 autocast");
     train->add_option("--checkpoint", c.checkpoint, "checkpoint written atomically after every epoch")
         ->capture_default_str();
     train->add_flag("--resume", c.resume, "continue from --checkpoint (bit-identical to an uninterrupted run)");
     train->add_option("--data", c.data, "the digits as CSV (gzip), 64 pixels 0..16 and a label per line");
-    train->add_flag_callback("--no-progress", [&c] { c.progress = false; }, "no progress bar on standard error");
-    train->add_option("--stop-after-epoch", c.stop_after, "end after epoch N as if interrupted there (0: run to the end)")
-        ->check(at_least<int64_t>(0, false));
+    train->add_flag_callback(
+        "--no-progress", [&c] { c.progress = false; }, "no progress bar on standard error");
+    train
+        ->add_option("--stop-after-epoch", c.stop_after,
+                     "end after epoch N as if interrupted there (0: run to the end)")
+        ->check(sign_check<int64_t>(false));
   }
 
   // The parsed configuration, or the exit status of --help, --version or a usage error.

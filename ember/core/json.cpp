@@ -15,7 +15,8 @@ namespace ember::json {
 namespace {
 
 const char* type_name(const Value& v) {
-  static const char* names[] = {"null", "bool", "integer", "number", "string", "array", "object", "integer above INT64_MAX"};
+  static const char* names[] = {"null",  "bool",   "integer", "number", "string",
+                                "array", "object", "integer above INT64_MAX"};
   return names[v.v.index()];
 }
 

@@ -1,8 +1,8 @@
 // Autocast casting (Note [Autocast]): an op's policies per device type come from the autocast
 // list (ember/ops/autocast_list.h). The pointwise driver applies its entry's policies;
 // composite ops name themselves in EMBER_AUTOCAST below. When autocast::any_active(), the
-// inputs are cast and the op runs on them with autocast suspended. Casts are ordinary differentiable ops, so gradients flow back to the
-// float32 weights. As in PyTorch:
+// inputs are cast and the op runs on them with autocast suspended. Casts are ordinary
+// differentiable ops, so gradients flow back to the float32 weights. As in PyTorch:
 //   LowerPrecision: floating inputs other than float64 run in the device's autocast dtype
 //                   (bfloat16 on CPU); float32 leaves that require grad (weights) are cast
 //                   once per autocast region and cached.
@@ -11,7 +11,6 @@
 // Inputs on a device whose autocast is off, and non-floating inputs, are left alone.
 #pragma once
 #include <initializer_list>
-#include <type_traits>
 #include <vector>
 
 #include "ember/core/autocast_mode.h"
@@ -30,9 +29,8 @@ std::vector<Tensor> cast_inputs(AutocastPolicies policies, const std::vector<Ten
 // active, casts the listed inputs (pointers) by the policies the autocast list gives `op`
 // (a name in EMBER_AUTOCAST_LIST, checked at compile time) and returns `call`, which
 // re-enters the op on the cast inputs `_ac[0]`, `_ac[1]`, ... with autocast suspended.
-#define EMBER_AUTOCAST(op, call, ...) \
-  EMBER_AUTOCAST_WITH((std::integral_constant<::ember::AutocastPolicies, ::ember::autocast::policies(#op)>::value), \
-                      call, __VA_ARGS__)
+// (policies() is consteval: the lookup happens at compile time, and a missing name is an error.)
+#define EMBER_AUTOCAST(op, call, ...) EMBER_AUTOCAST_WITH(::ember::autocast::policies(#op), call, __VA_ARGS__)
 
 // The same for an op with an entry: its OpInfo's policies.
 #define EMBER_AUTOCAST_ENTRY(entry, call, ...) EMBER_AUTOCAST_WITH((entry).autocast, call, __VA_ARGS__)

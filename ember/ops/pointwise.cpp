@@ -23,17 +23,20 @@ std::string dtype_list(DtypeSet s) {
 
 Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
                      const PointwiseArgs& args, bool inplace) {
-  // Autocast by the entry's policies (ember/ops/autocast_list.h; on CPU no pointwise op is
-  // listed, on CUDA exp, log, pow... run in float32). As in PyTorch, only out-of-place calls.
-  if (EMBER_UNLIKELY(op.autocast.any()) && !inplace && !out.defined() && autocast::any_active()) {
-    const std::vector<Tensor> cast = autocast::cast_inputs(op.autocast, std::vector<Tensor>(inputs));
+  // Autocast by the entry's policy for the inputs' device (ember/ops/autocast_list.h: on CPU
+  // no pointwise op is listed, on CUDA exp, log, pow... run in float32). As in PyTorch, only
+  // out-of-place calls.
+  const auto autocast_here = [&] {
+    for (const Tensor& t : inputs)
+      if (t.defined()) return op.autocast.on(t.device().type()) != AutocastPolicy::None;
+    return false;
+  };
+  if (EMBER_UNLIKELY(op.autocast.any()) && !inplace && !out.defined() && autocast::any_active() && autocast_here()) {
+    const std::vector<Tensor> c = autocast::cast_inputs(op.autocast, std::vector<Tensor>(inputs));
     autocast::SuspendGuard suspend;
-    switch (cast.size()) {
-      case 1: return run_pointwise(op, {}, {cast[0]}, args);
-      case 2: return run_pointwise(op, {}, {cast[0], cast[1]}, args);
-      default: EMBER_CHECK(cast.size() == 3, op.name, ": autocast of ", cast.size(), " inputs");
-               return run_pointwise(op, {}, {cast[0], cast[1], cast[2]}, args);
-    }
+    if (c.size() == 1) return run_pointwise(op, {}, {c[0]}, args);
+    if (c.size() == 2) return run_pointwise(op, {}, {c[0], c[1]}, args);
+    return run_pointwise(op, {}, {c[0], c[1], c[2]}, args);  // the table's ops take 1 to 3 tensors
   }
   // Tensors without autograd metadata (the common case) skip the autograd layer.
   for (const Tensor& t : inputs)
