@@ -1,17 +1,23 @@
-// The reader is the state machine of CPython's Modules/_csv.c (parse_process_char), fed one
-// physical line at a time followed by an end-of-line event, exactly as csv.reader sees a
-// file opened with newline='' (lines end at "\n", "\r\n" or "\r"). Runs of ordinary bytes
-// inside a field skip the state machine and are appended in one copy.
+// parse_csv's reader: read_csv's tokenizer (ember/frame/io/csv_tokenizer.h) in CPython's
+// end-of-data mode, over a buffer of the stream. A record that reaches the end of the buffer
+// (or fails there because the text ends) is tokenized again once more text is in, so the rows
+// are csv.reader's whatever the stream's read sizes. Lines are counted only in records that
+// can hold a line end inside (quoted or escaped fields).
 #include "ember/data/io/csv.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "ember/core/error.h"
+#include "ember/frame/io/csv_tokenizer.h"
 
 namespace ember::data::io {
 
 namespace {
 constexpr size_t kChunkBytes = 256 << 10;
+constexpr size_t kPad = 1 + 16;  // the sentinel '\n', then bytes the tokenizer's 16-byte loads may read
+
+namespace csv = frame::io::detail;
 
 std::string show_char(int c) {
   if (c == '\n') return "'\\n'";
@@ -21,6 +27,15 @@ std::string show_char(int c) {
   return std::string("byte 0x") + hex[(c >> 4) & 15] + hex[c & 15];
 }
 }  // namespace
+
+struct CsvReader::Impl {
+  csv::Dialect dialect;
+  csv::Tokenizer tokenizer;
+  explicit Impl(const CsvOptions& o)
+      : dialect(o.delimiter, o.quotechar, o.escapechar, o.doublequote, o.skipinitialspace, o.strict,
+                csv::DataEnd::kPython),
+        tokenizer(dialect, nullptr, nullptr) {}
+};
 
 CsvReader::CsvReader(StreamPtr stream, CsvOptions options) : stream_(std::move(stream)), opt_(options) {
   EMBER_CHECK(stream_, "parse_csv: null stream");
@@ -33,19 +48,9 @@ CsvReader::CsvReader(StreamPtr stream, CsvOptions options) : stream_(std::move(s
                   (opt_.quotechar == '\0' || opt_.quotechar != opt_.escapechar),
               "parse_csv: '", stream_->name(), "': delimiter ", show_char((unsigned char)opt_.delimiter),
               ", quotechar and escapechar must differ");
-  std::memset(special_field_, 0, sizeof special_field_);
-  std::memset(special_quoted_, 0, sizeof special_quoted_);
-  special_field_[(unsigned char)opt_.delimiter] = true;
-  special_field_['\n'] = special_field_['\r'] = true;
-  special_quoted_['\n'] = special_quoted_['\r'] = true;  // counted as lines
-  if (opt_.escapechar) special_field_[(unsigned char)opt_.escapechar] = special_quoted_[(unsigned char)opt_.escapechar] = true;
-  if (opt_.quotechar) special_quoted_[(unsigned char)opt_.quotechar] = true;
-  // What a field cannot start with on the fast path.
-  std::memcpy(special_start_, special_field_, sizeof special_start_);
-  if (opt_.quotechar) special_start_[(unsigned char)opt_.quotechar] = true;
-  if (opt_.skipinitialspace) special_start_[(unsigned char)' '] = true;
+  impl_ = std::make_unique<Impl>(opt_);
   cap_ = kChunkBytes;
-  buf_.reset(new char[cap_ + 1]);
+  buf_.reset(new char[cap_ + kPad]());
   buf_[0] = '\n';
 }
 
@@ -53,193 +58,67 @@ CsvReader::~CsvReader() = default;
 
 const std::string& CsvReader::name() const { return stream_->name(); }
 
-void CsvReader::fail(const std::string& what) const {
-  EMBER_ERROR("parse_csv: '", stream_->name(), "' line ", line_, ": ", what);
+void CsvReader::fail_at(const char* at, const std::string& what) const {
+  EMBER_ERROR("parse_csv: '", stream_->name(), "' line ", line_ + line_ends(buf_.get() + pos_, at), ": ", what);
 }
 
-bool CsvReader::refill() {
+// Keeps the unread bytes, moved to the front, and reads until `want` more bytes are in (or the
+// stream ends); grows the buffer when they do not fit. False when nothing more came. Pointers
+// into the buffer are stale afterwards.
+bool CsvReader::fill(size_t want) {
   if (eof_) return false;
-  pos_ = 0;
-  len_ = stream_->read(buf_.get(), cap_);
-  buf_[len_] = '\n';  // sentinel: ends the bulk scans without a bounds check per byte
-  if (len_ == 0) eof_ = true;
-  return len_ > 0;
+  if (pos_ > 0) {
+    std::memmove(buf_.get(), buf_.get() + pos_, len_ - pos_);
+    len_ -= pos_;
+    pos_ = 0;
+  }
+  if (cap_ - len_ < want) {
+    cap_ = std::max(cap_ * 2, len_ + want);
+    std::unique_ptr<char[]> bigger(new char[cap_ + kPad]());
+    std::memcpy(bigger.get(), buf_.get(), len_);
+    buf_ = std::move(bigger);
+  }
+  const size_t before = len_;
+  while (len_ - before < want) {
+    const size_t n = stream_->read(buf_.get() + len_, cap_ - len_);
+    if (n == 0) {
+      eof_ = true;
+      break;
+    }
+    len_ += n;
+  }
+  buf_[len_] = '\n';  // the sentinel: ends the tokenizer's scans without a bounds check per byte
+  return len_ > before;
+}
+
+// Physical lines ending in [begin, end): "\n", "\r\n" and a lone "\r" each end one.
+int64_t CsvReader::line_ends(const char* begin, const char* end) const {
+  int64_t n = 0;
+  for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, '\n', end - p))); ++p) ++n;
+  for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, '\r', end - p))); ++p)
+    n += !(p + 1 < end && p[1] == '\n');
+  return n;
 }
 
 void CsvReader::skip_lines() {
-  size_t skipped = 0;
-  bool cr = false;
-  while (skipped < opt_.skip_lines) {
-    if (pos_ == len_ && !refill()) {
-      if (cr) ++skipped;
-      break;
-    }
-    if (cr) {
-      cr = false;
-      ++skipped;
-      if (buf_[pos_] == '\n') ++pos_;
-      continue;
-    }
-    const char* begin = buf_.get() + pos_;
+  for (size_t skipped = 0; skipped < opt_.skip_lines;) {
+    if (pos_ == len_ && !fill(1)) return;
+    const char* p = buf_.get() + pos_;
     const char* end = buf_.get() + len_;
-    const char* p = begin;
     while (*p != '\n' && *p != '\r') ++p;  // stops at the sentinel at the latest
-    if (p >= end) {
+    if (p == end) {
       pos_ = len_;
       continue;
     }
-    pos_ += (p - begin) + 1;
-    if (*p == '\n') ++skipped;
-    else cr = true;
+    if (*p == '\r' && p + 1 == end && !eof_) {  // "\r\n" may straddle the buffer's end
+      pos_ = p - buf_.get();
+      fill(1);
+      continue;  // scans again from the '\r' (fill moved it)
+    }
+    pos_ = (p - buf_.get()) + 1 + (*p == '\r' && p + 1 < end && p[1] == '\n');
+    ++line_;
+    ++skipped;
   }
-  line_ += int64_t(skipped);
-}
-
-inline __attribute__((always_inline)) void CsvReader::save_field() {
-  ++nfields_;
-  if (row_->size() <= nfields_) row_->emplace_back();
-  cur_ = &(*row_)[nfields_];
-  cur_->clear();
-  field_nonempty_ = false;
-}
-
-void CsvReader::step(int c) {
-  const int quote = opt_.quotechar ? (unsigned char)opt_.quotechar : -2;
-  const int esc = opt_.escapechar ? (unsigned char)opt_.escapechar : -2;
-  const int delim = (unsigned char)opt_.delimiter;
-  auto add = [&](int ch) {
-    cur_->push_back(char(ch));
-    field_nonempty_ = true;
-  };
-  switch (state_) {
-    case kStartRecord:
-      if (c == kEol) return;
-      if (c == '\n' || c == '\r') {
-        state_ = kEatCrnl;
-        return;
-      }
-      state_ = kStartField;
-      [[fallthrough]];
-    case kStartField:
-      if (c == '\n' || c == '\r' || c == kEol) {
-        save_field();
-        state_ = c == kEol ? kStartRecord : kEatCrnl;
-      } else if (c == quote) {
-        state_ = kInQuotedField;
-        quote_line_ = line_;
-      } else if (c == esc) {
-        state_ = kEscapedChar;
-      } else if (c == ' ' && opt_.skipinitialspace) {
-      } else if (c == delim) {
-        save_field();
-      } else {
-        add(c);
-        state_ = kInField;
-      }
-      return;
-    case kEscapedChar:
-      if (c == '\n' || c == '\r') {
-        add(c);
-        state_ = kAfterEscapedCrnl;
-        return;
-      }
-      add(c == kEol ? '\n' : c);
-      state_ = kInField;
-      return;
-    case kAfterEscapedCrnl:
-      if (c == kEol) return;
-      [[fallthrough]];
-    case kInField:
-      if (c == '\n' || c == '\r' || c == kEol) {
-        save_field();
-        state_ = c == kEol ? kStartRecord : kEatCrnl;
-      } else if (c == esc) {
-        state_ = kEscapedChar;
-      } else if (c == delim) {
-        save_field();
-        state_ = kStartField;
-      } else {
-        add(c);
-        state_ = kInField;
-      }
-      return;
-    case kInQuotedField:
-      if (c == kEol) {
-      } else if (c == esc) {
-        state_ = kEscapeInQuotedField;
-      } else if (c == quote) {
-        state_ = opt_.doublequote ? kQuoteInQuotedField : kInField;
-      } else {
-        add(c);
-      }
-      return;
-    case kEscapeInQuotedField:
-      add(c == kEol ? '\n' : c);
-      state_ = kInQuotedField;
-      return;
-    case kQuoteInQuotedField:
-      if (c == quote) {  // "" inside quotes is one "
-        add(c);
-        state_ = kInQuotedField;
-      } else if (c == delim) {
-        save_field();
-        state_ = kStartField;
-      } else if (c == '\n' || c == '\r' || c == kEol) {
-        save_field();
-        state_ = c == kEol ? kStartRecord : kEatCrnl;
-      } else if (!opt_.strict) {
-        add(c);
-        state_ = kInField;
-      } else {
-        fail(show_char(c) + " after the closing quote of a quoted field (strict mode expects " +
-             show_char(delim) + " or a line end)");
-      }
-      return;
-    case kEatCrnl:
-      if (c == '\n' || c == '\r') return;
-      if (c == kEol) {
-        state_ = kStartRecord;
-        return;
-      }
-      // Unreachable with our line splitting (a '\r' always ends the line); kept for safety.
-      fail("new-line character seen in unquoted field");
-  }
-}
-
-bool CsvReader::end_line(std::vector<std::string>& row) {
-  step(kEol);
-  ++line_;
-  if (state_ != kStartRecord) return false;
-  row.resize(nfields_);
-  row_line_ = line_ - 1;
-  return true;
-}
-
-bool CsvReader::end_data(std::vector<std::string>& row) {
-  // The last line has no line end: Python still sends it an end-of-line event.
-  if (cr_pending_ || pos_line_has_chars_) {
-    cr_pending_ = false;
-    pos_line_has_chars_ = false;
-    if (end_line(row)) return true;
-  }
-  finished_ = true;
-  if (state_ == kStartRecord) {
-    row.clear();
-    return false;
-  }
-  if (state_ == kInQuotedField || state_ == kEscapeInQuotedField)
-    EMBER_ERROR("parse_csv: '", stream_->name(), "' line ", line_ - 1,
-                ": unexpected end of data inside a quoted field (the quote opened on line ", quote_line_,
-                " is never closed)");
-  if (!field_nonempty_) {  // Python drops a partial record here
-    row.clear();
-    return false;
-  }
-  if (opt_.strict) EMBER_ERROR("parse_csv: '", stream_->name(), "' line ", line_ - 1, ": unexpected end of data");
-  save_field();
-  row.resize(nfields_);
-  row_line_ = line_ - 1;
-  return true;
 }
 
 bool CsvReader::next(std::vector<std::string>& row) {
@@ -251,87 +130,55 @@ bool CsvReader::next(std::vector<std::string>& row) {
     started_ = true;
     skip_lines();
   }
-  row_ = &row;
-  nfields_ = 0;
-  if (row.empty()) row.emplace_back();
-  cur_ = &row[0];
-  cur_->clear();
-  field_nonempty_ = false;
-  row_start_line_ = line_;
+  csv::Tokenizer& tok = impl_->tokenizer;
   for (;;) {
-    if (pos_ == len_) {
-      if (!refill()) return end_data(row);
-      continue;
+    if (pos_ == len_ && !fill(1)) {
+      finished_ = true;
+      row.clear();
+      return false;
     }
-    if (cr_pending_) {
-      cr_pending_ = false;
-      if (buf_[pos_] == '\n') {
-        ++pos_;
-        step('\n');
-      }
-      pos_line_has_chars_ = false;
-      if (end_line(row)) return true;
-      continue;
-    }
-    // Fast path for unquoted fields, the bulk of most files: the field's bytes are copied
-    // in one run, and a delimiter or '\n' after them is handled here. Everything else
-    // (quotes, escapes, '\r', empty fields) takes the state machine below.
-    if (state_ == kInField || ((state_ == kStartField || state_ == kStartRecord) &&
-                               !special_start_[(unsigned char)buf_[pos_]])) {
-      const char* begin = buf_.get() + pos_;
-      const char* p = begin;
-      if (state_ != kInField) {
-        state_ = kInField;
-        ++p;  // a start character that is not special is the field's first byte
-      }
-      while (!special_field_[(unsigned char)*p]) ++p;  // the sentinel '\n' is special
-      const size_t n = std::min<size_t>(p - begin, len_ - pos_);
-      if (n) {
-        cur_->append(begin, n);
-        field_nonempty_ = true;
-        pos_line_has_chars_ = true;
-        pos_ += n;
-      }
-      if (pos_ == len_) continue;
-      const char c = buf_[pos_];
-      if (c == opt_.delimiter) {
-        ++pos_;
-        save_field();
-        state_ = kStartField;
+    const char* begin = buf_.get() + pos_;
+    const char* end = buf_.get() + len_;
+    if (*begin == '\n' || *begin == '\r') {  // a blank line: csv.reader's []
+      if (*begin == '\r' && begin + 1 == end && !eof_) {  // is it "\r\n"?
+        fill(1);
         continue;
       }
-      if (c == '\n') {  // IN_FIELD, '\n' and the end-of-line event at once
-        ++pos_;
-        save_field();
-        state_ = kStartRecord;
-        pos_line_has_chars_ = false;
-        ++line_;
-        row.resize(nfields_);
-        row_line_ = line_ - 1;
-        return true;
-      }
-    } else if (state_ == kInQuotedField) {
-      const char* begin = buf_.get() + pos_;
-      const char* p = begin;
-      while (!special_quoted_[(unsigned char)*p]) ++p;
-      if (p != begin) {
-        const size_t n = std::min<size_t>(p - begin, len_ - pos_);
-        cur_->append(begin, n);
-        field_nonempty_ = true;
-        pos_line_has_chars_ = true;
-        pos_ += n;
-        continue;
-      }
+      pos_ += 1 + (*begin == '\r' && begin + 1 < end && begin[1] == '\n');
+      row_start_line_ = row_line_ = line_++;
+      row.clear();
+      return true;
     }
-    const unsigned char c = buf_[pos_++];
-    pos_line_has_chars_ = true;
-    step(c);
-    if (c == '\n') {
-      pos_line_has_chars_ = false;
-      if (end_line(row)) return true;
-    } else if (c == '\r') {
-      cr_pending_ = true;
+    tok.reset(begin, end);
+    size_t nf = 0;
+    const char* after = nullptr;
+    try {
+      after = tok.record(begin, &nf);
+    } catch (const csv::ParseFailure& f) {
+      if (!f.at_end || eof_) fail_at(begin + f.pos, f.message);
+      fill(len_ - pos_);  // at least doubles what is in: each record is tokenized O(1) times on average
+      continue;
     }
+    // The record reaches the end of the buffer: more text may extend it (or complete a "\r\n").
+    if (after == end && !eof_) {
+      fill(len_ - pos_);
+      continue;
+    }
+    const std::vector<csv::Span>& spans = tok.spans();
+    bool multiline = false;
+    if (row.size() < nf) row.resize(nf);
+    for (size_t i = 0; i < nf; ++i) {
+      row[i].assign(spans[i].p, spans[i].n);
+      multiline |= spans[i].quoted || spans[i].in_scratch;
+    }
+    row.resize(nf);
+    const bool ends_line = after > begin && (after[-1] == '\n' || after[-1] == '\r');
+    const int64_t ends = multiline ? line_ends(begin, after) : int64_t(ends_line);
+    row_start_line_ = line_;
+    line_ += ends;
+    row_line_ = ends_line ? line_ - 1 : line_;
+    pos_ = after - buf_.get();
+    return true;
   }
 }
 

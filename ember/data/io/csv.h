@@ -1,8 +1,8 @@
 // A streaming CSV reader over an InputStream with the dialect rules of Python's csv module
 // (what TorchData's parse_csv runs): RFC 4180 quoting, doubled quotes, an optional escape
-// character, newlines inside quoted fields, "\n", "\r\n" and "\r" line ends. It parses from
-// large buffered chunks, copies each field's bytes in one run, and refills the caller's row
-// in place, so a loop over a file allocates little after the first rows.
+// character, newlines inside quoted fields, "\n", "\r\n" and "\r" line ends. It runs read_csv's
+// tokenizer (ember/frame/io/csv_tokenizer.h) over large buffered chunks and refills the caller's
+// row in place, so a loop over a file allocates little after the first rows.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +42,8 @@ struct CsvOptions {
 // the data is an error even when not strict (Python silently returns the truncated field,
 // which hides a cut-off file), and the field-size limit is not enforced.
 // Errors name the stream, the physical line (1-based) and what is wrong.
+// The tokenizer is read_csv's (ember/frame/io/csv_tokenizer.h) in CPython's end-of-data mode,
+// run over a buffer that is refilled when a record reaches its end.
 class CsvReader {
  public:
   explicit CsvReader(StreamPtr stream, CsvOptions options = {});
@@ -58,38 +60,20 @@ class CsvReader {
   const std::string& name() const;
 
  private:
-  enum State : uint8_t {
-    kStartRecord, kStartField, kEscapedChar, kInField, kInQuotedField,
-    kEscapeInQuotedField, kQuoteInQuotedField, kEatCrnl, kAfterEscapedCrnl,
-  };
-  bool refill();
+  struct Impl;
+  bool fill(size_t want);
   void skip_lines();
-  void step(int c);  // one character, or kEol at the end of a physical line
-  bool end_line(std::vector<std::string>& row);  // kEol; true when a row is complete
-  bool end_data(std::vector<std::string>& row);
-  void save_field();
-  [[noreturn]] void fail(const std::string& what) const;
-  static constexpr int kEol = -1;
+  int64_t line_ends(const char* begin, const char* end) const;
+  [[noreturn]] void fail_at(const char* at, const std::string& what) const;
 
   StreamPtr stream_;
   CsvOptions opt_;
-  std::unique_ptr<char[]> buf_;
+  std::unique_ptr<Impl> impl_;  // the dialect and the tokenizer
+  std::unique_ptr<char[]> buf_;  // [pos_, len_) unread, then the sentinel '\n' and 16 readable bytes
   size_t cap_ = 0, pos_ = 0, len_ = 0;
   bool eof_ = false, started_ = false, finished_ = false;
-  bool pos_line_has_chars_ = false;  // the current physical line has characters (needs a kEol)
-  bool cr_pending_ = false;  // a '\r' was seen: the line ends, after a '\n' if one follows
-  State state_ = kStartRecord;
-  // The row being parsed lives in the caller's vector: fields [0, nfields_) are done,
-  // cur_ (= &(*row_)[nfields_]) is the one being filled.
-  std::vector<std::string>* row_ = nullptr;
-  std::string* cur_ = nullptr;
-  size_t nfields_ = 0;
-  bool field_nonempty_ = false;  // Python's field_len != 0 (an escaped EOL adds a '\n')
-  int64_t line_ = 1;             // the physical line being read
-  int64_t row_line_ = 0, row_start_line_ = 0, quote_line_ = 0;
-  bool special_field_[256];   // characters that stop the bulk copy of an unquoted field
-  bool special_quoted_[256];  // ... of a quoted field
-  bool special_start_[256];   // characters a field cannot start with on the fast path
+  int64_t line_ = 1;  // the physical line at pos_
+  int64_t row_line_ = 0, row_start_line_ = 0;
 };
 
 // csv.DictReader's row: the values keyed by the header, in column order. The header is

@@ -1,5 +1,9 @@
-// The CSV reader's tokenizer (Python's csv dialect) and the value sets it consults.
-// Internal to ember/frame/io (the CSV reader: csv_reader.h, csv_parse.cpp, csv_column.cpp).
+// ember's one CSV tokenizer (Python's csv dialect) and the value sets read_csv consults.
+// Used by read_csv (ember/frame/io: csv_reader.h, csv_parse.cpp, csv_column.cpp) over the whole
+// text, and by DataPipes' parse_csv (ember/data/io/csv.cpp), which streams: it tokenizes the
+// records in its buffer and refills it when a record reaches the buffer's end.
+// Hand-written, not a library: it is the hot loop of read_csv (SSE2 scans, spans into the input
+// instead of copies), and it reads untrusted files (bounds are checked against the sentinel).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -16,16 +20,29 @@ namespace ember::frame::io::detail {
 
 // ---- dialect and value sets ---------------------------------------------------------------
 
+// What the end of the data means for a record still open there (an escape character as the last
+// byte, or an escaped line end right before the end).
+enum class DataEnd : uint8_t {
+  kError,   // read_csv: an escape character at the very end is an error
+  kPython,  // CPython's csv.reader: that escape stands for '\n'; an open record is an error only when strict
+};
+
 struct Dialect {
   char delim, quote, esc;
   bool quoting, doublequote, skipinitialspace, strict;
+  DataEnd data_end;
   bool special[256] = {};         // ends an unquoted scan: delimiter, '\n', '\r', escape
   bool special_quoted[256] = {};  // ends a quoted scan: quote, escape, '\n'
   bool ends_field[256] = {};      // what may follow a closing quote: delimiter, '\n', '\r'
 
   explicit Dialect(const CsvReadOptions& o)
-      : delim(o.delimiter), quote(o.quotechar), esc(o.escapechar), quoting(o.quotechar != '\0'),
-        doublequote(o.doublequote), skipinitialspace(o.skipinitialspace), strict(o.strict) {
+      : Dialect(o.delimiter, o.quotechar, o.escapechar, o.doublequote, o.skipinitialspace, o.strict,
+                DataEnd::kError) {}
+  // quote / escape '\0': none (csv.QUOTE_NONE / no escape character).
+  Dialect(char delimiter, char quotechar, char escapechar, bool doublequote_, bool skipinitialspace_, bool strict_,
+          DataEnd end)
+      : delim(delimiter), quote(quotechar), esc(escapechar), quoting(quotechar != '\0'), doublequote(doublequote_),
+        skipinitialspace(skipinitialspace_), strict(strict_), data_end(end) {
     for (unsigned char c : {(unsigned char)delim, (unsigned char)'\n', (unsigned char)'\r'}) special[c] = ends_field[c] = true;
     if (esc) special[(unsigned char)esc] = special_quoted[(unsigned char)esc] = true;
     if (quoting) special_quoted[(unsigned char)quote] = true;
@@ -95,6 +112,7 @@ struct ParseFailure {
   int64_t pos;      // byte offset of the record (or the character) at fault
   int64_t column;   // -1 when the record as a whole is at fault
   std::string message;
+  bool at_end = false;  // raised because the text ends there: a longer text might have parsed
 };
 
 // ---- tokenizer ----------------------------------------------------------------------------
@@ -109,6 +127,12 @@ struct Span {
 class Tokenizer {
  public:
   Tokenizer(const Dialect& d, const char* begin, const char* end) : d_(d), begin_(begin), end_(end) {}
+
+  // Tokenizes a new text (a streaming reader's refilled buffer) with the same dialect.
+  void reset(const char* begin, const char* end) {
+    begin_ = begin;
+    end_ = end;
+  }
 
   const std::vector<Span>& spans() const { return spans_; }
 
@@ -166,6 +190,9 @@ class Tokenizer {
 
  private:
   [[noreturn]] void fail(const char* at, std::string msg) const { throw ParseFailure{at - begin_, -1, std::move(msg)}; }
+  [[noreturn]] void fail_at_end(const char* at, std::string msg) const {
+    throw ParseFailure{at - begin_, -1, std::move(msg), true};
+  }
 
   static std::string show(char c) {
     if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
@@ -204,6 +231,7 @@ class Tokenizer {
     enum { kStart, kInField, kEscaped, kInQuoted, kEscapedInQuoted, kQuoteInQuoted } st = kStart;
     const size_t start = scratch_.size();
     bool quoted = false;
+    bool after_escaped_eol = false;  // the field went on after an escaped '\n' or '\r', with no escape since
     const char* open = p;
     for (;; ++p) {
       const bool eof = p >= end_;
@@ -223,23 +251,34 @@ class Tokenizer {
           }
           break;
         case kInField:
+          // CPython stays in its AFTER_ESCAPED_CRNL state through ordinary characters, where the
+          // end of the data does not end the record: an open record, an error when strict.
+          if (eof && after_escaped_eol && d_.data_end == DataEnd::kPython && d_.strict)
+            fail_at_end(p - 1, "unexpected end of data in a field continued by an escaped line end (strict mode)");
           if (eof || c == '\n' || c == '\r' || c == d_.delim) goto done;
           if (d_.esc && c == d_.esc) st = kEscaped;
           else scratch_ += c;
           break;
         case kEscaped:
-          if (eof) fail(p - 1, "the data ends right after an escape character");
+          if (eof) {
+            if (d_.data_end == DataEnd::kError) fail_at_end(p - 1, "the data ends right after an escape character");
+            if (d_.strict) fail_at_end(p - 1, "unexpected end of data right after an escape character (strict mode)");
+            scratch_ += '\n';  // CPython: the escaped end of the line
+            goto done;
+          }
           scratch_ += c;
+          after_escaped_eol = c == '\n' || c == '\r';
           st = kInField;
           break;
         case kInQuoted:
-          if (eof) fail(open, "a quoted field is not closed before the end of the data (the quote opened on this line)");
+          if (eof)
+            fail_at_end(open, "a quoted field is not closed before the end of the data (the quote opened on this line)");
           if (d_.esc && c == d_.esc) st = kEscapedInQuoted;
           else if (c == d_.quote) st = d_.doublequote ? kQuoteInQuoted : kInField;
           else scratch_ += c;
           break;
         case kEscapedInQuoted:
-          if (eof) fail(open, "the data ends right after an escape character inside a quoted field");
+          if (eof) fail_at_end(open, "the data ends right after an escape character inside a quoted field");
           scratch_ += c;
           st = kInQuoted;
           break;
@@ -250,7 +289,8 @@ class Tokenizer {
           } else if (eof || c == d_.delim || c == '\n' || c == '\r') {
             goto done;
           } else if (d_.strict) {
-            fail(p, show(c) + " after the closing quote of a quoted field (strict mode expects the delimiter or a line end)");
+            fail(p, show(c) + " after the closing quote of a quoted field (strict mode expects " + show(d_.delim) +
+                        " or a line end)");
           } else {
             scratch_ += c;
             st = kInField;
