@@ -41,17 +41,27 @@ thread_local bool t_in_parallel = false;
 // runs single-threaded: ember's parallel_for and, through omp_set_num_threads, oneDNN's and
 // OpenBLAS's OpenMP regions, as PyTorch's forked workers do; asking it for more threads is an
 // error that says why. A child forked before any region keeps its thread count.
+// The handler is registered when the first region starts, after the OpenMP runtime has set
+// itself up: LLVM's libomp registers its own fork handlers then, and the child's handlers run
+// in registration order, so ours calls omp_set_num_threads only once libomp has reset its
+// locks in the child (registered earlier, it hung there: seen with the clang build).
 std::atomic<bool> g_team_started{false};
 std::atomic<bool> g_forked_after_team{false};
-[[maybe_unused]] const bool g_fork_handler = [] {
-  pthread_atfork(nullptr, nullptr, [] {
-    if (!g_team_started.load(std::memory_order_relaxed)) return;
-    g_forked_after_team.store(true, std::memory_order_relaxed);
-    g_num_threads.store(1, std::memory_order_relaxed);
-    omp_set_num_threads(1);
+
+void after_fork_in_child() {
+  g_forked_after_team.store(true, std::memory_order_relaxed);
+  g_num_threads.store(1, std::memory_order_relaxed);
+  omp_set_num_threads(1);
+}
+
+void note_team_start() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    (void)omp_get_max_threads();  // sets the runtime up (and its fork handlers) if nothing did yet
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    g_team_started.store(true, std::memory_order_relaxed);
   });
-  return true;
-}();
+}
 }  // namespace
 
 int num_available_cpus() {
@@ -103,7 +113,7 @@ void parallel_run(int64_t begin, int64_t end, int64_t grain,
   int64_t nthreads = std::min<int64_t>(get_num_threads(), (range + grain - 1) / std::max<int64_t>(grain, 1));
   std::exception_ptr err;
   std::mutex err_mu;
-  if (!g_team_started.load(std::memory_order_relaxed)) g_team_started.store(true, std::memory_order_relaxed);
+  if (!g_team_started.load(std::memory_order_relaxed)) note_team_start();
 #pragma omp parallel num_threads(nthreads)
   {
     int64_t tid = omp_get_thread_num(), nt = omp_get_num_threads();
