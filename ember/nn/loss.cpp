@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/nn/activation.h"
+#include "ember/nn/functional/activation.h"
 #include "ember/nn/distance.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <type_traits>
 
-#include "ember/nn/activation.h"
+#include "ember/nn/modules/activation.h"
 #include "ember/nn/container.h"
 #include "ember/nn/dropout.h"
 #include "ember/nn/init.h"

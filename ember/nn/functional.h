@@ -1,0 +1,4 @@
+// Every nn::functional function (LibTorch's torch/nn/functional.h): ember/nn/functional/, one
+// header per family, with ATen's positional forms of the same ops where ember defines them.
+#pragma once
+#include "ember/nn/functional/activation.h"

@@ -1,0 +1,4 @@
+// Every option struct of nn (LibTorch's torch/nn/options.h): ember/nn/options/, one header per
+// family, each with the XOptions of its modules and the XFuncOptions of its functionals.
+#pragma once
+#include "ember/nn/options/activation.h"
