@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ember/nn/container.h"
-#include "ember/nn/linear.h"
+#include "ember/nn/modules/linear.h"
 
 namespace ember::nn {
 

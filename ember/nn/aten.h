@@ -6,10 +6,10 @@
 #include <optional>
 
 #include "ember/nn/conv.h"
-#include "ember/nn/distance.h"
-#include "ember/nn/dropout.h"
+#include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/dropout.h"
 #include "ember/nn/embedding.h"
-#include "ember/nn/linear.h"
+#include "ember/nn/functional/linear.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/normalization.h"
 

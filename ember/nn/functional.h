@@ -2,3 +2,6 @@
 // header per family, with ATen's positional forms of the same ops where ember defines them.
 #pragma once
 #include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/linear.h"
+#include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/dropout.h"

@@ -7,7 +7,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/nn/functional/activation.h"
-#include "ember/nn/distance.h"
+#include "ember/nn/functional/distance.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 

@@ -2,3 +2,6 @@
 // each includes its family's options and functionals.
 #pragma once
 #include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/distance.h"
+#include "ember/nn/modules/dropout.h"

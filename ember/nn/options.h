@@ -2,3 +2,6 @@
 // family, each with the XOptions of its modules and the XFuncOptions of its functionals.
 #pragma once
 #include "ember/nn/options/activation.h"
+#include "ember/nn/options/linear.h"
+#include "ember/nn/options/distance.h"
+#include "ember/nn/options/dropout.h"

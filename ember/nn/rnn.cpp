@@ -3,8 +3,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "ember/nn/dropout.h"
-#include "ember/nn/linear.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/linear.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {

@@ -12,9 +12,9 @@
 
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/container.h"
-#include "ember/nn/dropout.h"
+#include "ember/nn/modules/dropout.h"
 #include "ember/nn/init.h"
-#include "ember/nn/linear.h"
+#include "ember/nn/modules/linear.h"
 #include "ember/nn/normalization.h"
 
 

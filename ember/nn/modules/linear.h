@@ -1,28 +1,17 @@
-// Linear layers (LibTorch's torch/nn/modules/linear.h, functional/linear.h; `XImpl` +
-// `TORCH_MODULE(X)` + `XOptions`): Linear, Identity, Flatten, Unflatten, Bilinear;
-// F::linear and F::bilinear.
+// Linear layers (LibTorch's torch/nn/modules/linear.h; `XImpl` + `TORCH_MODULE(X)`):
+// Linear, Identity, Flatten, Unflatten, Bilinear. Options: ember/nn/options/linear.h;
+// F::linear and F::bilinear: ember/nn/functional/linear.h.
 #pragma once
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ember/nn/functional/linear.h"
 #include "ember/nn/module.h"
+#include "ember/nn/options/linear.h"
 
 namespace ember::nn {
-
-namespace functional {
-// input @ weight^T + bias (bias optional), for any number of leading dims.
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
-Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
-}  // namespace functional
-
-struct LinearOptions {
-  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
-  TORCH_ARG(int64_t, in_features);
-  TORCH_ARG(int64_t, out_features);
-  TORCH_ARG(bool, bias) = true;
-};
 
 // y = x W^T + b; W (out, in) ~ U(-1/sqrt(in), 1/sqrt(in)) (kaiming_uniform_ with a = sqrt(5)),
 // b ~ U(-1/sqrt(in), 1/sqrt(in)), as PyTorch.
@@ -49,10 +38,6 @@ class IdentityImpl : public Cloneable<IdentityImpl> {
 };
 TORCH_MODULE(Identity);
 
-struct FlattenOptions {
-  TORCH_ARG(int64_t, start_dim) = 1;
-  TORCH_ARG(int64_t, end_dim) = -1;
-};
 class FlattenImpl : public Cloneable<FlattenImpl> {
  public:
   explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
@@ -63,11 +48,6 @@ class FlattenImpl : public Cloneable<FlattenImpl> {
 };
 TORCH_MODULE(Flatten);
 
-struct UnflattenOptions {
-  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
-  TORCH_ARG(int64_t, dim);
-  TORCH_ARG(std::vector<int64_t>, sizes);
-};
 class UnflattenImpl : public Cloneable<UnflattenImpl> {
  public:
   UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : options(dim, std::move(sizes)) {}
@@ -79,13 +59,6 @@ class UnflattenImpl : public Cloneable<UnflattenImpl> {
 };
 TORCH_MODULE(Unflatten);
 
-struct BilinearOptions {
-  BilinearOptions(int64_t in1, int64_t in2, int64_t out) : in1_features_(in1), in2_features_(in2), out_features_(out) {}
-  TORCH_ARG(int64_t, in1_features);
-  TORCH_ARG(int64_t, in2_features);
-  TORCH_ARG(int64_t, out_features);
-  TORCH_ARG(bool, bias) = true;
-};
 // y = x1^T W x2 + b; W, b ~ U(-1/sqrt(in1), 1/sqrt(in1)), as PyTorch.
 class BilinearImpl : public Cloneable<BilinearImpl> {
  public:

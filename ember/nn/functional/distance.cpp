@@ -1,6 +1,4 @@
-#include "ember/nn/distance.h"
-
-#include <ostream>
+#include "ember/nn/functional/distance.h"
 
 #include "ember/ops/functions.h"
 
@@ -26,19 +24,5 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilar
 
 Tensor pdist(const Tensor& input, double p) { return ember::pdist(input, p); }
 }  // namespace functional
-
-void CosineSimilarityImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::CosineSimilarity(dim=" << options.dim() << ", eps=" << options.eps() << ")";
-}
-Tensor CosineSimilarityImpl::forward(const Tensor& input1, const Tensor& input2) {
-  return functional::cosine_similarity(input1, input2, options);
-}
-void PairwiseDistanceImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::PairwiseDistance(p=" << options.p() << ", eps=" << options.eps()
-    << ", keepdim=" << (options.keepdim() ? "true" : "false") << ")";
-}
-Tensor PairwiseDistanceImpl::forward(const Tensor& input1, const Tensor& input2) {
-  return functional::pairwise_distance(input1, input2, options);
-}
 
 }  // namespace ember::nn
