@@ -21,7 +21,6 @@
 #include "ember/nn/conv.h"
 #include "ember/nn/ctc.h"
 #include "ember/nn/functional.h"
-#include "ember/nn/embedding.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"

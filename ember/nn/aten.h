@@ -8,7 +8,7 @@
 #include "ember/nn/conv.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/dropout.h"
-#include "ember/nn/embedding.h"
+#include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/normalization.h"

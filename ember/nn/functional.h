@@ -5,3 +5,4 @@
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/embedding.h"

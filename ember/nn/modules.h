@@ -5,3 +5,4 @@
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/distance.h"
 #include "ember/nn/modules/dropout.h"
+#include "ember/nn/modules/embedding.h"

@@ -5,3 +5,4 @@
 #include "ember/nn/options/linear.h"
 #include "ember/nn/options/distance.h"
 #include "ember/nn/options/dropout.h"
+#include "ember/nn/options/embedding.h"

@@ -1,13 +1,13 @@
-// Embeddings (LibTorch's torch/nn/modules/embedding.h, functional/embedding.h): Embedding
-// (padding_idx, max_norm, from_pretrained) and EmbeddingBag (bags reduced by sum, mean or
-// max, with offsets, per_sample_weights, padding_idx, from_pretrained), with their
-// functionals.
+// Options of the embeddings (LibTorch's torch/nn/options/embedding.h): Embedding and
+// EmbeddingBag, their from_pretrained options, and the functionals' EmbeddingFuncOptions and
+// EmbeddingBagFuncOptions (modules: ember/nn/modules/embedding.h).
 #pragma once
 #include <optional>
 #include <utility>
 
+#include "ember/core/arg.h"
+#include "ember/core/tensor.h"
 #include "ember/nn/enum.h"
-#include "ember/nn/module.h"
 
 namespace ember::nn {
 
@@ -19,13 +19,6 @@ struct EmbeddingFuncOptions {
   TORCH_ARG(bool, scale_grad_by_freq) = false;
   TORCH_ARG(bool, sparse) = false;  // accepted; the weight's gradient is dense
 };
-// Rows of weight; a negative padding_idx counts from the end. With max_norm the referenced
-// rows of weight are first renormalized in place (no gradient) to norm_type-norm <= max_norm;
-// with scale_grad_by_freq each row's gradient is divided by its index's count in input.
-Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
-                 std::optional<double> max_norm = std::nullopt, double norm_type = 2., bool scale_grad_by_freq = false,
-                 bool sparse = false);
-Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
 }  // namespace functional
 
 struct EmbeddingOptions {
@@ -40,18 +33,6 @@ struct EmbeddingOptions {
   TORCH_ARG(bool, sparse) = false;  // accepted; the weight's gradient is dense
   TORCH_ARG(Tensor, _weight) = {};  // the initial weight, when given
 };
-// weight ~ N(0, 1) (or options._weight), the padding row zero, as PyTorch.
-class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
- public:
-  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
-      : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
-  explicit EmbeddingImpl(EmbeddingOptions options);
-  void reset() override;
-  void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& input);
-  EmbeddingOptions options;
-  Tensor weight;
-};
 struct EmbeddingFromPretrainedOptions {
   TORCH_ARG(bool, freeze) = true;
   TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
@@ -59,13 +40,6 @@ struct EmbeddingFromPretrainedOptions {
   TORCH_ARG(double, norm_type) = 2.0;
   TORCH_ARG(bool, scale_grad_by_freq) = false;
   TORCH_ARG(bool, sparse) = false;
-};
-class Embedding : public ModuleHolder<EmbeddingImpl> {
- public:
-  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
-  // An embedding over the rows of `embeddings` (2-D), frozen (no gradient) unless
-  // options.freeze(false).
-  static Embedding from_pretrained(const Tensor& embeddings, const EmbeddingFromPretrainedOptions& options = {});
 };
 
 // ---- EmbeddingBag ------------------------------------------------------------------------
@@ -118,28 +92,6 @@ struct EmbeddingBagFuncOptions {
   TORCH_ARG(bool, include_last_offset) = false;
   TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
 };
-// Bags of rows of `weight`: input (B, L) is B bags of L indices; a 1-D input is cut into
-// bags at `offsets`. Rows at padding_idx are left out; empty bags give zeros.
-Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& options = {});
 }  // namespace functional
-
-class EmbeddingBagImpl : public Cloneable<EmbeddingBagImpl> {
- public:
-  EmbeddingBagImpl(int64_t num_embeddings, int64_t embedding_dim)
-      : EmbeddingBagImpl(EmbeddingBagOptions(num_embeddings, embedding_dim)) {}
-  explicit EmbeddingBagImpl(EmbeddingBagOptions options);
-  void reset() override;
-  void reset_parameters();
-  void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& input, const Tensor& offsets = {}, const Tensor& per_sample_weights = {});
-  EmbeddingBagOptions options;
-  Tensor weight;
-};
-class EmbeddingBag : public ModuleHolder<EmbeddingBagImpl> {
- public:
-  using ModuleHolder<EmbeddingBagImpl>::ModuleHolder;
-  // A bag over the rows of `embeddings` (2-D), frozen (no gradient) unless options.freeze(false).
-  static EmbeddingBag from_pretrained(const Tensor& embeddings, const EmbeddingBagFromPretrainedOptions& options = {});
-};
 
 }  // namespace ember::nn
