@@ -24,7 +24,6 @@
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"
-#include "ember/nn/normalization.h"
 #include "ember/nn/options.h"
 #include "ember/nn/pooling.h"
 #include "ember/nn/rnn.h"

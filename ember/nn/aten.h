@@ -11,7 +11,7 @@
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/loss.h"
-#include "ember/nn/normalization.h"
+#include "ember/nn/functional/normalization.h"
 
 namespace ember {
 

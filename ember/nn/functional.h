@@ -6,3 +6,4 @@
 #include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"
+#include "ember/nn/functional/normalization.h"

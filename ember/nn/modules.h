@@ -6,3 +6,4 @@
 #include "ember/nn/modules/distance.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/embedding.h"
+#include "ember/nn/modules/normalization.h"

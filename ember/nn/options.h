@@ -6,3 +6,4 @@
 #include "ember/nn/options/distance.h"
 #include "ember/nn/options/dropout.h"
 #include "ember/nn/options/embedding.h"
+#include "ember/nn/options/normalization.h"

@@ -15,7 +15,7 @@
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/linear.h"
-#include "ember/nn/normalization.h"
+#include "ember/nn/modules/normalization.h"
 
 
 namespace ember::nn {
