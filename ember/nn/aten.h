@@ -10,7 +10,7 @@
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/linear.h"
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/normalization.h"
 
 namespace ember {

@@ -7,3 +7,5 @@
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/normalization.h"
+#include "ember/nn/functional/loss.h"
+#include "ember/nn/functional/ctc.h"

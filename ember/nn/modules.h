@@ -7,3 +7,5 @@
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/normalization.h"
+#include "ember/nn/modules/loss.h"
+#include "ember/nn/modules/ctc.h"

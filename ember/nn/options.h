@@ -7,3 +7,5 @@
 #include "ember/nn/options/dropout.h"
 #include "ember/nn/options/embedding.h"
 #include "ember/nn/options/normalization.h"
+#include "ember/nn/options/loss.h"
+#include "ember/nn/options/ctc.h"

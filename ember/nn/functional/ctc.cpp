@@ -1,4 +1,4 @@
-#include "ember/nn/ctc.h"
+#include "ember/nn/functional/ctc.h"
 
 #include <limits>
 
@@ -164,10 +164,5 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
 }
 
 }  // namespace functional
-
-Tensor CTCLossImpl::forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
-                            const Tensor& target_lengths) {
-  return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
-}
 
 }  // namespace ember::nn

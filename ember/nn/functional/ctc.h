@@ -6,11 +6,13 @@
 // The gradient with respect to log_probs is the exact one (minus the state occupancy);
 // PyTorch's kernel returns exp(log_probs) minus the occupancy there, which only agrees after
 // log_softmax's backward. Through log_softmax, as CTC is used, the two are the same.
+// Module: ember/nn/modules/ctc.h; options: ember/nn/options/ctc.h.
 #pragma once
 #include <vector>
 
-#include "ember/nn/loss.h"
-#include "ember/nn/module.h"
+#include "ember/core/tensor.h"
+#include "ember/nn/enum.h"
+#include "ember/nn/options/ctc.h"
 
 namespace ember::nn {
 
@@ -25,27 +27,9 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths,
                 int64_t blank = 0, Reduction reduction = kMean, bool zero_infinity = false);
 
-struct CTCLossFuncOptions {
-  TORCH_ARG(int64_t, blank) = 0;
-  TORCH_ARG(Reduction, reduction) = kMean;
-  TORCH_ARG(bool, zero_infinity) = false;
-};
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                 const Tensor& target_lengths, const CTCLossFuncOptions& options);
 
 }  // namespace functional
-
-using CTCLossOptions = functional::CTCLossFuncOptions;
-
-class CTCLossImpl : public Cloneable<CTCLossImpl> {
- public:
-  explicit CTCLossImpl(const CTCLossOptions& options = {}) : options(options) {}
-  void pretty_print(std::ostream& stream) const override { stream << "torch::nn::CTCLoss()"; }
-  void reset() override {}
-  Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
-                 const Tensor& target_lengths);
-  CTCLossOptions options;
-};
-TORCH_MODULE(CTCLoss);
 
 }  // namespace ember::nn
