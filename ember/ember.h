@@ -18,7 +18,6 @@
 #include "ember/ops/special.h"
 #include "ember/nn/init.h"
 #include "ember/nn/container.h"
-#include "ember/nn/conv.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"

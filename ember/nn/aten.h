@@ -5,7 +5,7 @@
 #pragma once
 #include <optional>
 
-#include "ember/nn/conv.h"
+#include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"

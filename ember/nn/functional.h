@@ -9,3 +9,4 @@
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/ctc.h"
+#include "ember/nn/functional/conv.h"

@@ -9,3 +9,4 @@
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/ctc.h"
+#include "ember/nn/modules/conv.h"

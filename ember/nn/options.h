@@ -9,3 +9,4 @@
 #include "ember/nn/options/normalization.h"
 #include "ember/nn/options/loss.h"
 #include "ember/nn/options/ctc.h"
+#include "ember/nn/options/conv.h"
