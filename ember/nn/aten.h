@@ -1,7 +1,7 @@
 // ATen's positional functions for the nn ops (torch::dropout, torch::nll_loss,
 // torch::binary_cross_entropy, torch::conv2d, torch::batch_norm, ...), in ATen's argument
 // order, so LibTorch code that calls them through <torch/torch.h> compiles unchanged. Each
-// forwards to ember::nn::functional. (The pooling ops live in ember/nn/pooling.h.)
+// forwards to ember::nn::functional. (The pooling ops live in ember/nn/functional/pooling.h.)
 #pragma once
 #include <optional>
 

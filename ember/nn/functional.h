@@ -10,3 +10,4 @@
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/ctc.h"
 #include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/pooling.h"

@@ -10,3 +10,4 @@
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/ctc.h"
 #include "ember/nn/modules/conv.h"
+#include "ember/nn/modules/pooling.h"

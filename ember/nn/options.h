@@ -10,3 +10,4 @@
 #include "ember/nn/options/loss.h"
 #include "ember/nn/options/ctc.h"
 #include "ember/nn/options/conv.h"
+#include "ember/nn/options/pooling.h"

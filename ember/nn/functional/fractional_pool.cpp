@@ -2,9 +2,9 @@
 // pseudo-random, non-overlapping-on-average offsets drawn from one uniform sample per plane and
 // dimension (PyTorch's interval rule), for 2-d and 3-d inputs, batched or not. The windows are
 // gathered from the input, so autograd follows the maxima as for max_pool.
-#include "ember/nn/pooling.h"
-
-#include <ostream>
+// The fractional functionals of ember/nn/functional/pooling.h; FractionalMaxPool2d/3d are in
+// ember/nn/modules/pooling.cpp.
+#include "ember/nn/functional/pooling.h"
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/functions.h"
@@ -143,35 +143,6 @@ Tensor fractional_max_pool3d(const Tensor& input, const FractionalMaxPool3dFuncO
   return std::get<0>(fractional_with_options<3>(input, options));
 }
 }  // namespace functional
-
-template <size_t D, class Derived>
-void FractionalMaxPoolImpl<D, Derived>::reset() {
-  _random_samples = this->register_buffer("_random_samples", options._random_samples());
-  EMBER_CHECK(options.output_size() || options.output_ratio(), "FractionalMaxPool", D,
-              "d requires specifying either an output size, or a pooling ratio");
-  EMBER_CHECK(!(options.output_size() && options.output_ratio()),
-              "only one of output size and output ratio may be specified");
-  if (options.output_ratio())
-    for (double r : **options.output_ratio())
-      EMBER_CHECK(r > 0 && r < 1, "output_ratio must be between 0 and 1 (got ", r, ")");
-}
-template <size_t D, class Derived>
-void FractionalMaxPoolImpl<D, Derived>::pretty_print(std::ostream& stream) const {
-  stream << "torch::nn::FractionalMaxPool" << D << "d()";
-}
-template <size_t D, class Derived>
-std::tuple<Tensor, Tensor> FractionalMaxPoolImpl<D, Derived>::forward_with_indices(const Tensor& input) {
-  FractionalMaxPoolOptions<D> o = options;
-  o._random_samples(_random_samples);
-  if constexpr (D == 2) return functional::fractional_max_pool2d_with_indices(input, o);
-  else return functional::fractional_max_pool3d_with_indices(input, o);
-}
-template <size_t D, class Derived>
-Tensor FractionalMaxPoolImpl<D, Derived>::forward(const Tensor& input) {
-  return std::get<0>(forward_with_indices(input));
-}
-template class FractionalMaxPoolImpl<2, FractionalMaxPool2dImpl>;
-template class FractionalMaxPoolImpl<3, FractionalMaxPool3dImpl>;
 
 }  // namespace nn
 }  // namespace ember

@@ -1,4 +1,4 @@
-#include "ember/nn/pooling.h"
+#include "ember/nn/functional/pooling.h"
 
 #include <cmath>
 #include <memory>
@@ -12,6 +12,16 @@
 #include "ember/ops/pool_dnnl.h"
 
 namespace ember {
+
+// The shared implementations (ember/nn/functional/pooling.h), defined below between the helpers.
+using nn::detail::adaptive_avg_pool_nd;
+using nn::detail::adaptive_max_pool_nd;
+using nn::detail::avg_pool_nd;
+using nn::detail::lp_pool_nd;
+using nn::detail::max_pool_nd;
+using nn::detail::max_unpool_nd;
+using nn::detail::resolve_output_size;
+using nn::detail::unpool_output_size;
 
 namespace {
 
@@ -173,6 +183,9 @@ Tensor max_pool_batched(const Tensor& x, const std::vector<WindowDim>& w, const 
   return autograd::maybe_differentiable(x) ? gather_at(x, idx) : values;
 }
 
+}  // namespace
+
+namespace nn::detail {
 std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, size_t d, IntArrayRef kernel, IntArrayRef stride,
                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, bool with_indices,
                                        const char* op) {
@@ -188,6 +201,9 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, size_t d, IntArrayRe
   Tensor out = max_pool_batched(x, g.windows(), &s, with_indices ? &idx : nullptr, op);
   return {unbatched_like(out, input, d), with_indices ? unbatched_like(idx, input, d) : Tensor()};
 }
+}  // namespace nn::detail
+
+namespace {
 
 // ---- average -------------------------------------------------------------------------------
 
@@ -303,6 +319,9 @@ Tensor avg_pool_batched(const Tensor& x, const Pooling& g, bool count_include_pa
   return out.mul(ratio.mul(want.scale).to(t));
 }
 
+}  // namespace
+
+namespace nn::detail {
 Tensor avg_pool_nd(const Tensor& input, size_t d, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                    bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const char* op) {
   // Autocast: avg_pool3d runs in float32; avg_pool1d/2d are on no list, so the composite's
@@ -314,6 +333,9 @@ Tensor avg_pool_nd(const Tensor& input, size_t d, IntArrayRef kernel, IntArrayRe
   const Pooling g(x, d, kernel, stride, padding, 1, ceil_mode, op);
   return unbatched_like(avg_pool_batched(x, g, count_include_pad, divisor_override, op), input, d);
 }
+}  // namespace nn::detail
+
+namespace {
 
 // ---- adaptive ------------------------------------------------------------------------------
 
@@ -345,6 +367,9 @@ std::vector<int64_t> kernel_of(const Tensor& x, IntArrayRef out) {
   return k;
 }
 
+}  // namespace
+
+namespace nn::detail {
 Tensor adaptive_avg_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size, const char* op) {
   // Autocast: adaptive_avg_pool3d runs in float32, the others as they are (see avg_pool_nd).
   EMBER_AUTOCAST_WITH(d == 3 ? autocast::policies("adaptive_avg_pool3d") : AutocastPolicies{},
@@ -387,19 +412,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const Tensor& input, size_t d, I
     out = max_pool_batched(x, adaptive_windows(x.sizes().slice(2), output_size), nullptr, &idx, op);
   }
   return {unbatched_like(out, input, d), with_indices ? unbatched_like(idx, input, d) : Tensor()};
-}
-
-// The adaptive output size with nullopt entries taken from the input.
-template <class Sizes>
-std::vector<int64_t> resolve_output_size(const Tensor& input, const Sizes& sizes) {
-  std::vector<int64_t> r;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(sizes[i])>, std::optional<int64_t>>)
-      r.push_back(sizes[i] ? *sizes[i] : input.size(input.dim() - int64_t(sizes.size()) + int64_t(i)));
-    else
-      r.push_back(sizes[i]);
-  }
-  return r;
 }
 
 // ---- LP and unpooling ----------------------------------------------------------------------
@@ -461,6 +473,9 @@ std::vector<int64_t> unpool_output_size(const Tensor& input, IntArrayRef k, IntA
   return out;
 }
 
+}  // namespace nn::detail
+
+namespace {
 template <size_t D>
 Tensor max_unpool_options(const Tensor& input, const Tensor& indices, const nn::functional::MaxUnpoolFuncOptions<D>& o,
                           const char* op) {
@@ -566,125 +581,6 @@ Tensor lp_pool2d(const Tensor& input, const LPPool2dFuncOptions& o) {
   return lp_pool_nd(input, 2, o.norm_type(), o.kernel_size(), o.stride(), o.ceil_mode(), "lp_pool2d");
 }
 }  // namespace functional
-
-// ---- modules -------------------------------------------------------------------------------
-
-namespace {
-std::string list(const std::vector<int64_t>& v) { return "[" + join(v, ", ") + "]"; }
-std::string list(const std::vector<std::optional<int64_t>>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + (v[i] ? std::to_string(*v[i]) : std::string("None"));
-  return s + "]";
-}
-const char* boolstr(bool b) { return b ? "true" : "false"; }
-// Op names for error messages, by spatial rank.
-constexpr const char* kMaxPool[] = {"", "max_pool1d", "max_pool2d", "max_pool3d"};
-constexpr const char* kAvgPool[] = {"", "avg_pool1d", "avg_pool2d", "avg_pool3d"};
-constexpr const char* kAdaptiveMax[] = {"", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"};
-constexpr const char* kAdaptiveAvg[] = {"", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"};
-constexpr const char* kLPPool[] = {"", "lp_pool1d", "lp_pool2d", "lp_pool3d"};
-constexpr const char* kMaxUnpool[] = {"", "max_unpool1d", "max_unpool2d", "max_unpool3d"};
-}  // namespace
-
-template <size_t D, class Derived>
-void MaxPoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::MaxPool" << D << "d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
-    << ", padding=" << options.padding() << ", dilation=" << options.dilation()
-    << ", ceil_mode=" << boolstr(options.ceil_mode()) << ")";
-}
-template <size_t D, class Derived>
-Tensor MaxPoolImpl<D, Derived>::forward(const Tensor& input) {
-  return std::get<0>(max_pool_nd(input, D, options.kernel_size(), options.stride(), options.padding(),
-                                 options.dilation(), options.ceil_mode(), false, kMaxPool[D]));
-}
-template <size_t D, class Derived>
-std::tuple<Tensor, Tensor> MaxPoolImpl<D, Derived>::forward_with_indices(const Tensor& input) {
-  return max_pool_nd(input, D, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
-                     options.ceil_mode(), true, kMaxPool[D]);
-}
-
-template <size_t D, class Derived>
-void AvgPoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::AvgPool" << D << "d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
-    << ", padding=" << options.padding() << ")";
-}
-template <size_t D, class Derived>
-Tensor AvgPoolImpl<D, Derived>::forward(const Tensor& input) {
-  return avg_pool_nd(input, D, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
-                     options.count_include_pad(), options.divisor_override(), kAvgPool[D]);
-}
-
-template <size_t D, class output_size_t, class Derived>
-void AdaptiveMaxPoolImpl<D, output_size_t, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::AdaptiveMaxPool" << D << "d(output_size=";
-  if constexpr (std::is_same_v<output_size_t, ExpandingArray<D>>) s << options.output_size();  // "3" in 1-d
-  else s << list(options.output_size());
-  s << ")";
-}
-template <size_t D, class output_size_t, class Derived>
-Tensor AdaptiveMaxPoolImpl<D, output_size_t, Derived>::forward(const Tensor& input) {
-  return std::get<0>(adaptive_max_pool_nd(input, D, resolve_output_size(input, options.output_size()), false,
-                                          kAdaptiveMax[D]));
-}
-template <size_t D, class output_size_t, class Derived>
-std::tuple<Tensor, Tensor> AdaptiveMaxPoolImpl<D, output_size_t, Derived>::forward_with_indices(const Tensor& input) {
-  return adaptive_max_pool_nd(input, D, resolve_output_size(input, options.output_size()), true, kAdaptiveMax[D]);
-}
-
-template <size_t D, class output_size_t, class Derived>
-void AdaptiveAvgPoolImpl<D, output_size_t, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::AdaptiveAvgPool" << D << "d(output_size=";
-  if constexpr (std::is_same_v<output_size_t, ExpandingArray<D>>) s << options.output_size();  // "3" in 1-d
-  else s << list(options.output_size());
-  s << ")";
-}
-template <size_t D, class output_size_t, class Derived>
-Tensor AdaptiveAvgPoolImpl<D, output_size_t, Derived>::forward(const Tensor& input) {
-  return adaptive_avg_pool_nd(input, D, resolve_output_size(input, options.output_size()), kAdaptiveAvg[D]);
-}
-
-template <size_t D, class Derived>
-void LPPoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::LPPool" << D << "d(norm_type=" << options.norm_type() << ", kernel_size=" << options.kernel_size()
-    << ", stride=" << options.stride()
-    << ", ceil_mode=" << boolstr(options.ceil_mode()) << ")";
-}
-template <size_t D, class Derived>
-Tensor LPPoolImpl<D, Derived>::forward(const Tensor& input) {
-  return lp_pool_nd(input, D, options.norm_type(), options.kernel_size(), options.stride(), options.ceil_mode(),
-                    kLPPool[D]);
-}
-
-template <size_t D, class Derived>
-void MaxUnpoolImpl<D, Derived>::pretty_print(std::ostream& s) const {
-  s << "torch::nn::MaxUnpool" << D << "d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
-    << ", padding=" << options.padding() << ")";
-}
-template <size_t D, class Derived>
-Tensor MaxUnpoolImpl<D, Derived>::forward(const Tensor& input, const Tensor& indices,
-                                          const std::optional<std::vector<int64_t>>& output_size) {
-  return max_unpool_nd(input, indices, D,
-                       unpool_output_size(input, options.kernel_size(), options.stride(), options.padding(), output_size),
-                       kMaxUnpool[D]);
-}
-
-template class MaxPoolImpl<1, MaxPool1dImpl>;
-template class MaxPoolImpl<2, MaxPool2dImpl>;
-template class MaxPoolImpl<3, MaxPool3dImpl>;
-template class AvgPoolImpl<1, AvgPool1dImpl>;
-template class AvgPoolImpl<2, AvgPool2dImpl>;
-template class AvgPoolImpl<3, AvgPool3dImpl>;
-template class AdaptiveMaxPoolImpl<1, ExpandingArray<1>, AdaptiveMaxPool1dImpl>;
-template class AdaptiveMaxPoolImpl<2, ExpandingArrayWithOptionalElem<2>, AdaptiveMaxPool2dImpl>;
-template class AdaptiveMaxPoolImpl<3, ExpandingArrayWithOptionalElem<3>, AdaptiveMaxPool3dImpl>;
-template class AdaptiveAvgPoolImpl<1, ExpandingArray<1>, AdaptiveAvgPool1dImpl>;
-template class AdaptiveAvgPoolImpl<2, ExpandingArrayWithOptionalElem<2>, AdaptiveAvgPool2dImpl>;
-template class AdaptiveAvgPoolImpl<3, ExpandingArrayWithOptionalElem<3>, AdaptiveAvgPool3dImpl>;
-template class LPPoolImpl<1, LPPool1dImpl>;
-template class LPPoolImpl<2, LPPool2dImpl>;
-template class MaxUnpoolImpl<1, MaxUnpool1dImpl>;
-template class MaxUnpoolImpl<2, MaxUnpool2dImpl>;
-template class MaxUnpoolImpl<3, MaxUnpool3dImpl>;
 
 }  // namespace nn
 }  // namespace ember
