@@ -22,7 +22,6 @@
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"
 #include "ember/nn/options.h"
-#include "ember/nn/rnn.h"
 #include "ember/nn/spatial.h"
 #include "ember/nn/transformer.h"
 #include "ember/nn/utils.h"

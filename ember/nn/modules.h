@@ -11,3 +11,4 @@
 #include "ember/nn/modules/ctc.h"
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/pooling.h"
+#include "ember/nn/modules/rnn.h"

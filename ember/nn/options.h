@@ -11,3 +11,4 @@
 #include "ember/nn/options/ctc.h"
 #include "ember/nn/options/conv.h"
 #include "ember/nn/options/pooling.h"
+#include "ember/nn/options/rnn.h"

@@ -1,4 +1,4 @@
-#include "ember/nn/rnn.h"
+#include "ember/nn/modules/rnn.h"
 
 #include <cmath>
 #include <ostream>
