@@ -17,7 +17,6 @@
 #include "ember/nn/aten.h"
 #include "ember/ops/special.h"
 #include "ember/nn/init.h"
-#include "ember/nn/container.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"

@@ -5,7 +5,7 @@
 #pragma once
 #include <vector>
 
-#include "ember/nn/container.h"
+#include "ember/nn/modules/container.h"
 #include "ember/nn/modules/linear.h"
 
 namespace ember::nn {

@@ -12,3 +12,4 @@
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/rnn.h"
+#include "ember/nn/modules/container.h"

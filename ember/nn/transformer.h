@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "ember/nn/modules/activation.h"
-#include "ember/nn/container.h"
+#include "ember/nn/modules/container.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/linear.h"

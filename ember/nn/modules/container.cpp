@@ -1,4 +1,4 @@
-#include "ember/nn/container.h"
+#include "ember/nn/modules/container.h"
 
 #include <ostream>
 
