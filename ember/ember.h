@@ -13,7 +13,6 @@
 #include "ember/core/generator.h"
 #include "ember/core/parallel.h"
 #include "ember/core/tensor.h"
-#include "ember/nn/adaptive_softmax.h"
 #include "ember/nn/aten.h"
 #include "ember/ops/special.h"
 #include "ember/nn/init.h"

@@ -13,3 +13,4 @@
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/container.h"
+#include "ember/nn/modules/adaptive_softmax.h"

@@ -12,3 +12,4 @@
 #include "ember/nn/options/conv.h"
 #include "ember/nn/options/pooling.h"
 #include "ember/nn/options/rnn.h"
+#include "ember/nn/options/adaptive_softmax.h"

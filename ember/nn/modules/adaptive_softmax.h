@@ -1,24 +1,15 @@
 // AdaptiveLogSoftmaxWithLoss (Grave et al., "Efficient softmax approximation for GPUs"): a
 // head over the frequent classes and one cluster token per tail, each tail a low-rank
 // projection; and CrossMapLRN2d (Lua Torch's cross-channel local response normalization).
-// LibTorch 1.13's options, checks and outputs.
+// LibTorch 1.13's options (ember/nn/options/adaptive_softmax.h), checks and outputs.
 #pragma once
 #include <vector>
 
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/options/adaptive_softmax.h"
 
 namespace ember::nn {
-
-struct AdaptiveLogSoftmaxWithLossOptions {
-  AdaptiveLogSoftmaxWithLossOptions(int64_t in_features, int64_t n_classes, std::vector<int64_t> cutoffs)
-      : in_features_(in_features), n_classes_(n_classes), cutoffs_(std::move(cutoffs)) {}
-  TORCH_ARG(int64_t, in_features);
-  TORCH_ARG(int64_t, n_classes);
-  TORCH_ARG(std::vector<int64_t>, cutoffs);
-  TORCH_ARG(double, div_value) = 4.;
-  TORCH_ARG(bool, head_bias) = false;
-};
 
 // forward's result: each row's target log-probability, and their negated mean.
 struct ASMoutput {
@@ -51,14 +42,6 @@ class AdaptiveLogSoftmaxWithLossImpl : public Cloneable<AdaptiveLogSoftmaxWithLo
   ModuleList tail;
 };
 TORCH_MODULE(AdaptiveLogSoftmaxWithLoss);
-
-struct CrossMapLRN2dOptions {
-  CrossMapLRN2dOptions(int64_t size) : size_(size) {}  // NOLINT
-  TORCH_ARG(int64_t, size);
-  TORCH_ARG(double, alpha) = 1e-4;
-  TORCH_ARG(double, beta) = 0.75;
-  TORCH_ARG(int64_t, k) = 1;
-};
 
 // x / (k + alpha / size * sum of x^2 over `size` neighbouring channels)^beta, for [N, C, H, W].
 class CrossMapLRN2dImpl : public Cloneable<CrossMapLRN2dImpl> {

@@ -1,4 +1,4 @@
-#include "ember/nn/adaptive_softmax.h"
+#include "ember/nn/modules/adaptive_softmax.h"
 
 #include <algorithm>
 #include <cmath>
