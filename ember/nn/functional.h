@@ -11,3 +11,4 @@
 #include "ember/nn/functional/ctc.h"
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/pooling.h"
+#include "ember/nn/functional/transformer.h"

@@ -14,3 +14,4 @@
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/adaptive_softmax.h"
+#include "ember/nn/modules/transformer.h"

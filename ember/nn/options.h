@@ -13,3 +13,4 @@
 #include "ember/nn/options/pooling.h"
 #include "ember/nn/options/rnn.h"
 #include "ember/nn/options/adaptive_softmax.h"
+#include "ember/nn/options/transformer.h"

@@ -1,8 +1,8 @@
-// Attention and transformers with LibTorch's names and PyTorch's semantics:
-// functional::scaled_dot_product_attention, functional::multi_head_attention_forward,
+// Attention and transformer modules with LibTorch's names and PyTorch's semantics:
 // MultiheadAttention, TransformerEncoderLayer/DecoderLayer, TransformerEncoder/Decoder and
-// Transformer. Everything composes differentiable ops (matmul, softmax, ...), so reverse and
-// forward mode apply. PyTorch-only options (batch_first, norm_first, layer_norm_eps) are here too.
+// Transformer (the functionals: ember/nn/functional/transformer.h; the options:
+// ember/nn/options/transformer.h). Everything composes differentiable ops, so reverse and
+// forward mode apply.
 #pragma once
 #include <functional>
 #include <optional>
@@ -10,82 +10,16 @@
 #include <tuple>
 #include <type_traits>
 
+#include "ember/nn/functional/transformer.h"
+#include "ember/nn/init.h"
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/dropout.h"
-#include "ember/nn/init.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/normalization.h"
-
+#include "ember/nn/options/transformer.h"
 
 namespace ember::nn {
-
-namespace functional {
-
-// softmax(q k^T / sqrt(E) + mask) v, as PyTorch 2's F.scaled_dot_product_attention: query
-// (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev). attn_mask broadcasts to
-// (..., L, S): boolean (true: may attend) or floating (added to the scores). is_causal: query
-// i attends to keys j <= i. Dropout (dropout_p > 0) applies to the attention weights.
-Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                    const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false);
-
-struct MultiheadAttentionForwardFuncOptions {
-  MultiheadAttentionForwardFuncOptions(int64_t embed_dim_to_check, int64_t num_heads, Tensor in_proj_weight,
-                                       Tensor in_proj_bias, Tensor bias_k, Tensor bias_v, bool add_zero_attn,
-                                       double dropout_p, Tensor out_proj_weight, Tensor out_proj_bias)
-      : embed_dim_to_check_(embed_dim_to_check), num_heads_(num_heads), in_proj_weight_(std::move(in_proj_weight)),
-        in_proj_bias_(std::move(in_proj_bias)), bias_k_(std::move(bias_k)), bias_v_(std::move(bias_v)),
-        add_zero_attn_(add_zero_attn), dropout_p_(dropout_p), out_proj_weight_(std::move(out_proj_weight)),
-        out_proj_bias_(std::move(out_proj_bias)) {}
-  TORCH_ARG(int64_t, embed_dim_to_check);
-  TORCH_ARG(int64_t, num_heads);
-  TORCH_ARG(Tensor, in_proj_weight);
-  TORCH_ARG(Tensor, in_proj_bias);
-  TORCH_ARG(Tensor, bias_k);
-  TORCH_ARG(Tensor, bias_v);
-  TORCH_ARG(bool, add_zero_attn);
-  TORCH_ARG(double, dropout_p);
-  TORCH_ARG(Tensor, out_proj_weight);
-  TORCH_ARG(Tensor, out_proj_bias);
-  TORCH_ARG(bool, training) = true;
-  TORCH_ARG(Tensor, key_padding_mask) = {};
-  TORCH_ARG(bool, need_weights) = true;
-  TORCH_ARG(Tensor, attn_mask) = {};
-  TORCH_ARG(bool, use_separate_proj_weight) = false;
-  TORCH_ARG(Tensor, q_proj_weight) = {};
-  TORCH_ARG(Tensor, k_proj_weight) = {};
-  TORCH_ARG(Tensor, v_proj_weight) = {};
-  TORCH_ARG(Tensor, static_k) = {};
-  TORCH_ARG(Tensor, static_v) = {};
-  TORCH_ARG(bool, average_attn_weights) = true;
-};
-
-// PyTorch's F.multi_head_attention_forward: query (L, N, E) or unbatched (L, E), key and value
-// (S, N, *) or (S, *). Masks: key_padding_mask (N, S) / (S), attn_mask (L, S) or
-// (N * num_heads, L, S); boolean (true: masked out) or floating (added to the scores).
-// Returns (output, weights): weights (N, L, S) averaged over heads, or (N, num_heads, L, S);
-// undefined when need_weights is false.
-std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                                        const MultiheadAttentionForwardFuncOptions& options);
-
-}  // namespace functional
-
-
-
-struct MultiheadAttentionOptions {
-  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads) : embed_dim_(embed_dim), num_heads_(num_heads) {
-    kdim_ = vdim_ = embed_dim;
-  }
-  TORCH_ARG(int64_t, embed_dim);
-  TORCH_ARG(int64_t, num_heads);
-  TORCH_ARG(double, dropout) = 0.0;
-  TORCH_ARG(bool, bias) = true;
-  TORCH_ARG(bool, add_bias_kv) = false;
-  TORCH_ARG(bool, add_zero_attn) = false;
-  TORCH_ARG(int64_t, kdim);
-  TORCH_ARG(int64_t, vdim);
-  TORCH_ARG(bool, batch_first) = false;  // PyTorch's option: (N, L, E) inputs and output
-};
 
 // Parameters as PyTorch names them: in_proj_weight (3E, E) (or q_proj_weight, k_proj_weight,
 // v_proj_weight when kdim/vdim differ from embed_dim) xavier-uniform, in_proj_bias (3E) and
@@ -112,42 +46,6 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
   int64_t head_dim = 0;
 };
 TORCH_MODULE(MultiheadAttention);
-
-// The feed-forward activation: torch::kReLU, torch::kGELU or any Tensor -> Tensor function
-// (LibTorch's activation_t).
-class TransformerActivation {
- public:
-  TransformerActivation(enumtype::kReLU);          // NOLINT
-  TransformerActivation(enumtype::kGELU);          // NOLINT
-  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, TransformerActivation> &&
-                                              std::is_invocable_r_v<Tensor, F, const Tensor&>>>
-  TransformerActivation(F function) : function_(std::move(function)), name_("custom") {}  // NOLINT
-  Tensor operator()(const Tensor& input) const { return function_(input); }
-  const std::string& name() const { return name_; }
-
- private:
-  std::function<Tensor(const Tensor&)> function_;
-  std::string name_;
-};
-
-namespace detail {
-// The options of both transformer layers; Tag makes LibTorch's two distinct types.
-template <class Tag>
-struct TransformerLayerOptions {
-  TransformerLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
-  TORCH_ARG(int64_t, d_model);
-  TORCH_ARG(int64_t, nhead);
-  TORCH_ARG(int64_t, dim_feedforward) = 2048;
-  TORCH_ARG(double, dropout) = 0.1;
-  TORCH_ARG(TransformerActivation, activation) = kReLU;
-  // PyTorch's options:
-  TORCH_ARG(double, layer_norm_eps) = 1e-5;
-  TORCH_ARG(bool, batch_first) = false;
-  TORCH_ARG(bool, norm_first) = false;  // x + f(norm(x)) instead of norm(x + f(x))
-};
-}  // namespace detail
-using TransformerEncoderLayerOptions = detail::TransformerLayerOptions<struct TransformerEncoderLayerTag>;
-using TransformerDecoderLayerOptions = detail::TransformerLayerOptions<struct TransformerDecoderLayerTag>;
 
 // Self-attention then feed-forward, each with dropout, residual and LayerNorm.
 class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl> {
@@ -192,6 +90,7 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
 };
 TORCH_MODULE(TransformerDecoderLayer);
 
+// (These options hold a layer module, hence here rather than in ember/nn/options/transformer.h.)
 struct TransformerEncoderOptions {
   TransformerEncoderOptions(TransformerEncoderLayer encoder_layer, int64_t num_layers)
       : encoder_layer_(std::move(encoder_layer)), num_layers_(num_layers) {}
@@ -245,29 +144,6 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
   AnyModule norm;
 };
 TORCH_MODULE(TransformerDecoder);
-
-struct TransformerOptions {
-  TransformerOptions() = default;
-  TransformerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
-  TransformerOptions(int64_t d_model, int64_t nhead, int64_t num_encoder_layers, int64_t num_decoder_layers)
-      : d_model_(d_model), nhead_(nhead), num_encoder_layers_(num_encoder_layers),
-        num_decoder_layers_(num_decoder_layers) {}
-  TORCH_ARG(int64_t, d_model) = 512;
-  TORCH_ARG(int64_t, nhead) = 8;
-  TORCH_ARG(int64_t, num_encoder_layers) = 6;
-  TORCH_ARG(int64_t, num_decoder_layers) = 6;
-  TORCH_ARG(int64_t, dim_feedforward) = 2048;
-  TORCH_ARG(double, dropout) = 0.1;
-  TORCH_ARG(TransformerActivation, activation) = kReLU;
-  TORCH_ARG(double, layer_norm_eps) = 1e-5;
-  TORCH_ARG(bool, batch_first) = false;
-  TORCH_ARG(bool, norm_first) = false;
-  // Used (cloned) instead of the built-in encoder / decoder when set: any module whose forward
-  // takes (src, src_mask, src_key_padding_mask) / (tgt, memory, tgt_mask, memory_mask,
-  // tgt_key_padding_mask, memory_key_padding_mask) and returns a Tensor.
-  TORCH_ARG(AnyModule, custom_encoder);
-  TORCH_ARG(AnyModule, custom_decoder);
-};
 
 // encoder (a TransformerEncoder with a final LayerNorm, or the custom one) and decoder
 // (likewise), held as AnyModules as in LibTorch; every parameter with more than one dim is
