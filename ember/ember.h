@@ -20,7 +20,6 @@
 #include "ember/nn/module.h"
 #include "ember/nn/modules.h"
 #include "ember/nn/options.h"
-#include "ember/nn/spatial.h"
 #include "ember/nn/utils.h"
 #include "ember/ops/fft.h"
 #include "ember/ops/functions.h"

@@ -15,3 +15,7 @@
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/adaptive_softmax.h"
 #include "ember/nn/modules/transformer.h"
+#include "ember/nn/modules/padding.h"
+#include "ember/nn/modules/upsampling.h"
+#include "ember/nn/modules/pixelshuffle.h"
+#include "ember/nn/modules/fold.h"

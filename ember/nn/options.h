@@ -14,3 +14,8 @@
 #include "ember/nn/options/rnn.h"
 #include "ember/nn/options/adaptive_softmax.h"
 #include "ember/nn/options/transformer.h"
+#include "ember/nn/options/padding.h"
+#include "ember/nn/options/upsampling.h"
+#include "ember/nn/options/vision.h"
+#include "ember/nn/options/pixelshuffle.h"
+#include "ember/nn/options/fold.h"

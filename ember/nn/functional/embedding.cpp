@@ -63,6 +63,22 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   return functional::embedding(input, weight, options.padding_idx(), options.max_norm(), options.norm_type(),
                                options.scale_grad_by_freq(), options.sparse());
 }
+
+Tensor one_hot(const Tensor& tensor, int64_t num_classes) {
+  EMBER_CHECK(tensor.scalar_type() == kLong, "one_hot is only applicable to index tensor.");
+  DimVector shape(tensor.sizes());
+  if (tensor.numel() == 0) {
+    EMBER_CHECK(num_classes > 0, "Can not infer total number of classes from empty tensor.");
+    shape.push_back(num_classes);
+    return empty(shape, tensor.options());
+  }
+  EMBER_CHECK(tensor.min().item<int64_t>() >= 0, "Class values must be non-negative.");
+  const int64_t hi = tensor.max().item<int64_t>();
+  if (num_classes == -1) num_classes = hi + 1;
+  EMBER_CHECK(num_classes > hi, "Class values must be smaller than num_classes.");
+  shape.push_back(num_classes);
+  return zeros(shape, tensor.options()).scatter_(-1, tensor.unsqueeze(-1), 1);
+}
 }  // namespace functional
 
 // ---- EmbeddingBag ------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-// The embedding functionals (LibTorch's torch/nn/functional/embedding.h): F::embedding and
-// F::embedding_bag, with their options in ember/nn/options/embedding.h.
+// The embedding functionals (LibTorch's torch/nn/functional/embedding.h): F::embedding,
+// F::embedding_bag and F::one_hot, with their options in ember/nn/options/embedding.h.
 #pragma once
 #include <optional>
 
@@ -20,6 +20,8 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
 // Bags of rows of `weight`: input (B, L) is B bags of L indices; a 1-D input is cut into
 // bags at `offsets`. Rows at padding_idx are left out; empty bags give zeros.
 Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& options = {});
+// int64 (..., num_classes); num_classes = -1 takes max + 1.
+Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
 }  // namespace functional
 
 namespace detail {

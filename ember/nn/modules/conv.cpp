@@ -5,7 +5,7 @@
 #include <ostream>
 
 #include "ember/nn/init.h"
-#include "ember/nn/spatial.h"
+#include "ember/nn/functional/padding.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {

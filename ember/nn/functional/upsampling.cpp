@@ -1,14 +1,15 @@
-// functional::interpolate and Upsample: PyTorch 1.13's argument rules (torch/nn/functional.py)
+// functional::interpolate (Upsample runs it): PyTorch 1.13's argument rules (torch/nn/functional.py)
 // and coordinate rules (aten/src/ATen/native/UpSample.h), one DimMap per resized dim run by
 // the separable kernel (ember/nn/resample.h) in PyTorch's order, last dim first. Coordinates
 // are computed in the input's precision (float for float32 and below), nearest indices in
 // float, as PyTorch does, so results agree to rounding.
+#include "ember/nn/functional/upsampling.h"
+
 #include <cmath>
 #include <sstream>
 #include <ostream>
 
 #include "ember/nn/resample.h"
-#include "ember/nn/spatial.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
@@ -257,19 +258,5 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
 }
 
 }  // namespace functional
-
-Tensor UpsampleImpl::forward(const Tensor& input) {
-  return functional::interpolate(input, functional::InterpolateFuncOptions()
-                                            .size(options.size())
-                                            .scale_factor(options.scale_factor())
-                                            .mode(options.mode())
-                                            .align_corners(options.align_corners()));
-}
-void UpsampleImpl::pretty_print(std::ostream& s) const {
-  s << "torch::nn::Upsample(";
-  if (options.scale_factor()) s << "scale_factor=" << list_of(*options.scale_factor());
-  else if (options.size()) s << "size=" << list(*options.size());
-  s << ", mode=" << mode_name(options.mode()) << ")";
-}
 
 }  // namespace ember::nn

@@ -3,10 +3,12 @@
 // its gradient conventions: clipped borders pass no gradient, reflections flip its sign),
 // then the corner values are gathered from the flattened input and blended. Bilinear and
 // nearest for 4-D and 5-D inputs, bicubic (A = -0.75) for 4-D.
+// affine_grid: a batched matmul on a base grid.
+#include "ember/nn/functional/vision.h"
+
 #include <array>
 #include <cmath>
 
-#include "ember/nn/spatial.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
@@ -141,6 +143,47 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const GridSampleFunc
     }
   }
   return out.view(out_shape);
+}
+
+namespace {
+// linspace(-1, 1, n), shrunk to pixel centers without align_corners (affine_grid_generator).
+Tensor grid_line(int64_t n, bool align_corners, const TensorOptions& opts) {
+  if (n <= 1) return zeros({1}, opts);
+  Tensor r = linspace(-1, 1, n, opts);
+  return align_corners ? r : r.mul(double(n - 1)).div(double(n));
+}
+}  // namespace
+
+Tensor affine_grid(const Tensor& theta, IntArrayRef size, bool align_corners) {
+  EMBER_CHECK(theta.is_floating_point(), "Expected theta to have floating point type, but got ", theta.scalar_type());
+  const int64_t d = int64_t(size.size()) - 2;
+  if (d != 2 && d != 3)
+    EMBER_NOT_IMPLEMENTED("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. "
+                          "Got size ", size, ".");
+  EMBER_CHECK(theta.dim() == 3 && theta.size(1) == d && theta.size(2) == d + 1, "Expected a batch of ", d,
+              "D affine matrices of shape Nx", d, "x", d + 1, " for size ", size, ". Got ", theta.sizes(), ".");
+  int64_t min_spatial = size[2], min_all = size[0];
+  for (int64_t s : size) min_all = std::min(min_all, s);
+  for (int64_t i = 2; i < int64_t(size.size()); ++i) min_spatial = std::min(min_spatial, size[i]);
+  EMBER_CHECK((align_corners && min_spatial == 1) || min_all > 0, "Expected non-zero, positive output size. Got ",
+              size, "");
+  EMBER_CHECK(theta.size(0) == size[0], "affine_grid: theta has a batch of ", theta.size(0), " for size ", size);
+  // base grid (*spatial, d + 1): coordinate i runs along spatial dim d - 1 - i, then a column of ones
+  const TensorOptions opts = theta.options();
+  std::vector<int64_t> spatial(size.begin() + 2, size.end());
+  std::vector<Tensor> cols;
+  for (int64_t i = 0; i < d; ++i) {
+    DimVector view(size_t(d), 1);
+    view[d - 1 - i] = spatial[d - 1 - i];
+    cols.push_back(grid_line(spatial[d - 1 - i], align_corners, opts).view(view).expand(spatial));
+  }
+  cols.push_back(ones(spatial, opts));
+  Tensor base = stack(cols, -1).view({1, -1, d + 1});
+  Tensor grid = matmul(base, theta.transpose(1, 2));  // (N, prod(spatial), d)
+  std::vector<int64_t> out{size[0]};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  out.push_back(d);
+  return grid.view(out);
 }
 
 }  // namespace ember::nn::functional
