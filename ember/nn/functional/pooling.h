@@ -114,8 +114,8 @@ std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, size_t d, IntArrayRe
 Tensor avg_pool_nd(const Tensor& input, size_t d, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                    bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const char* op);
 Tensor adaptive_avg_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size, const char* op);
-std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size,
-                                                bool with_indices, const char* op);
+std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size, bool with_indices,
+                                                const char* op);
 Tensor lp_pool_nd(const Tensor& input, size_t d, double norm_type, IntArrayRef kernel, IntArrayRef stride,
                   bool ceil_mode, const char* op);
 Tensor max_unpool_nd(const Tensor& input, const Tensor& indices, size_t d, IntArrayRef output_size, const char* op);

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "ember/nn/init.h"
 #include "ember/nn/functional/padding.h"
+#include "ember/nn/init.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {
