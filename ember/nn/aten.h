@@ -1,17 +1,17 @@
 // ATen's positional functions for the nn ops (torch::dropout, torch::nll_loss,
 // torch::binary_cross_entropy, torch::conv2d, torch::batch_norm, ...), in ATen's argument
 // order, so LibTorch code that calls them through <torch/torch.h> compiles unchanged. Each
-// forwards to ember::nn::functional. (The pooling ops live in ember/nn/pooling.h.)
+// forwards to ember::nn::functional. (The pooling ops live in ember/nn/functional/pooling.h.)
 #pragma once
 #include <optional>
 
-#include "ember/nn/conv.h"
-#include "ember/nn/distance.h"
-#include "ember/nn/dropout.h"
-#include "ember/nn/embedding.h"
-#include "ember/nn/linear.h"
-#include "ember/nn/loss.h"
-#include "ember/nn/normalization.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/embedding.h"
+#include "ember/nn/functional/linear.h"
+#include "ember/nn/functional/loss.h"
+#include "ember/nn/functional/normalization.h"
 
 namespace ember {
 

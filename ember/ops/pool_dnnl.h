@@ -1,4 +1,4 @@
-// CPU pooling kernels for ember/nn/pooling.cpp: max and average pooling through oneDNN
+// CPU pooling kernels for ember/nn/functional/pooling.cpp: max and average pooling through oneDNN
 // (float32 and bfloat16, 1 to 3 spatial dims, forward and backward, channels-last kept
 // with no layout conversion), and a direct kernel giving max pooling's values with
 // PyTorch's flat per-plane int64 indices for any window geometry (regular or adaptive)

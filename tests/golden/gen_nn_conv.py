@@ -1,4 +1,4 @@
-# Golden data for tests/nn/conv_golden_test.cpp: PyTorch convolutions (values and gradients).
+# Golden data for tests/nn/conv_test.cpp: PyTorch convolutions (values and gradients).
 #   PYTHONPATH=<dir with safetensors> /usr/bin/python3 tests/golden/gen_nn_conv.py
 # Each case <name> stores input, weight, bias, output, grad_output and the gradients
 # <name>.gx / .gw / .gb of sum(output * grad_output); float32, computed by torch 1.13 on CPU.

@@ -1,4 +1,4 @@
-# Golden data for tests/nn/pool_test.cpp, norm_test.cpp and embedding_test.cpp: pooling,
+# Golden data for tests/nn/pooling_test.cpp, normalization_test.cpp and embedding_test.cpp: pooling,
 # normalization and EmbeddingBag in PyTorch 1.13 (float32, CPU), values and gradients.
 #   PYTHONPATH=<dir with safetensors> /usr/bin/python3 tests/golden/gen_nn_pool_norm.py
 # Case <name> stores its tensors as <name>.<key>: inputs (x, and w/b/rm/rv/idx/offsets/psw

@@ -1,4 +1,4 @@
-// The activation modules of ember/nn/activation.h against their definitions.
+// The activation modules of ember/nn/modules/activation.h against their definitions.
 #include <torch/torch.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The containers of ember/nn/container.h: ModuleList and ModuleDict against their
+// The containers of ember/nn/modules/container.h: ModuleList and ModuleDict against their
 // definitions; ParameterList and ParameterDict.
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-// Dropout (ember/nn/dropout.h): Dropout against its definition; AlphaDropout /
+// Dropout (ember/nn/modules/dropout.h): Dropout against its definition; AlphaDropout /
 // FeatureAlphaDropout against their definition.
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-// Embeddings (ember/nn/embedding.h): Embedding against its definition and from_pretrained;
+// Embeddings (ember/nn/modules/embedding.h): Embedding against its definition and from_pretrained;
 // EmbeddingBag against PyTorch 1.13 (tests/golden/gen_nn_pool_norm.py) and its options,
 // from_pretrained and errors.
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-// Unflatten and Bilinear (ember/nn/linear.h) against their definitions.
+// Unflatten and Bilinear (ember/nn/modules/linear.h) against their definitions.
 #include <torch/torch.h>
 
 #include <cmath>

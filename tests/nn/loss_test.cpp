@@ -1,4 +1,4 @@
-// Losses of ember/nn/loss.h against naive double-precision references written here (PyTorch's
+// Losses of ember/nn/functional/loss.h against naive double-precision references written here (PyTorch's
 // documented formulas), their gradients by gradcheck, the margin losses against their
 // definitions, and an MLP trained end to end.
 #include <torch/torch.h>

@@ -1,6 +1,7 @@
-// Spatial ops (ember/nn/spatial.h): every case of tests/golden/gen_nn_spatial.py (values and
-// gradients from PyTorch 1.13, channels-last inputs), gradcheck in both modes, second
-// order through the resampling kernel, dtypes, modules, and PyTorch's error messages.
+// Spatial ops: every case of tests/golden/gen_nn_spatial.py (values and gradients from PyTorch
+// 1.13, channels-last inputs), gradcheck in both modes, second order through the resampling
+// kernel, dtypes, modules, and PyTorch's error messages, for padding, upsampling, vision
+// (grid_sample, affine_grid), pixelshuffle and fold (ember/nn/{options,functional,modules}/).
 #include <torch/torch.h>
 
 #include <sstream>

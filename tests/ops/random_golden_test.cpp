@@ -4,7 +4,7 @@
 // (Note [PyTorch's CPU stream]).
 #include <sstream>
 
-#include "ember/nn/dropout.h"
+#include "ember/nn/functional/dropout.h"
 #include "ember/ops/random_transforms.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/serialize.h"

@@ -1,0 +1,192 @@
+#include "ember/nn/functional/normalization.h"
+
+#include <cmath>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/autograd/record.h"
+#include "ember/ops/channel_affine.h"
+#include "ember/ops/functions.h"
+
+namespace ember {
+
+namespace {
+// (d0, C, 1, ...) shaped like `input` for per-channel (and per-sample: d0 = N) factors.
+Tensor channel_view(const Tensor& t, const Tensor& input) {
+  DimVector shape(size_t(input.dim()), 1);
+  shape[0] = t.dim() == 2 ? t.size(0) : 1;
+  shape[1] = t.size(-1);
+  return t.reshape(shape).to(input.scalar_type());
+}
+// input * scale + shift in one pass, in the input's layout; mean/var per channel (C) or per
+// sample and channel (N, C).
+Tensor normalize_affine(const Tensor& input, const Tensor& mean, const Tensor& var, const Tensor& weight,
+                        const Tensor& bias, double eps) {
+  // Inference with per-channel statistics: one pass with the factors in the compute type
+  // (float for bfloat16/half: a bfloat16 network is scaled by float factors, as in PyTorch).
+  if (mean.dim() == 1 && !autograd::maybe_differentiable(input, mean, var, weight, bias)) {
+    const ScalarType compute = input.scalar_type() == kDouble ? kDouble : kFloat;
+    if (isFloatingType(input.scalar_type())) {
+      Tensor scale = var.to(compute).add(eps).rsqrt();
+      if (weight.defined()) scale = scale.mul(weight.to(compute));
+      Tensor shift = mean.to(compute).mul(scale).neg();
+      if (bias.defined()) shift = shift.add(bias.to(compute));
+      if (auto y = channel_affine(input, scale, shift)) return *y;
+    }
+  }
+  Tensor scale = var.add(eps).rsqrt();
+  if (weight.defined()) scale = scale.mul(weight);
+  Tensor shift = mean.mul(scale).neg();
+  if (bias.defined()) shift = shift.add(bias);
+  return addcmul(channel_view(shift, input), input, channel_view(scale, input));
+}
+std::vector<int64_t> dims_from(int64_t first, int64_t rank) {
+  std::vector<int64_t> d;
+  for (int64_t i = first; i < rank; ++i) d.push_back(i);
+  return d;
+}
+}  // namespace
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps, bool) {
+  EMBER_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", input.dim());
+  const int64_t N = input.size(0), C = input.size(1);
+  EMBER_CHECK(num_groups > 0 && C % num_groups == 0, "Expected number of channels in input to be divisible by ",
+              "num_groups, but got input of shape ", input.sizes(), " and num_groups=", num_groups);
+  EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C), "Expected weight to be a vector of size ",
+              "equal to the number of channels in input, but got weight of shape ", weight.sizes(),
+              " and input of shape ", input.sizes());
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C), "Expected bias to be a vector of size equal ",
+              "to the number of channels in input, but got bias of shape ", bias.sizes(), " and input of shape ",
+              input.sizes());
+  // Statistics per (sample, group) over a view (N, G, C/G, spatial...), any layout.
+  const Tensor grouped = input.unflatten(1, {num_groups, C / num_groups});
+  auto [var, mean] = var_mean(grouped, dims_from(2, grouped.dim()), std::optional<int64_t>(0), /*keepdim=*/false);
+  auto per_channel = [&](const Tensor& t) {  // (N, G) -> (N, C)
+    return t.unsqueeze(2).expand({N, num_groups, C / num_groups}).reshape({N, C});
+  };
+  return normalize_affine(input, per_channel(mean), per_channel(var), weight, bias, eps);
+}
+
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, bool use_input_stats, double momentum, double eps, bool) {
+  EMBER_CHECK(input.dim() >= 2, "instance_norm: expected an input with at least 2 dims (N, C, ...), got ",
+              input.sizes());
+  EMBER_CHECK(use_input_stats || (running_mean.defined() && running_var.defined()),
+              "Expected running_mean and running_var to be defined when use_input_stats is false");
+  if (!use_input_stats) return normalize_affine(input, running_mean, running_var, weight, bias, eps);
+  const std::vector<int64_t> dims = dims_from(2, input.dim());
+  int64_t count = 1;
+  for (int64_t d : dims) count *= input.size(d);
+  EMBER_CHECK(count > 1 || !running_mean.defined(), "Expected more than 1 spatial element when training, got input ",
+              "size ", input.sizes());
+  auto [var, mean] = var_mean(input, dims, std::optional<int64_t>(0), /*keepdim=*/false);  // (N, C)
+  if (running_mean.defined()) {
+    // PyTorch updates a copy per sample, then stores their mean over the batch.
+    NoGradGuard g;
+    Tensor rm = running_mean, rv = running_var;
+    rm.mul_(1 - momentum).add_(mean.detach().mean(0), momentum);
+    rv.mul_(1 - momentum).add_(var.detach().mean(0).mul(double(count) / double(count - 1)), momentum);
+  }
+  return normalize_affine(input, mean, var, weight, bias, eps);
+}
+
+namespace nn {
+
+namespace functional {
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  check_defined(input, "batch_norm", "input");
+  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ", input.sizes());
+  const int64_t C = input.size(1);
+  EMBER_CHECK(running_mean.defined() == running_var.defined(),
+              "batch_norm: running_mean and running_var must both be given or both be undefined");
+  const std::pair<const Tensor*, const char*> per_channel[] = {
+      {&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}};
+  for (const auto& [t, name] : per_channel)
+    EMBER_CHECK(!t->defined() || t->numel() == C, "batch_norm: ", name, " should contain ", C, " elements not ",
+                t->numel());
+  Tensor mean = running_mean, var = running_var;
+  if (training || !running_mean.defined()) {
+    const int64_t count = input.numel() / std::max<int64_t>(C, 1);
+    EMBER_CHECK(count > 1 || !training, "Expected more than 1 value per channel when training, got input size ",
+                input.sizes());
+    std::vector<int64_t> dims = dims_from(2, input.dim());
+    dims.insert(dims.begin(), 0);
+    std::tie(var, mean) = var_mean(input, dims, std::optional<int64_t>(0), /*keepdim=*/false);
+    if (training && running_mean.defined()) {
+      NoGradGuard g;
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1 - momentum).add_(mean.detach(), momentum);
+      rv.mul_(1 - momentum).add_(var.detach().mul(double(count) / double(count - 1)), momentum);  // unbiased
+    }
+  }
+  return normalize_affine(input, mean, var, weight, bias, eps);
+}
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& o) {
+  return batch_norm(input, running_mean, running_var, o.weight(), o.bias(), o.training(), o.momentum().value_or(0.1),
+                    o.eps());
+}
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
+  return ::ember::instance_norm(input, o.weight(), o.bias(), o.running_mean(), o.running_var(), o.use_input_stats(),
+                                o.momentum(), o.eps());
+}
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
+  return ::ember::group_norm(input, o.num_groups(), o.weight(), o.bias(), o.eps());
+}
+
+Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {
+  EMBER_CHECK(input.dim() >= 3, "Expected 3D or higher dimensionality input (got ", input.dim(), " dimensions)");
+  EMBER_CHECK(size > 0, "local_response_norm: size must be positive, got ", size);
+  if (input.numel() == 0) return input;
+  // The mean of x^2 over channels [c - size/2, c + (size-1)/2], zero outside.
+  std::vector<int64_t> pad(size_t(2 * (input.dim() - 1)), 0);
+  pad[pad.size() - 2] = size / 2, pad[pad.size() - 1] = (size - 1) / 2;
+  const Tensor sq = constant_pad_nd(input.mul(input), pad, 0);
+  Tensor sum = sq.narrow(1, 0, input.size(1));
+  for (int64_t j = 1; j < size; ++j) sum = sum.add(sq.narrow(1, j, input.size(1)));
+  return input.div(sum.mul(alpha / double(size)).add(k).pow(beta));
+}
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& o) {
+  return local_response_norm(input, o.size(), o.alpha(), o.beta(), o.k());
+}
+}  // namespace functional
+
+namespace functional {
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const int64_t k = int64_t(normalized_shape.size());
+  EMBER_CHECK(k >= 1 && input.dim() >= k, "layer_norm: normalized_shape ", normalized_shape,
+              " does not fit input of shape ", input.sizes());
+  EMBER_CHECK(input.sizes().slice(size_t(input.dim() - k)) == normalized_shape, "layer_norm: Given normalized_shape=",
+              normalized_shape, ", expected input with shape [*, ", normalized_shape, "], but got input of size ",
+              input.sizes());
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+  auto [var, mean] = var_mean(input, IntArrayRef(dims), std::optional<int64_t>(0), /*keepdim=*/true);
+  Tensor out = input.sub(mean).mul(var.add(eps).rsqrt());
+  if (weight.defined()) out = out.mul(weight);
+  if (bias.defined()) out = out.add(bias);
+  return out;
+}
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
+  return functional::layer_norm(input, IntArrayRef(options.normalized_shape()), options.weight(), options.bias(),
+                                options.eps());
+}
+
+namespace {
+Tensor normalize_denominator(const Tensor& input, double p, int64_t dim, double eps) {
+  int64_t d = dim;
+  return linalg::vector_norm(input, p, IntArrayRef(&d, 1), /*keepdim=*/true).clamp_min(eps).expand_as(input);
+}
+}  // namespace
+Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
+  return input.div(normalize_denominator(input, p, dim, eps));
+}
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
+  if (!options.out()) return functional::normalize(input, options.p(), options.dim(), options.eps());
+  return div_out(*options.out(), input, normalize_denominator(input, options.p(), options.dim(), options.eps()));
+}
+}  // namespace functional
+
+}  // namespace nn
+}  // namespace ember

@@ -1,0 +1,21 @@
+// Every option struct of nn (LibTorch's torch/nn/options.h): ember/nn/options/, one header per
+// family, each with the XOptions of its modules and the XFuncOptions of its functionals.
+#pragma once
+#include "ember/nn/options/activation.h"
+#include "ember/nn/options/adaptive_softmax.h"
+#include "ember/nn/options/conv.h"
+#include "ember/nn/options/ctc.h"
+#include "ember/nn/options/distance.h"
+#include "ember/nn/options/dropout.h"
+#include "ember/nn/options/embedding.h"
+#include "ember/nn/options/fold.h"
+#include "ember/nn/options/linear.h"
+#include "ember/nn/options/loss.h"
+#include "ember/nn/options/normalization.h"
+#include "ember/nn/options/padding.h"
+#include "ember/nn/options/pixelshuffle.h"
+#include "ember/nn/options/pooling.h"
+#include "ember/nn/options/rnn.h"
+#include "ember/nn/options/transformer.h"
+#include "ember/nn/options/upsampling.h"
+#include "ember/nn/options/vision.h"
