@@ -20,13 +20,13 @@ namespace F = nn::functional;
 using In = std::vector<Tensor>;
 using Fn = std::function<Tensor(const In&)>;
 
-const std::map<std::string, Tensor>& golden() {
+const std::map<std::string, Tensor>& layers_golden() {
   static const auto f = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_layers.safetensors").tensors;
   return f;
 }
 Tensor golden(const std::string& key) {
-  auto it = golden().find(key);
-  return it == golden().end() ? Tensor() : it->second;
+  auto it = layers_golden().find(key);
+  return it == layers_golden().end() ? Tensor() : it->second;
 }
 
 // What a case runs: `fn` on the inputs, with `module`'s state loaded from the golden file.
@@ -85,7 +85,7 @@ void check_case(const Case& c) {
   if (s.module) {
     s.module->to(expected.scalar_type());
     std::set<std::string> want, have;
-    for (const auto& [key, t] : golden())
+    for (const auto& [key, t] : layers_golden())
       if (key.starts_with(name + ".p.")) want.insert(key.substr(name.size() + 3));
     NoGradGuard g;
     for (const auto& p : s.module->named_parameters()) {
@@ -413,7 +413,7 @@ TEST(GoldenLayersTable, CoversTheGoldenFile) {
   std::set<std::string> known;
   for (const auto& n : names(layer_cases())) EXPECT_TRUE(known.insert(n).second) << "duplicate case " << n;
   for (const auto& n : names(loss_cases())) EXPECT_TRUE(known.insert(n).second) << "duplicate case " << n;
-  for (const auto& [key, t] : golden())
+  for (const auto& [key, t] : layers_golden())
     if (key.ends_with(".out")) EXPECT_TRUE(known.count(key.substr(0, key.size() - 4))) << "unchecked case " << key;
 }
 
@@ -536,7 +536,7 @@ INSTANTIATE_TEST_SUITE_P(PyTorch, GoldenLayersInit, ::testing::ValuesIn([] {
 TEST(GoldenLayersInit, CoversTheGoldenFile) {
   std::set<std::string> known;
   for (const auto& c : init_cases()) known.insert(c.first);
-  for (const auto& [key, t] : golden())
+  for (const auto& [key, t] : layers_golden())
     if (key.starts_with("init.")) {
       const std::string name = key.substr(5, key.rfind('.') - 5);
       EXPECT_TRUE(known.count(name)) << "unchecked " << key;
@@ -578,7 +578,7 @@ TEST(GoldenLayersInit, CalculateGainAndFans) {
     ++checked;
   }
   size_t in_file = 0;
-  for (const auto& [key, t] : golden()) in_file += key.starts_with("gain.") || key.starts_with("fan.");
+  for (const auto& [key, t] : layers_golden()) in_file += key.starts_with("gain.") || key.starts_with("fan.");
   EXPECT_EQ(checked, in_file);
 }
 

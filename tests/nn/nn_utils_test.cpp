@@ -15,7 +15,7 @@ namespace {
 namespace utils = torch::nn::utils;
 using ember::test::Json;
 
-const Json& golden() { return Json::golden("nn_utils.json"); }
+const Json& utils_golden() { return Json::golden("nn_utils.json"); }
 
 std::vector<double> values(const torch::Tensor& t) {
   torch::Tensor flat = t.reshape({-1});
@@ -29,7 +29,7 @@ std::vector<torch::Tensor> params_with_grads() {
   std::vector<torch::Tensor> params{torch::zeros({2, 3}, torch::dtype(torch::kDouble).requires_grad(true)),
                                     torch::zeros({3}, torch::dtype(torch::kDouble).requires_grad(true)),
                                     torch::zeros({2}, torch::dtype(torch::kDouble).requires_grad(true))};
-  const Json& grads = golden()["grads"];
+  const Json& grads = utils_golden()["grads"];
   for (size_t i = 0; i < 2; ++i) {
     std::vector<double> flat;
     for (const Json& row : grads[i].items()) {
@@ -45,7 +45,7 @@ std::vector<torch::Tensor> params_with_grads() {
 }
 
 TEST(NnUtils, ClipGradNormMatchesPyTorch) {
-  for (const Json& c : golden()["clip_grad_norm"].items()) {
+  for (const Json& c : utils_golden()["clip_grad_norm"].items()) {
     const double norm_type = c["norm_type"].type() == Json::Type::String ? std::numeric_limits<double>::infinity()
                                                                          : c["norm_type"].as_double();
     const double max_norm = c["max_norm"].as_double();

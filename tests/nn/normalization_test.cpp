@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "pool_norm_golden.h"
 #include "test_util.h"
 
 namespace ember {
@@ -15,28 +16,10 @@ namespace {
 
 namespace F = nn::functional;
 using test::Json;
-
-struct Golden {
-  std::map<std::string, Tensor> t;
-  std::map<std::string, std::string> meta;
-  Tensor get(const std::string& name, const char* key, ScalarType dt) const {
-    auto it = t.find(name + "." + key);
-    return it == t.end() ? Tensor() : it->second.to(dt, false, true);
-  }
-};
-const Golden& golden() {
-  static const Golden g = [] {
-    auto c = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_pool_norm.safetensors");
-    return Golden{c.tensors, c.metadata};
-  }();
-  return g;
-}
-MemoryFormat last_format(const Tensor& t) {
-  return t.dim() == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast;
-}
+using test::last_format;
 
 TEST(NormGolden, ValuesRunningStatsAndGradientsMatchPyTorch) {
-  const Golden& g = golden();
+  const test::PoolNormGolden& g = test::pool_norm_golden();
   int cases = 0;
   for (const auto& [name, text] : g.meta) {
     const Json a = Json::parse(text);

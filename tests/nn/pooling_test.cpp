@@ -10,6 +10,7 @@
 #include <functional>
 #include <numeric>
 
+#include "pool_norm_golden.h"
 #include "test_util.h"
 
 namespace ember {
@@ -17,35 +18,13 @@ namespace {
 
 namespace F = nn::functional;
 using test::Json;
+using test::ints;
+using test::last_format;
 
-struct Golden {
-  std::map<std::string, Tensor> t;
-  std::map<std::string, std::string> meta;
-  const Tensor& at(const std::string& name, const char* key) const { return t.at(name + "." + key); }
-  bool has(const std::string& name, const char* key) const { return t.count(name + "." + key) > 0; }
-};
-const Golden& golden() {
-  static const Golden g = [] {
-    auto c = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_pool_norm.safetensors");
-    return Golden{c.tensors, c.metadata};
-  }();
-  return g;
-}
-
-std::vector<int64_t> ints(const Json& j) {  // a list, one number, or null (empty)
-  std::vector<int64_t> v;
-  if (j.type() == Json::Type::Number) v.push_back(j.as_int());
-  if (j.type() == Json::Type::Array)
-    for (const Json& e : j.items()) v.push_back(e.as_int());
-  return v;
-}
 std::vector<std::optional<int64_t>> opt_ints(const Json& j) {
   std::vector<std::optional<int64_t>> v;
   for (const Json& e : j.items()) v.push_back(e.is_null() ? std::nullopt : std::optional<int64_t>(e.as_int()));
   return v;
-}
-MemoryFormat last_format(const Tensor& t) {
-  return t.dim() == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast;
 }
 
 // Runs a pooling case's op: {y, indices (max pooling), y of the path without indices}.
@@ -120,7 +99,7 @@ std::vector<Tensor> run_pool(const std::string& op, const Json& a, const Tensor&
 bool is_pool(const std::string& op) { return op.find("pool") != std::string::npos; }
 
 TEST(PoolGolden, ValuesIndicesAndGradientsMatchPyTorch) {
-  const Golden& g = golden();
+  const test::PoolNormGolden& g = test::pool_norm_golden();
   int cases = 0;
   for (const auto& [name, text] : g.meta) {
     const Json a = Json::parse(text);

@@ -8,11 +8,11 @@ namespace {
 
 namespace rnn = nn::utils::rnn;
 
-const std::map<std::string, Tensor>& golden() {
+const std::map<std::string, Tensor>& rnn_golden() {
   static const auto g = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_rnn_packed.safetensors").tensors;
   return g;
 }
-const Tensor& G(const std::string& k) { return golden().at(k); }
+const Tensor& G(const std::string& k) { return rnn_golden().at(k); }
 
 TEST(RnnPacked, PackAndPadMatchPyTorch) {
   const Tensor x = G("sorted.x");

@@ -14,7 +14,7 @@ namespace {
 namespace F = nn::functional;
 using test::Json;
 
-std::vector<int64_t> ints(const Json& j) {
+std::vector<int64_t> int_list(const Json& j) {
   std::vector<int64_t> v;
   for (const Json& e : j.items()) v.push_back(e.as_int());
   return v;
@@ -49,7 +49,7 @@ F::GridSampleFuncOptions grid_options(const Json& a) {
 F::InterpolateFuncOptions interp_options(const Json& a) {
   F::InterpolateFuncOptions o;
   o.mode(interp_mode(a["mode"].as_string())).antialias(a["antialias"].as_bool());
-  if (!a["size"].is_null()) o.size(ints(a["size"]));
+  if (!a["size"].is_null()) o.size(int_list(a["size"]));
   if (!a["scale"].is_null()) {
     std::vector<double> s;
     for (const Json& e : a["scale"].items()) s.push_back(e.as_double());
@@ -65,23 +65,23 @@ Tensor run_case(const Json& a, const std::map<std::string, Tensor>& in) {
   const std::string op = a["op"].as_string();
   const Tensor& x = in.count("x") ? in.at("x") : in.at("theta");
   if (op == "pad")
-    return F::pad(x, F::PadFuncOptions(ints(a["pad"])).mode(pad_mode(a["mode"].as_string())).value(a["value"].as_double()));
+    return F::pad(x, F::PadFuncOptions(int_list(a["pad"])).mode(pad_mode(a["mode"].as_string())).value(a["value"].as_double()));
   if (op == "interpolate") return F::interpolate(x, interp_options(a));
   if (op == "grid_sample") return F::grid_sample(x, in.at("grid"), grid_options(a));
-  if (op == "affine_grid") return F::affine_grid(x, ints(a["size"]), a["align"].as_bool());
+  if (op == "affine_grid") return F::affine_grid(x, int_list(a["size"]), a["align"].as_bool());
   if (op == "pixel_shuffle") return F::pixel_shuffle(x, a["r"].as_int());
   if (op == "pixel_unshuffle") return F::pixel_unshuffle(x, a["r"].as_int());
   if (op == "unfold")
-    return F::unfold(x, F::UnfoldFuncOptions(ints(a["k"])).dilation(ints(a["d"])).padding(ints(a["p"])).stride(ints(a["s"])));
+    return F::unfold(x, F::UnfoldFuncOptions(int_list(a["k"])).dilation(int_list(a["d"])).padding(int_list(a["p"])).stride(int_list(a["s"])));
   if (op == "fold")
-    return F::fold(x, F::FoldFuncOptions(ints(a["out"]), ints(a["k"]))
-                          .dilation(ints(a["d"])).padding(ints(a["p"])).stride(ints(a["s"])));
+    return F::fold(x, F::FoldFuncOptions(int_list(a["out"]), int_list(a["k"]))
+                          .dilation(int_list(a["d"])).padding(int_list(a["p"])).stride(int_list(a["s"])));
   if (op == "one_hot") return F::one_hot(x, a["n"].as_int());
   ADD_FAILURE() << "unknown op " << op;
   return {};
 }
 
-const serialize::SafetensorsContents& golden() {
+const serialize::SafetensorsContents& spatial_golden() {
   static const auto g = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/nn_spatial.safetensors");
   return g;
 }
@@ -89,7 +89,7 @@ const serialize::SafetensorsContents& golden() {
 // Every golden case: the output and the gradients of sum(y * gy) (float32 to 1e-5 relative,
 // float64 to 1e-10), and the layout of a channels-last input kept.
 TEST(Spatial, MatchesPyTorchGolden) {
-  const auto& g = golden();
+  const auto& g = spatial_golden();
   ASSERT_GT(g.metadata.size(), 200u);
   for (const auto& [name, text] : g.metadata) {
     SCOPED_TRACE(name);
