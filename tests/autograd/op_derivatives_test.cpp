@@ -78,7 +78,7 @@ Tensor sample(const std::string& op, int64_t input, IntArrayRef shape, ScalarTyp
 
 // Ops whose result is not differentiable or that are not defined on floating types.
 // (PyTorch's non_differentiable special functions are left out by their names.)
-const std::set<std::string> kNotDifferentiable = {"nextafter", "bitwise_not", "logical_not", "signbit"};
+const std::set<std::string> kPointwiseNotDifferentiable = {"nextafter", "bitwise_not", "logical_not", "signbit"};
 bool declared_non_differentiable(const std::string& n) {
   return n.starts_with("special_") && n != "special_erfcx" && n != "special_i0e" && n != "special_i1" &&
          n != "special_i1e" && n != "special_ndtri" && n != "special_log_ndtr" && n != "special_zeta" &&
@@ -94,7 +94,8 @@ std::vector<std::string> differentiable_ops() {
   for (OpInfo* info : OpInfo::all()) {
     if (info->fusion != FusionClass::Pointwise || info->result_kind == ResultKind::Bool) continue;
     if (!(info->dtypes.contains(kDouble) || info->dtypes.contains(kComplexDouble))) continue;
-    if (kNotDifferentiable.count(std::string(info->name)) || declared_non_differentiable(std::string(info->name)))
+    if (kPointwiseNotDifferentiable.count(std::string(info->name)) ||
+        declared_non_differentiable(std::string(info->name)))
       continue;
     if (!arity().count(std::string(info->name))) continue;  // copy_/fill_: derivatives in copy.cpp
     r.emplace_back(info->name);

@@ -206,4 +206,6 @@ TEST(ApiMisuse, WrongArgumentsNameTheOp) {
   });
 }
 
+#undef MISUSE
+
 }  // namespace

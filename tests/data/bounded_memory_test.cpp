@@ -8,6 +8,7 @@
 #include "bounded_memory.h"
 #include "ember/data/datasets/mnist.h"
 #include "ember/data/io/archive.h"
+#include "python_scripts.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -16,12 +17,11 @@ namespace io = ember::data::io;
 namespace {
 
 using ember::test::read_bytes;
+using ember::test::run;
 using ember::test::TempDir;
 using ember::test::write_bytes;
 
 std::string be32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
-
-void run(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
 
 TEST(BoundedMemory, IdxHeadersClaimingBillionsOfImages) {
   TempDir dir("ember-bounded");

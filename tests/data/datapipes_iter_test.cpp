@@ -21,20 +21,10 @@
 using namespace ember;
 using namespace ember::data;
 using namespace ember::data::datapipes;
+using ember::test::collect;
 using ember::test::error_of;
 using ember::test::range;
 using ember::test::V;
-
-namespace {
-
-template <class T>
-std::vector<T> collect(const IterDataPipe<T>& p) {
-  std::vector<T> out;
-  for (auto& x : p) out.push_back(x);
-  return out;
-}
-
-}  // namespace
 
 TEST(DataPipes, MapFilterFlatmapHeaderEnumerate) {
   auto src = IterableWrapper(range(10));

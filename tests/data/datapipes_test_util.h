@@ -1,9 +1,12 @@
-// Shared by the DataPipes tests (datapipes_iter_test.cpp, datapipes_loader_test.cpp): ranges, expected errors.
+// Shared by the DataPipes tests (datapipes_iter_test.cpp, datapipes_loader_test.cpp, file_pipes_test.cpp): ranges,
+// expected errors, a pipe's elements.
 #pragma once
 #include <exception>
 #include <numeric>
 #include <string>
 #include <vector>
+
+#include "ember/data/datapipes.h"
 
 namespace ember::test {
 
@@ -24,5 +27,13 @@ std::string error_of(F f) {
 }
 
 using V = std::vector<int>;
+
+// Every element of one pass over `p`.
+template <class T>
+std::vector<T> collect(const data::datapipes::IterDataPipe<T>& p) {
+  std::vector<T> out;
+  for (auto& x : p) out.push_back(x);
+  return out;
+}
 
 }  // namespace ember::test

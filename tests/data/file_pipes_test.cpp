@@ -12,9 +12,11 @@
 #include <set>
 #include <sstream>
 
+#include "datapipes_test_util.h"
 #include "ember/data/datapipes.h"
 #include "ember/data/datapipes/files.h"
 #include "ember/data/io/hash.h"
+#include "python_scripts.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -26,22 +28,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using ember::test::TempDir;
+using ember::test::collect;
 using ember::test::read_bytes;
+using ember::test::run_python;
+using ember::test::TempDir;
 using ember::test::write_bytes;
-
-void run_python(const TempDir& dir, const std::string& script) {
-  write_bytes(dir / "gen.py", script);
-  const std::string cmd = "python3 " + (dir / "gen.py") + " " + dir.path.string();
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
-
-template <class T>
-std::vector<T> collect(const IterDataPipe<T>& p) {
-  std::vector<T> out;
-  for (auto& x : p) out.push_back(x);
-  return out;
-}
 
 using Row = std::vector<std::string>;
 

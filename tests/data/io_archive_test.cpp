@@ -10,9 +10,10 @@
 #include <random>
 #include <sstream>
 
+#include "ember/core/json.h"
 #include "ember/data/io/archive.h"
 #include "ember/data/io/hash.h"
-#include "ember/core/json.h"
+#include "python_scripts.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -22,11 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using ember::test::TempDir;
 using ember::test::read_bytes;
+using ember::test::run;
+using ember::test::TempDir;
 using ember::test::write_bytes;
-
-void run(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
 
 // Archives of one tree in every flavour, and expected.json: per archive, the regular-file
 // members Python lists (tarinfo.isfile() / not zipinfo.is_dir()) with their sha256.

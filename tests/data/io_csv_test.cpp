@@ -10,8 +10,9 @@
 #include <random>
 #include <sstream>
 
-#include "ember/data/io/csv.h"
 #include "ember/core/json.h"
+#include "ember/data/io/csv.h"
+#include "python_scripts.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -21,16 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using ember::test::TempDir;
 using ember::test::read_bytes;
+using ember::test::run_python;
+using ember::test::TempDir;
 using ember::test::write_bytes;
-
-// Runs a Python script (written to `dir`) with arguments; fails the test on a non-zero exit.
-void run_python(const TempDir& dir, const std::string& script, const std::string& args) {
-  write_bytes(dir / "script.py", script);
-  const std::string cmd = "python3 " + (dir / "script.py") + " " + args;
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
 
 // A stream that hands out at most `chunk` bytes per read: exercises every buffer boundary.
 class ChunkedStream final : public io::InputStream {

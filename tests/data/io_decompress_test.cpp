@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ember/data/io/decompress.h"
+#include "python_scripts.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -19,11 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using ember::test::TempDir;
 using ember::test::read_bytes;
+using ember::test::run;
+using ember::test::TempDir;
 using ember::test::write_bytes;
-
-void run(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
 
 // Writes data.bin (100 KB of text-like and random bytes), empty.bin, and their compressed
 // forms, using Python's modules and the zstd tool.

@@ -8,8 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "ember/data/io/files.h"
 #include "ember/core/json.h"
+#include "ember/data/io/files.h"
+#include "python_scripts.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -19,15 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using ember::test::TempDir;
 using ember::test::read_bytes;
+using ember::test::run_python;
+using ember::test::TempDir;
 using ember::test::write_bytes;
-
-void run_python(const TempDir& dir, const std::string& script, const std::string& args) {
-  write_bytes(dir / "script.py", script);
-  const std::string cmd = "python3 " + (dir / "script.py") + " " + args;
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
 
 std::vector<std::string> strings(const json::Value& v) {
   std::vector<std::string> out;

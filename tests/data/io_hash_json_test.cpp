@@ -10,6 +10,7 @@
 
 #include "ember/data/io/hash.h"
 #include "ember/data/io/json_file.h"
+#include "python_scripts.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -19,15 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using ember::test::TempDir;
 using ember::test::read_bytes;
+using ember::test::run_python;
+using ember::test::TempDir;
 using ember::test::write_bytes;
-
-void run_python(const TempDir& dir, const std::string& script) {
-  std::ofstream(dir / "script.py") << script;
-  const std::string cmd = "python3 " + (dir / "script.py") + " " + dir.path.string();
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
 
 }  // namespace
 

@@ -95,3 +95,5 @@ TEST(S3Http, ForkWhileOtherThreadsUseThePool) {
   for (auto& t : users) t.join();
   EXPECT_GT(requests.load(), 40);
 }
+
+#undef EMBER_TEST_ASAN_WITHOUT_FORK_HANDLER

@@ -24,7 +24,7 @@ using store_testing::TempDir;
 
 TEST(FileStore, ForkedProcessesShareTheFile) {
   constexpr int kWorld = 4;
-  TempDir dir;
+  TempDir dir("ember-store");
   std::string path = dir / "rendezvous";
   std::vector<pid_t> kids;
   for (int r = 1; r < kWorld; ++r)
@@ -45,7 +45,7 @@ TEST(FileStore, ForkedProcessesShareTheFile) {
 }
 
 TEST(FileStore, LastUserRemovesTheFile) {
-  TempDir dir;
+  TempDir dir("ember-store");
   std::string path = dir / "f";
   auto a = std::make_unique<FileStore>(path, 2);
   auto b = std::make_unique<FileStore>(path, 2);
@@ -60,7 +60,7 @@ TEST(FileStore, LastUserRemovesTheFile) {
 }
 
 TEST(FileStore, BadFilesAndPaths) {
-  TempDir dir;
+  TempDir dir("ember-store");
   EXPECT_ERROR_WITH(FileStore(dir / "no-such-dir/f"), "cannot open");
   EXPECT_ERROR_WITH(FileStore(""), "path is empty");
   EXPECT_ERROR_WITH(FileStore(dir / "g", -2), "world_size must be >= 0");
@@ -75,7 +75,7 @@ TEST(FileStore, BadFilesAndPaths) {
 }
 
 TEST(FileStore, SharedWithPyTorchFileStore) {
-  TempDir dir;
+  TempDir dir("ember-store");
   std::string path = dir / "shared";
   FileStore s(path, -1);
   s.set_timeout(kTestTimeout);

@@ -51,7 +51,7 @@ class StoreContract : public ::testing::TestWithParam<std::string> {
   // `key` quoted as errors name it (a PrefixStore's errors name the full key).
   std::string q(const std::string& key) const { return "'" + (GetParam() == "prefix" ? "job/" + key : key) + "'"; }
 
-  TempDir dir_;
+  TempDir dir_{"ember-store"};
   std::shared_ptr<HashStore> hash_;
   std::shared_ptr<TCPStore> master_;
   int first_ = 0;

@@ -21,29 +21,17 @@
 #include <vector>
 
 #include "ember/distributed/store.h"
+#include "temp_files.h"
 
 namespace ember::distributed::store_testing {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 // Generous: a correct store never reaches it in these tests, a broken one fails instead of
 // hanging.
 inline constexpr auto kTestTimeout = 10s;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ember-store-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(t.data()), nullptr);
-    path_ = t;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using ember::test::TempDir;  // tests/temp_files.h
 
 // ---- child processes -------------------------------------------------------------------
 // Children are forked while the test process has no other threads, run `body` and leave

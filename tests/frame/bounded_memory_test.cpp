@@ -6,9 +6,9 @@
 #include <string>
 
 #include "bounded_memory.h"
-#include "data/temp_files.h"
 #include "ember/frame/frame.h"
 #include "ember/frame/io/ipc.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember::frame {
@@ -32,14 +32,14 @@ TEST(BoundedMemory, IpcStreamsClaimingLargeMessages) {
 }
 
 TEST(BoundedMemory, FeatherFilesWithAFooterClaimingMore) {
-  test::TempDir dir("ember-bounded");
+  ember::test::TempDir dir("ember-bounded");
   const DataFrame df = DataFrame({{"x", column(std::vector<int64_t>(1000, 7))}});
   write_feather(df, dir / "a.feather");
-  std::string bytes = test::read_bytes(dir / "a.feather");
+  std::string bytes = ember::test::read_bytes(dir / "a.feather");
   // The footer length (4 bytes before the closing "ARROW1") claims the whole address space.
   std::string claim = bytes;
   claim.replace(claim.size() - 10, 4, le32(0x7ffffff0));
-  test::write_bytes(dir / "claim.feather", claim);
+  ember::test::write_bytes(dir / "claim.feather", claim);
   EXPECT_REFUSED_WITHIN_BOUNDS(read_feather(dir / "claim.feather"), "claim.feather");
 }
 

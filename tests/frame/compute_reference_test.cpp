@@ -21,7 +21,7 @@ namespace ember::frame {
 namespace {
 
 namespace fs = std::filesystem;
-using test::Json;
+using ember::test::Json;
 
 struct Reference {
   std::string skip;
@@ -165,6 +165,7 @@ const std::map<std::string, Binary>& binaries() {
       {"le", EMBER_BINARY(le)}, {"gt", EMBER_BINARY(gt)}, {"ge", EMBER_BINARY(ge)}};
   return m;
 }
+#undef EMBER_BINARY
 
 std::optional<int64_t> opt_int(const Json& kw, std::string_view key) {
   if (!kw.contains(key) || kw[key].is_null()) return std::nullopt;

@@ -6,12 +6,13 @@
 
 #include "ember/frame/compute/compute.h"
 #include "ember/frame/frame.h"
+#include "frame_test_util.h"
 #include "test_util.h"
 
 namespace ember::frame {
 namespace {
 
-std::vector<Value> vals(const Column& c) { return c.to_values(); }
+using test::vals;  // frame_test_util.h
 
 TEST(ComputeUdf, MapDeducesTypesAndHandlesNulls) {
   const Column c = column({1, std::nullopt, 3});

@@ -11,6 +11,7 @@
 #include "ember/frame/detail/format.h"
 #include "ember/frame/frame.h"
 #include "ember/frame/io/csv.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember::frame {
@@ -18,32 +19,18 @@ namespace {
 
 namespace dt = dtypes;
 namespace fs = std::filesystem;
-using test::Json;
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/ember-io-csv-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using ember::test::Json;
+using ember::test::read_bytes;
+using ember::test::TempDir;
 
 // Runs the script; "" when it finished, else why not (a "skip:" prefix when pandas is missing).
-std::string run_script(const std::string& args, const fs::path& log) {
+std::string run_io_csv_pandas(const std::string& args, const fs::path& log) {
   if (std::system("python3 -c 'import pandas, pyarrow' >/dev/null 2>&1") != 0)
     return "skip: pandas or pyarrow is not installed for python3 (scripts/install-deps.sh installs them)";
   const fs::path script = fs::path(EMBER_GOLDEN_DIR).parent_path() / "frame" / "io_csv_pandas.py";
   const std::string cmd = "python3 '" + script.string() + "' " + args + " >'" + log.string() + "' 2>&1";
   const int rc = std::system(cmd.c_str());
-  const std::string out = read_all(log);
+  const std::string out = read_bytes(log);
   if (rc != 0 || out.find("DONE") == std::string::npos) return "the script failed (" + std::to_string(rc) + "):\n" + out;
   return "";
 }
@@ -129,11 +116,11 @@ void expect_like_pandas(const Column& c, const Json& want) {
 }
 
 TEST(FrameIoCsvPandas, ReadsLikePandasAndPythonCsv) {
-  TempDir d;
-  const std::string err = run_script("gen '" + d.path.string() + "'", d.path / "gen.log");
+  TempDir d("ember-io-csv");
+  const std::string err = run_io_csv_pandas("gen '" + d.path.string() + "'", d.path / "gen.log");
   if (err.rfind("skip:", 0) == 0) GTEST_SKIP() << err;
   ASSERT_TRUE(err.empty()) << err;
-  const Json files = Json::parse(read_all(d.path / "expected.json"));
+  const Json files = Json::parse(read_bytes(d.path / "expected.json"));
   int checked = 0;
   for (const Json& f : files.items()) {
     const std::string name = f["name"].as_string();
@@ -185,13 +172,13 @@ TEST(FrameIoCsvPandas, PandasReadsWhatEmberWrites) {
     bools.push_back(i % 7 == 0 ? std::nullopt : std::optional<bool>(i % 3 == 0));
   }
   const DataFrame df{{"i", column(ints)}, {"f", column(dbl)}, {"s", column(strs)}, {"b", column(bools)}};
-  TempDir d;
+  TempDir d("ember-io-csv");
   const fs::path csv = d.path / "ember.csv", out = d.path / "pandas.json";
   write_csv(df, csv.string());
-  const std::string err = run_script("read '" + csv.string() + "' '" + out.string() + "'", d.path / "read.log");
+  const std::string err = run_io_csv_pandas("read '" + csv.string() + "' '" + out.string() + "'", d.path / "read.log");
   if (err.rfind("skip:", 0) == 0) GTEST_SKIP() << err;
   ASSERT_TRUE(err.empty()) << err;
-  const Json cols = Json::parse(read_all(out));
+  const Json cols = Json::parse(read_bytes(out));
   ASSERT_EQ(cols.size(), 4u);
   for (size_t c = 0; c < 4; ++c) {
     SCOPED_TRACE(cols[c]["name"].as_string());

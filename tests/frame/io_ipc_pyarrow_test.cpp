@@ -15,6 +15,8 @@
 #include "ember/frame/detail/format.h"
 #include "ember/frame/frame.h"
 #include "ember/frame/io/ipc.h"
+#include "frame_test_util.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember::frame {
@@ -22,7 +24,10 @@ namespace {
 
 namespace dt = dtypes;
 namespace fs = std::filesystem;
-using test::Json;
+using ember::test::Json;
+using ember::test::read_bytes;
+using ember::test::TempDir;
+using test::quote;  // frame_test_util.h
 
 // ---- the data both sides spell (io_ipc_pyarrow.py: all_types_table, wide_table) --------------
 
@@ -94,15 +99,6 @@ struct ScriptRun {
   std::vector<std::string> failures;
 };
 
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 ScriptRun run_script(const std::string& mode, const fs::path& dir) {
   ScriptRun r;
   if (std::system("python3 -c 'import pyarrow, pandas, polars' >/dev/null 2>&1") != 0) {
@@ -114,7 +110,7 @@ ScriptRun run_script(const std::string& mode, const fs::path& dir) {
   const std::string cmd = "RUST_BACKTRACE=0 python3 " + quote(script) + " " + mode + " " + quote(dir) + " >" +
                           quote(log) + " 2>&1";
   const int rc = std::system(cmd.c_str());
-  r.output = read_all(log);
+  r.output = read_bytes(log);
   std::istringstream lines(r.output);
   std::string line;
   bool done = false;
@@ -127,19 +123,10 @@ ScriptRun run_script(const std::string& mode, const fs::path& dir) {
   return r;
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/ember-io-ipc-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
 // ---- ember -> pyarrow, pandas, polars -------------------------------------------------------
 
 TEST(FrameIoIpcPyarrow, EmberWritesPythonReads) {
-  TempDir d;
+  TempDir d("ember-io-ipc");
   const DataFrame all = all_types_frame();
   const std::pair<const char*, IpcCompression> codecs[] = {
       {"", IpcCompression::None}, {"_lz4", IpcCompression::Lz4Frame}, {"_zstd", IpcCompression::Zstd}};
@@ -220,7 +207,7 @@ std::string pyarrow_type(const DType& t) {
 }
 
 // Whether `v` (of type `t`) is the value the script encoded as `j` (see enc_scalar there).
-bool same_value(const Value& v, const DType& t, const Json& j, std::string* why) {
+bool matches_encoded(const Value& v, const DType& t, const Json& j, std::string* why) {
   auto fail = [&](const std::string& what) {
     *why = what + " (ember " + v.to_string() + ", " + t.to_string() + ")";
     return false;
@@ -248,11 +235,11 @@ bool same_value(const Value& v, const DType& t, const Json& j, std::string* why)
         const DType ct = t.id() == TypeId::Struct ? t.fields()[k].dtype
                          : t.id() == TypeId::Map  ? t.map_entries_type()
                                                   : t.value_type();
-        if (!same_value(items[k], ct, j[k], why)) return false;
+        if (!matches_encoded(items[k], ct, j[k], why)) return false;
       }
       return true;
     }
-    case TypeId::Dictionary: return same_value(v, t.value_type(), j, why);
+    case TypeId::Dictionary: return matches_encoded(v, t.value_type(), j, why);
     default: {  // integers, date32 days, timestamp counts
       const std::string s = v.kind() == Value::Kind::UInt ? std::to_string(v.as_uint()) : std::to_string(v.as_int());
       return s == j.as_string() || fail("integer " + j.as_string());
@@ -276,17 +263,18 @@ void expect_matches_manifest(const DataFrame& df, const std::vector<DataFrame>& 
     ASSERT_EQ(col.size(), int64_t(values.size()));
     for (int64_t i = 0; i < col.size(); ++i) {
       std::string why;
-      EXPECT_TRUE(same_value(col.get_value(i), col.dtype(), values[size_t(i)], &why)) << "row " << i << ": " << why;
+      EXPECT_TRUE(matches_encoded(col.get_value(i), col.dtype(), values[size_t(i)], &why))
+          << "row " << i << ": " << why;
     }
   }
 }
 
 TEST(FrameIoIpcPyarrow, PythonWritesEmberReads) {
-  TempDir d;
+  TempDir d("ember-io-ipc");
   const ScriptRun r = run_script("write", d.path);
   if (!r.skip.empty()) GTEST_SKIP() << r.skip;
   ASSERT_TRUE(r.error.empty()) << r.error;
-  const Json manifest = Json::parse(read_all(d.path / "manifest.json"));
+  const Json manifest = Json::parse(read_bytes(d.path / "manifest.json"));
   const DataFrame all = all_types_frame();
   int files = 0;
   for (const Json& m : manifest.items()) {
@@ -323,7 +311,7 @@ TEST(FrameIoIpcPyarrow, PythonWritesEmberReads) {
   // polars' newest format writes string views, which ember::frame does not read; nor does it
   // read decimals, float16, times, durations, the null type...: each error names the type.
   EXPECT_ERROR_WITH(read_feather((d.path / "py_polars_views.feather").string()), "View");
-  const Json bad = Json::parse(read_all(d.path / "unsupported.json"));
+  const Json bad = Json::parse(read_bytes(d.path / "unsupported.json"));
   EXPECT_EQ(bad.size(), 9u);
   for (const Json& b : bad.items()) {
     SCOPED_TRACE(b["name"].as_string());

@@ -150,7 +150,7 @@ TEST(FrameIoIpc, EveryFixtureRoundTripsThroughBothFormatsAndCodecs) {
   }
 }
 
-DataFrame wide_frame(int64_t n) {
+DataFrame mixed_frame(int64_t n) {
   std::vector<std::optional<int64_t>> ints;
   std::vector<std::optional<std::string>> strs;
   std::vector<double> dbl;
@@ -174,7 +174,7 @@ DataFrame wide_frame(int64_t n) {
 }
 
 TEST(FrameIoIpc, SeveralBatchesAndSlices) {
-  const DataFrame df = wide_frame(1000);
+  const DataFrame df = mixed_frame(1000);
   for (IpcCompression c : kCodecs) {
     SCOPED_TRACE(to_string(c));
     const IpcWriteOptions o = IpcWriteOptions().with_compression(c).with_max_rows_per_batch(97);
@@ -199,7 +199,7 @@ TEST(FrameIoIpc, SeveralBatchesAndSlices) {
 }
 
 TEST(FrameIoIpc, FilesAndStreamsOnDisk) {
-  const DataFrame df = wide_frame(300);
+  const DataFrame df = mixed_frame(300);
   const std::string f = temp_path("a.feather"), s = temp_path("a.arrows");
   write_feather(df, f, IpcWriteOptions().with_compression(IpcCompression::Zstd).with_metadata({{"k", "v"}}));
   EXPECT_EQ(read_feather(f), df);
@@ -223,7 +223,7 @@ TEST(FrameIoIpc, FilesAndStreamsOnDisk) {
 }
 
 TEST(FrameIoIpc, EmptyFramesAndColumns) {
-  const DataFrame empty = wide_frame(0);
+  const DataFrame empty = mixed_frame(0);
   EXPECT_EQ(IpcFileReader(bytes_of(file_bytes(empty))).read_table(), empty);
   EXPECT_EQ(IpcStreamReader(bytes_of(stream_bytes(empty))).read_table(), empty);
   // A file with no batches at all gives empty columns of the schema's types.
@@ -303,7 +303,7 @@ TEST(FrameIoIpc, NullabilityOfBatchesAgainstTheSchema) {
 }
 
 TEST(FrameIoIpc, ReadErrorsNameTheProblem) {
-  const DataFrame df = wide_frame(50);
+  const DataFrame df = mixed_frame(50);
   const std::string f = file_bytes(df);
   EXPECT_ERROR_WITH(IpcFileReader(bytes_of("hello world, not arrow at all"), "x.feather"), "not an Arrow IPC file");
   EXPECT_ERROR_WITH(IpcFileReader(bytes_of(f.substr(0, f.size() - 1))), "magic");

@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "ember/frame/c_data.h"
+#include "frame_test_util.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember::frame {
@@ -25,6 +27,8 @@ constexpr const char* kSanitizeFlags = "";
 namespace {
 
 namespace fs = std::filesystem;
+using ember::test::read_bytes;
+using test::quote;  // frame_test_util.h
 
 struct Report {
   std::string skip;   // why the script could not run, when it could not
@@ -34,8 +38,6 @@ struct Report {
   std::string output;
 };
 
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
-
 fs::file_time_type newest(const std::vector<fs::path>& files) {
   fs::file_time_type t{};
   for (const auto& f : files)
@@ -43,14 +45,7 @@ fs::file_time_type newest(const std::vector<fs::path>& files) {
   return t;
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Report run_script() {
+Report run_interop() {
   Report r;
   if (std::system("python3 -c 'import pyarrow' >/dev/null 2>&1") != 0) {
     r.skip = "pyarrow is not installed for python3 (scripts/install-deps.sh installs it)";
@@ -82,7 +77,7 @@ Report run_script() {
                             quote(bridge.string() + ".tmp") + " && mv " + quote(bridge.string() + ".tmp") + " " +
                             quote(bridge) + "\" >" + quote(log) + " 2>&1";
     if (std::system(cmd.c_str()) != 0) {
-      r.error = "building the bridge failed:\n" + cmd + "\n" + read_all(log);
+      r.error = "building the bridge failed:\n" + cmd + "\n" + read_bytes(log);
       return r;
     }
   }
@@ -105,7 +100,7 @@ Report run_script() {
   const std::string cmd = env + "python3 " + quote(tests / "frame" / "pyarrow_interop.py") + " " + quote(bridge) +
                           " >" + std::string(tmpl) + " 2>&1";
   const int rc = std::system(cmd.c_str());
-  r.output = read_all(tmpl);
+  r.output = read_bytes(tmpl);
   fs::remove(tmpl);
   std::istringstream lines(r.output);
   std::string line;
@@ -122,7 +117,7 @@ Report run_script() {
 }
 
 const Report& report() {
-  static const Report r = run_script();
+  static const Report r = run_interop();
   return r;
 }
 

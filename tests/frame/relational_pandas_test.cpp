@@ -15,28 +15,23 @@
 
 #include "ember/frame/frame.h"
 #include "ember/frame/relational/relational.h"
+#include "frame_test_util.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember::frame {
 namespace {
 
 namespace fs = std::filesystem;
-using test::Json;
+using ember::test::Json;
+using ember::test::read_bytes;
+using test::quote;  // frame_test_util.h
 
-struct Reference {
+struct PandasReference {
   std::string skip, error;
   Json json;
   std::map<std::string, DataFrame> frames;
 };
-
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 DType dtype_named(const std::string& name, bool nullable) {
   if (name == "int64") return dtypes::Int64(nullable);
@@ -68,8 +63,8 @@ DataFrame frame_from_json(const Json& f) {
   return DataFrame(std::move(cols));
 }
 
-Reference load() {
-  Reference r;
+PandasReference load() {
+  PandasReference r;
   if (std::system("python3 -c 'import pandas' >/dev/null 2>&1") != 0) {
     r.skip = "pandas is not installed for python3";
     return r;
@@ -83,11 +78,11 @@ Reference load() {
                           quote(script) + " ] || (python3 " + quote(script) + " " + quote(out.string() + ".tmp") +
                           " && mv " + quote(out.string() + ".tmp") + " " + quote(out) + ")\" >" + quote(log) + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
-    r.error = "relational_pandas.py failed:\n" + read_all(log);
+    r.error = "relational_pandas.py failed:\n" + read_bytes(log);
     return r;
   }
   try {
-    r.json = Json::parse(read_all(out));
+    r.json = Json::parse(read_bytes(out));
     for (const auto& [name, f] : r.json["frames"].fields()) r.frames[name] = frame_from_json(f);
   } catch (const std::exception& e) {
     r.error = std::string("reading ") + out.string() + ": " + e.what();
@@ -95,17 +90,17 @@ Reference load() {
   return r;
 }
 
-const Reference& reference() {
-  static const Reference r = load();
+const PandasReference& pandas_reference() {
+  static const PandasReference r = load();
   return r;
 }
 
-#define REQUIRE_REFERENCE()                              \
-  const Reference& ref = reference();                    \
-  if (!ref.skip.empty()) GTEST_SKIP() << ref.skip;       \
+#define REQUIRE_REFERENCE()                        \
+  const PandasReference& ref = pandas_reference(); \
+  if (!ref.skip.empty()) GTEST_SKIP() << ref.skip; \
   ASSERT_TRUE(ref.error.empty()) << ref.error;
 
-std::vector<const Json*> cases(const Reference& ref, const std::string& op) {
+std::vector<const Json*> cases(const PandasReference& ref, const std::string& op) {
   std::vector<const Json*> out;
   for (const Json& c : ref.json["cases"].items())
     if (c["op"].as_string() == op) out.push_back(&c);
@@ -184,7 +179,7 @@ void expect_frame(const DataFrame& got, const Json& expect, const std::string& c
   }
 }
 
-std::vector<int64_t> ids_of(const DataFrame& df, const std::string& name) {
+std::vector<int64_t> int64_values(const DataFrame& df, const std::string& name) {
   std::vector<int64_t> out;
   const Column& c = df[name];
   for (int64_t i = 0; i < c.size(); ++i) out.push_back(*c.get<int64_t>(i));
@@ -218,7 +213,7 @@ TEST(FrameRelationalPandas, Sort) {
     const DataFrame& df = ref.frames.at((*c)["frame"].as_string());
     const DataFrame got = df.sort(strings((*c)["by"]), bools((*c)["ascending"]), bools((*c)["nulls_first"]));
     const auto want = ints((*c)["expect_ids"]);
-    EXPECT_EQ(ids_of(got, "id"), want) << ctx;
+    EXPECT_EQ(int64_values(got, "id"), want) << ctx;
     if (df.num_rows() <= 5000) expect_rows_of(got, df, want, ctx);
   }
 }
@@ -268,7 +263,7 @@ TEST(FrameRelationalPandas, DropDuplicates) {
     const DataFrame& df = ref.frames.at((*c)["frame"].as_string());
     const DataFrame got = df.drop_duplicates(strings((*c)["subset"]), (*c)["keep"].as_string());
     const auto want = ints((*c)["expect_ids"]);
-    EXPECT_EQ(ids_of(got, "id"), want) << ctx;
+    EXPECT_EQ(int64_values(got, "id"), want) << ctx;
     expect_rows_of(got, df, want, ctx);
   }
 }
@@ -281,7 +276,7 @@ TEST(FrameRelationalPandas, Where) {
     const DataFrame& df = ref.frames.at((*c)["frame"].as_string());
     const DataFrame got = df.where(df[(*c)["mask"].as_string()]);
     const auto want = ints((*c)["expect_ids"]);
-    EXPECT_EQ(ids_of(got, "id"), want);
+    EXPECT_EQ(int64_values(got, "id"), want);
     expect_rows_of(got, df, want, "where");
   }
 }
@@ -297,6 +292,8 @@ TEST(FrameRelationalPandas, Describe) {
     expect_frame(df.describe(ps), (*c)["expect"], "describe " + (*c)["name"].as_string());
   }
 }
+
+#undef REQUIRE_REFERENCE
 
 }  // namespace
 }  // namespace ember::frame

@@ -16,14 +16,14 @@ Buffer buf(std::vector<T> v) {
 }
 Buffer bytes(std::string_view s) { return Buffer::copy_of(s.data(), int64_t(s.size())); }
 
-ArrayDataPtr strings(std::vector<int32_t> offsets, std::string_view data, int64_t length, DType t = dt::string) {
+ArrayDataPtr string_array(std::vector<int32_t> offsets, std::string_view data, int64_t length, DType t = dt::string) {
   return ArrayData::make(t, length, {Buffer(), buf(std::move(offsets)), bytes(data)});
 }
 
 TEST(FrameValidate, AcceptsWellFormedArrays) {
-  EXPECT_NO_THROW(strings({0, 1, 3}, "abc", 2)->validate({true}));
+  EXPECT_NO_THROW(string_array({0, 1, 3}, "abc", 2)->validate({true}));
   // Offsets need not start at 0; slots past offset + length are not read.
-  EXPECT_NO_THROW(strings({2, 3, 5, -7}, "abcde", 2)->validate());
+  EXPECT_NO_THROW(string_array({2, 3, 5, -7}, "abcde", 2)->validate());
   auto sliced = ArrayData::make(dt::string, 1, {Buffer(), buf<int32_t>({9, 0, 2}), bytes("ab")}, {}, -1, 1);
   EXPECT_NO_THROW(sliced->validate());
   // An empty array may omit its offsets.
@@ -31,11 +31,12 @@ TEST(FrameValidate, AcceptsWellFormedArrays) {
 }
 
 TEST(FrameValidate, BadOffsets) {
-  EXPECT_ERROR_WITH(strings({0, 3, 2, 4}, "abcd", 3)->validate(),
+  EXPECT_ERROR_WITH(string_array({0, 3, 2, 4}, "abcd", 3)->validate(),
                     "validate: array (string, length 3, offset 0): offsets decrease at element 1 (3 then 2)");
-  EXPECT_ERROR_WITH(strings({0, 2, 9}, "abcd", 2)->validate(), "the last offset 9 is past the end of the data buffer (4)");
-  EXPECT_ERROR_WITH(strings({-1, 2}, "abcd", 1)->validate(), "offset 0 is negative (-1)");
-  EXPECT_ERROR_WITH(strings({0, 1}, "abcd", 3)->validate(),
+  EXPECT_ERROR_WITH(string_array({0, 2, 9}, "abcd", 2)->validate(),
+                    "the last offset 9 is past the end of the data buffer (4)");
+  EXPECT_ERROR_WITH(string_array({-1, 2}, "abcd", 1)->validate(), "offset 0 is negative (-1)");
+  EXPECT_ERROR_WITH(string_array({0, 1}, "abcd", 3)->validate(),
                     "the offsets buffer (buffer 1) has 8 bytes but offset + length needs 16");
   auto large = ArrayData::make(dt::large_binary, 2, {Buffer(), buf<int64_t>({0, 5, 4}), bytes("abcde")});
   EXPECT_ERROR_WITH(large->validate(), "offsets decrease at element 1 (5 then 4)");
@@ -60,7 +61,7 @@ TEST(FrameValidate, ShortBuffers) {
   auto missing = ArrayData::make(dt::float64, 1, {Buffer(), Buffer()});
   EXPECT_ERROR_WITH(missing->validate(), "the data buffer (buffer 1) is missing");
   auto dict = ArrayData::make(dt::Dictionary(dt::int16, dt::string), 3, {Buffer(), Buffer::zeros(4)}, {}, -1, 0,
-                              strings({0, 1}, "a", 1));
+                              string_array({0, 1}, "a", 1));
   EXPECT_ERROR_WITH(dict->validate(), "the indices buffer (buffer 1) has 4 bytes but offset + length needs 6");
 }
 
@@ -94,7 +95,7 @@ TEST(FrameValidate, StructuralMismatches) {
 }
 
 TEST(FrameValidate, DictionaryIndicesInRange) {
-  auto dict = strings({0, 1, 2}, "ab", 2);
+  auto dict = string_array({0, 1, 2}, "ab", 2);
   auto make = [&](std::vector<int32_t> ix, Buffer validity = Buffer()) {
     return ArrayData::make(dt::Dictionary(dt::int32, dt::string, true), int64_t(ix.size()),
                            {std::move(validity), buf(ix)}, {}, -1, 0, dict);
@@ -109,16 +110,16 @@ TEST(FrameValidate, DictionaryIndicesInRange) {
 }
 
 TEST(FrameValidate, Utf8OnRequest) {
-  auto s = strings({0, 1, 2, 4}, "a\xff\xc3\xa9", 3);
+  auto s = string_array({0, 1, 2, 4}, "a\xff\xc3\xa9", 3);
   EXPECT_NO_THROW(s->validate());
   EXPECT_ERROR_WITH(s->validate({true}), "element 1 is not valid UTF-8 (byte 0 of 1)");
   // Binary columns and null slots are not checked.
-  EXPECT_NO_THROW(strings({0, 1, 2, 4}, "a\xff\xc3\xa9", 3, dt::binary)->validate({true}));
+  EXPECT_NO_THROW(string_array({0, 1, 2, 4}, "a\xff\xc3\xa9", 3, dt::binary)->validate({true}));
   auto with_null = ArrayData::make(dt::String(true), 3, {buf<uint8_t>({0b101}), buf<int32_t>({0, 1, 2, 4}),
                                                         bytes("a\xff\xc3\xa9")});
   EXPECT_NO_THROW(with_null->validate({true}));
   // A truncated sequence at the end of an element is caught even when the next bytes complete it.
-  EXPECT_ERROR_WITH(strings({0, 1, 2}, "\xc3\xa9", 2)->validate({true}), "element 0 is not valid UTF-8");
+  EXPECT_ERROR_WITH(string_array({0, 1, 2}, "\xc3\xa9", 2)->validate({true}), "element 0 is not valid UTF-8");
 }
 
 TEST(FrameValidate, NullCounts) {
@@ -136,7 +137,7 @@ TEST(FrameValidate, NullCounts) {
 
 TEST(FrameValidate, ErrorsNameTheNestedPath) {
   // struct<b: list<string>> whose innermost strings have bad offsets.
-  auto bad_strings = strings({0, 5}, "abc", 1);
+  auto bad_strings = string_array({0, 5}, "abc", 1);
   auto list = ArrayData::make(dt::List(dt::string), 1, {Buffer(), buf<int32_t>({0, 1})}, {bad_strings});
   auto s = ArrayData::make(dt::Struct({{"b", dt::List(dt::string)}}), 1, {Buffer()}, {list});
   EXPECT_ERROR_WITH(s->validate(), "validate: array.b.item (string, length 1, offset 0): the last offset 5 is past");

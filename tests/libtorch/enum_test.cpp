@@ -69,6 +69,7 @@ TEST(Enum, EveryConstantNamesItself) {
   EXPECT_ENUM_NAME(Valid);
   EXPECT_ENUM_NAME(Same);
 }
+#undef EXPECT_ENUM_NAME
 
 TEST(Enum, OptionsTakeTheConstants) {
   auto x = torch::arange(16, torch::kFloat).view({1, 1, 4, 4});

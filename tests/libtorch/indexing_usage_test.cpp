@@ -8,13 +8,15 @@
 #include <sstream>
 #include <vector>
 
+#include "libtorch_test_util.h"
+
 using namespace torch::indexing;
 
 namespace {
 
 torch::Tensor grid() { return torch::arange(12).view({3, 4}); }
 
-std::vector<int64_t> dims(const torch::Tensor& t) { return t.sizes().vec(); }
+using libtorch_test::dims;
 
 }  // namespace
 

@@ -12,6 +12,8 @@
 #include <tuple>
 #include <vector>
 
+#include "libtorch_test_util.h"
+
 namespace nn = torch::nn;
 
 namespace {
@@ -24,7 +26,7 @@ void expect_first(const torch::Tensor& t, const std::vector<double>& expected, d
     EXPECT_NEAR(flat[static_cast<int64_t>(i)].item<double>(), expected[i], tol) << "element " << i;
 }
 
-std::vector<int64_t> dims(const torch::Tensor& t) { return t.sizes().vec(); }
+using libtorch_test::dims;
 
 }  // namespace
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "libtorch_test_util.h"
+
 namespace nn = torch::nn;
 
 namespace {
@@ -60,7 +62,7 @@ std::string print_holder(const M& m) {
   return os.str();
 }
 
-std::vector<int64_t> dims(const torch::Tensor& t) { return t.sizes().vec(); }
+using libtorch_test::dims;
 
 }  // namespace
 

@@ -1,20 +1,13 @@
 // index_select, gather, scatter*, index_add/copy/fill, masked_*, take, put, nonzero and
 // where: values from PyTorch 1.13 or naive loops, dtypes, layouts, and error messages.
+#include "ops_test_util.h"
 #include "test_util.h"
 
 namespace ember::test {
 namespace {
 
-Tensor longs(const TensorDataContainer& d) { return tensor(d, dtype(kLong)); }
-Tensor ar(IntArrayRef shape, ScalarType t = kFloat) { return arange(checked_numel(shape, "test"), dtype(t)).view(shape); }
-Tensor f32(std::initializer_list<std::initializer_list<double>> v) {
-  std::vector<Tensor> rows;
-  for (auto r : v) rows.push_back(tensor(std::vector<double>(r), dtype(kFloat)));
-  return stack(rows);
-}
-
 TEST(IndexOpsTest, IndexSelect) {
-  Tensor x = ar({3, 4});
+  Tensor x = ar({3, 4}, kFloat);
   EXPECT_TENSOR_EQ(x.index_select(0, longs({2, 0, 2})), f32({{8, 9, 10, 11}, {0, 1, 2, 3}, {8, 9, 10, 11}}));
   EXPECT_TENSOR_EQ(x.index_select(-1, tensor({3, 1}, dtype(kInt))), f32({{3, 1}, {7, 5}, {11, 9}}));
   EXPECT_TENSOR_EQ(x.t().index_select(1, longs({1})), f32({{4}, {5}, {6}, {7}}));  // non-contiguous
@@ -47,7 +40,7 @@ TEST(IndexOpsTest, GatherMatchesLoops) {
   EXPECT_TENSOR_EQ(ar({2, 3}, kLong).gather(0, longs({{1}})), tensor({{3}}));
   EXPECT_TENSOR_EQ(tensor(1.f).gather(0, tensor(int64_t(0))), tensor(1.f));
   // transposed self and index, a long 1-d gather (parallel path), half precision
-  Tensor xt = ar({4, 3}).t();
+  Tensor xt = ar({4, 3}, kFloat).t();
   EXPECT_TENSOR_EQ(xt.gather(1, longs({{3, 0}, {1, 1}, {0, 2}})), f32({{9, 0}, {4, 4}, {2, 8}}));
   Tensor big = arange(100000, dtype(kFloat));
   Tensor bi = randint(0, 100000, {90000});
@@ -57,7 +50,7 @@ TEST(IndexOpsTest, GatherMatchesLoops) {
 }
 
 TEST(IndexOpsTest, GatherErrors) {
-  Tensor m = ar({2, 3});
+  Tensor m = ar({2, 3}, kFloat);
   EXPECT_ERROR_WITH(m.gather(1, zeros({2}, dtype(kLong))),
                     "Index tensor must have the same number of dimensions as input tensor");
   EXPECT_ERROR_WITH(m.gather(1, zeros({3, 1}, dtype(kLong))),
@@ -142,7 +135,7 @@ TEST(IndexOpsTest, ScatterReduceAllModes) {
 }
 
 TEST(IndexOpsTest, IndexAddCopyFill) {
-  Tensor x = ar({3, 4});
+  Tensor x = ar({3, 4}, kFloat);
   EXPECT_TENSOR_EQ(x.index_add(1, longs({0, 3, 0}), ones({3, 3}, dtype(kFloat)), -2),
                    f32({{-4, 1, 2, 1}, {0, 5, 6, 5}, {4, 9, 10, 9}}));
   EXPECT_TENSOR_EQ(zeros({3}).index_add(0, longs({0, 0, 2}), tensor({1.f, 2.f, 3.f}), 2), tensor({6.f, 0.f, 6.f}));
@@ -178,13 +171,13 @@ TEST(IndexOpsTest, IndexAddCopyFill) {
 }
 
 TEST(IndexOpsTest, MaskedFillSelectScatter) {
-  Tensor x = ar({2, 3});
+  Tensor x = ar({2, 3}, kFloat);
   Tensor m = tensor({{true, false, true}, {false, false, true}});
   EXPECT_TENSOR_EQ(x.masked_fill(m, -1), f32({{-1, 1, -1}, {3, 4, -1}}));
   EXPECT_TENSOR_EQ(x.masked_fill(tensor({true, false, false}), tensor(2.5, dtype(kDouble))), f32({{2.5, 1, 2}, {2.5, 4, 5}}));
   EXPECT_TENSOR_EQ(zeros({2}, dtype(kLong)).masked_fill(tensor({true, false}), 2.7), tensor({2, 0}));
   EXPECT_TENSOR_EQ(zeros({1, 2}).masked_fill(tensor({{true, false}, {false, true}}), 1.), f32({{1, 0}, {0, 1}}));
-  Tensor xt = ar({3, 2}).t();  // non-contiguous in place
+  Tensor xt = ar({3, 2}, kFloat).t();  // non-contiguous in place
   xt.masked_fill_(m, 0);
   EXPECT_TENSOR_EQ(xt, f32({{0, 2, 0}, {1, 3, 0}}));
   for (ScalarType t : {kBool, kByte, kHalf, kBFloat16, kComplexFloat})
@@ -203,7 +196,7 @@ TEST(IndexOpsTest, MaskedFillSelectScatter) {
   EXPECT_TENSOR_EQ(x.t().masked_select(m.t()), tensor({0.f, 2.f, 5.f}));
   EXPECT_ERROR_WITH(x.masked_select(tensor({1, 0, 1})), "masked_select: expected BoolTensor or ByteTensor for mask");
 
-  Tensor ms = ar({3, 4}).masked_scatter(tensor({{true}, {false}, {true}}), arange(100., 110., dtype(kFloat)));
+  Tensor ms = ar({3, 4}, kFloat).masked_scatter(tensor({{true}, {false}, {true}}), arange(100., 110., dtype(kFloat)));
   EXPECT_TENSOR_EQ(ms, f32({{100, 101, 102, 103}, {4, 5, 6, 7}, {104, 105, 106, 107}}));
   EXPECT_ERROR_WITH(zeros({3}).masked_scatter_(tensor({true, true, true}), ones({2}, dtype(kFloat))),
                     "Number of elements of source < number of ones in mask");
@@ -212,7 +205,7 @@ TEST(IndexOpsTest, MaskedFillSelectScatter) {
 }
 
 TEST(IndexOpsTest, TakeAndPut) {
-  Tensor x = ar({3, 4});
+  Tensor x = ar({3, 4}, kFloat);
   EXPECT_TENSOR_EQ(x.t().take(longs({{0, 5}, {-1, 3}})), f32({{0, 9}, {11, 1}}));
   EXPECT_TENSOR_EQ(zeros({2, 3}).t().put(longs({0, 4, 4}), tensor({1.f, 2.f, 3.f}), true), f32({{1, 0}, {0, 0}, {5, 0}}));
   EXPECT_TENSOR_EQ(zeros({2, 2}).put(longs({0, 0, 3}), tensor({1.f, 2.f, 3.f}), true), f32({{3, 0}, {0, 3}}));
@@ -268,7 +261,7 @@ TEST(IndexOpsTest, NonzeroAndWhere) {
 }
 
 TEST(IndexOpsTest, OutVariantsAndMoreErrors) {
-  Tensor x = ar({3, 4});
+  Tensor x = ar({3, 4}, kFloat);
   Tensor out = empty({0}, dtype(kDouble));
   index_select_out(out, x, 1, longs({0, 2}));
   EXPECT_TENSOR_EQ(out, x.index_select(1, longs({0, 2})).to(kDouble));

@@ -3,14 +3,12 @@
 // PyTorch 1.13 values, and PyTorch's error messages.
 #include <sstream>
 
+#include "ops_test_util.h"
 #include "test_util.h"
 
 namespace ember::test {
 namespace {
 using namespace ember::indexing;
-
-Tensor ar(IntArrayRef shape, ScalarType t = kLong) { return arange(checked_numel(shape, "test"), dtype(t)).view(shape); }
-Tensor longs(std::vector<int64_t> v) { return tensor(v); }
 
 TEST(IndexingTest, IntegersAndSlicesAreViews) {
   Tensor x = ar({2, 3, 4});

@@ -15,7 +15,7 @@ namespace {
 
 using cd = std::complex<double>;
 
-Tensor make(IntArrayRef shape, ScalarType dt) { return random_tensor(shape, dt, -4, 5); }
+Tensor draw(IntArrayRef shape, ScalarType dt) { return random_tensor(shape, dt, -4, 5); }
 
 Tensor real_values(std::initializer_list<double> v, IntArrayRef shape) {
   std::vector<cd> c(v.begin(), v.end());
@@ -112,7 +112,7 @@ TEST(LinalgEinsum, MatchesBruteForce) {
     for (const C& c : cases) {
       SCOPED_TRACE(::testing::Message() << dt << " " << c.eq);
       std::vector<Tensor> ops;
-      for (auto& s : c.shapes) ops.push_back(make(s, dt));
+      for (auto& s : c.shapes) ops.push_back(draw(s, dt));
       Tensor r = einsum(c.eq, ops);
       Tensor e = brute_einsum(c.explicit_eq, ops);
       EXPECT_TRUE(close_as(r, e, 1e-5, 1e-4));
@@ -121,24 +121,24 @@ TEST(LinalgEinsum, MatchesBruteForce) {
 }
 
 TEST(LinalgEinsum, EllipsisAndBroadcasting) {
-  Tensor a = make({2, 1, 3, 4}, kDouble), b = make({5, 4, 2}, kDouble);
+  Tensor a = draw({2, 1, 3, 4}, kDouble), b = draw({5, 4, 2}, kDouble);
   EXPECT_TRUE(close_as(einsum("...ij,...jk->...ik", {a, b}), brute_einsum("xyij,yjk->xyik", {a, b}), 1e-12, 1e-12));
   EXPECT_TRUE(close_as(einsum("...ij,...jk", {a, b}), brute_einsum("xyij,yjk->xyik", {a, b}), 1e-12, 1e-12));
-  Tensor c = make({2, 3, 4}, kDouble);
+  Tensor c = draw({2, 3, 4}, kDouble);
   EXPECT_TRUE(close_as(einsum("...ij->ij", {c}), brute_einsum("bij->ij", {c}), 1e-12, 1e-12));
   EXPECT_TRUE(close_as(einsum("ij...->...", {c}), brute_einsum("ijk->k", {c}), 1e-12, 1e-12));
   EXPECT_TRUE(close_as(einsum("i...j->j...i", {c}), brute_einsum("ikj->jki", {c}), 1e-12, 1e-12));
   EXPECT_TRUE(close_as(einsum("b...,b...->...", {c, c}), brute_einsum("bij,bij->ij", {c, c}), 1e-12, 1e-12));
-  Tensor v = make({3}, kDouble), m = make({2, 1}, kDouble);
+  Tensor v = draw({3}, kDouble), m = draw({2, 1}, kDouble);
   EXPECT_TRUE(close_as(einsum("...,...", {v, m}), brute_einsum("ai,ai->ai", {v.unsqueeze(0), m}), 1e-12, 1e-12));
 }
 
 TEST(LinalgEinsum, SingleOperandReturnsViews) {
-  Tensor a = make({3, 4}, kFloat);
+  Tensor a = draw({3, 4}, kFloat);
   Tensor t = einsum("ij->ji", {a});
   EXPECT_TRUE(t.is_alias_of(a));
   EXPECT_EQ(t.strides(), IntArrayRef({1, 4}));
-  Tensor sq = make({3, 3}, kFloat);
+  Tensor sq = draw({3, 3}, kFloat);
   Tensor d = einsum("ii->i", {sq});
   EXPECT_TRUE(d.is_alias_of(sq));
   EXPECT_EQ(d.strides(), IntArrayRef({4}));
@@ -147,11 +147,11 @@ TEST(LinalgEinsum, SingleOperandReturnsViews) {
 }
 
 TEST(LinalgEinsum, LowPrecisionAndErrors) {
-  Tensor a = make({4, 6}, kBFloat16), b = make({6, 3}, kBFloat16);
+  Tensor a = draw({4, 6}, kBFloat16), b = draw({6, 3}, kBFloat16);
   EXPECT_TRUE(close_as(einsum("ij,jk->ik", {a, b}), brute_einsum("ij,jk->ik", {a, b}), 2e-2, 5e-2));
-  Tensor h = make({4, 6}, kHalf), g = make({6, 3}, kHalf);
+  Tensor h = draw({4, 6}, kHalf), g = draw({6, 3}, kHalf);
   EXPECT_TRUE(close_as(einsum("ij,jk->ik", {h, g}), brute_einsum("ij,jk->ik", {h, g}), 3e-3, 5e-3));
-  Tensor x = make({2, 3}, kFloat), y = make({3, 4}, kFloat);
+  Tensor x = draw({2, 3}, kFloat), y = draw({3, 4}, kFloat);
   EXPECT_ERROR_WITH(einsum("i1,jk", {x, y}), "einsum(): invalid subscript given at index 1 in the equation string, subscripts must be in [a-zA-Z]");
   EXPECT_ERROR_WITH(einsum("ij,jk->ik", {x}), "einsum(): fewer operands were provided than specified in the equation");
   EXPECT_ERROR_WITH(einsum("ij->ij", {x, y}), "einsum(): more operands were provided than specified in the equation");
@@ -159,9 +159,9 @@ TEST(LinalgEinsum, LowPrecisionAndErrors) {
   EXPECT_ERROR_WITH(einsum("ij...k", {x}), "einsum(): the number of subscripts in the equation (3) is more than the number of dimensions (2) for operand 0");
   EXPECT_ERROR_WITH(einsum("ij,jk->iq", {x, y}), "einsum(): output subscript q does not appear in the equation for any input operand");
   EXPECT_ERROR_WITH(einsum("ij,jk->ii", {x, y}), "einsum(): output subscript i appears more than once in the output");
-  EXPECT_ERROR_WITH(einsum("ij,jk", {x, make({4, 4}, kFloat)}), "einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3");
+  EXPECT_ERROR_WITH(einsum("ij,jk", {x, draw({4, 4}, kFloat)}), "einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3");
   EXPECT_ERROR_WITH(einsum("ii", {x}), "einsum(): subscript i is repeated for operand 0 but the sizes don't match, 3 != 2");
-  EXPECT_ERROR_WITH(einsum("...ij,...jk", {make({5, 2, 3}, kFloat), make({4, 3, 4}, kFloat)}),
+  EXPECT_ERROR_WITH(einsum("...ij,...jk", {draw({5, 2, 3}, kFloat), draw({4, 3, 4}, kFloat)}),
                     "einsum(): dimension 0 covered by ellipsis in operand 1has size 4 which does not broadcast with previously seen ellipsis with size 5");
   EXPECT_ERROR_WITH(einsum("i..j", {x}), "einsum(): found '.' for operand 0 that is not part of any ellipsis");
   EXPECT_ERROR_WITH(einsum("i...j...", {x}), "einsum(): found '.' for operand 0 for which an ellipsis was already found");
@@ -172,9 +172,9 @@ TEST(LinalgEinsum, LowPrecisionAndErrors) {
   EXPECT_ERROR_WITH(einsum("ij,jk", {x, empty({3, 4}, TensorOptions().device(Device(kMeta)))}),
                     "einsum(): Expected all tensors to be on the same device");
   // Integer sums accumulate in int64 (PyTorch's sum); diagonals and products keep the dtype.
-  Tensor i8 = make({3, 3}, kChar);
+  Tensor i8 = draw({3, 3}, kChar);
   EXPECT_EQ(einsum("ii", {i8}).scalar_type(), kLong);
-  EXPECT_EQ(einsum("ij->", {make({2, 2}, kInt)}).scalar_type(), kLong);
+  EXPECT_EQ(einsum("ij->", {draw({2, 2}, kInt)}).scalar_type(), kLong);
   EXPECT_EQ(einsum("ii->i", {i8}).scalar_type(), kChar);
   EXPECT_TRUE(close_as(einsum("ii", {i8}), brute_einsum("ii->", {i8}), 0, 0));
   Tensor bt = ones({2, 2}, dtype(kBool));
@@ -186,15 +186,15 @@ TEST(LinalgEinsum, LowPrecisionAndErrors) {
 
 // ---- tensordot, kron -------------------------------------------------------------------------
 TEST(LinalgTensordot, ValuesBroadcastAndErrors) {
-  Tensor a = make({3, 4, 5}, kDouble), b = make({5, 4, 2}, kDouble);
+  Tensor a = draw({3, 4, 5}, kDouble), b = draw({5, 4, 2}, kDouble);
   EXPECT_TRUE(close_as(tensordot(a, b, {1, 2}, {1, 0}), brute_einsum("ijk,kjl->il", {a, b}), 1e-12, 1e-12));
   EXPECT_TRUE(close_as(tensordot(a, b, {-1}, {0}), brute_einsum("ijk,klm->ijlm", {a, b}), 1e-12, 1e-12));
   EXPECT_TRUE(close_as(tensordot(a, b, {}, {}), brute_einsum("ijk,lmn->ijklmn", {a, b}), 1e-12, 1e-12));
-  Tensor c = make({2, 3}, kFloat), d1 = make({1, 4}, kFloat);
+  Tensor c = draw({2, 3}, kFloat), d1 = draw({1, 4}, kFloat);
   EXPECT_TRUE(close_as(tensordot(c, d1, {1}, {0}), brute_einsum("ij,jk->ik", {c, d1}), 1e-5, 1e-5));
-  Tensor c1 = make({2, 1}, kFloat), d = make({3, 4}, kFloat);
+  Tensor c1 = draw({2, 1}, kFloat), d = draw({3, 4}, kFloat);
   EXPECT_TRUE(close_as(tensordot(c1, d, {1}, {0}), brute_einsum("ij,jk->ik", {c1, d}), 1e-5, 1e-5));
-  Tensor x = make({2, 3}, kFloat), y = make({3, 4}, kFloat);
+  Tensor x = draw({2, 3}, kFloat), y = draw({3, 4}, kFloat);
   EXPECT_ERROR_WITH(tensordot(x, y, {1}, {1}), "contracted dimensions need to match, but first has size 3 in dim 1 and second has size 4 in dim 1");
   EXPECT_ERROR_WITH(tensordot(x, y, {1, 0}, {0}), "both dimension lists should have same length");
   EXPECT_ERROR_WITH(tensordot(x, y.to(kDouble), {1}, {0}), "expected scalar type Float but found Double");
@@ -203,7 +203,7 @@ TEST(LinalgTensordot, ValuesBroadcastAndErrors) {
 }
 
 TEST(LinalgKron, ValuesAndPromotion) {
-  Tensor a = make({2, 3}, kDouble), b = make({4, 5}, kDouble);
+  Tensor a = draw({2, 3}, kDouble), b = draw({4, 5}, kDouble);
   auto av = to_complex_vector(a), bv = to_complex_vector(b);
   std::vector<cd> e(8 * 15);
   for (int i = 0; i < 2; ++i)
@@ -212,10 +212,10 @@ TEST(LinalgKron, ValuesAndPromotion) {
         for (int l = 0; l < 5; ++l) e[(i * 4 + k) * 15 + j * 5 + l] = av[i * 3 + j] * bv[k * 5 + l];
   EXPECT_TRUE(close_as(kron(a, b), from_complex_vector(e, {8, 15}), 1e-14, 1e-14));
   EXPECT_TRUE(close_as(a.kron(b), from_complex_vector(e, {8, 15}), 1e-14, 1e-14));
-  EXPECT_EQ(kron(make({2, 3}, kFloat), make({4}, kDouble)).sizes(), IntArrayRef({2, 12}));
-  EXPECT_EQ(kron(make({2, 3}, kFloat), make({4}, kDouble)).scalar_type(), kDouble);
-  EXPECT_EQ(kron(make({2, 3}, kFloat), make({}, kFloat)).sizes(), IntArrayRef({2, 3}));
-  EXPECT_EQ(kron(make({2, 1, 3}, kInt), make({2, 2}, kInt)).sizes(), IntArrayRef({2, 2, 6}));
+  EXPECT_EQ(kron(draw({2, 3}, kFloat), draw({4}, kDouble)).sizes(), IntArrayRef({2, 12}));
+  EXPECT_EQ(kron(draw({2, 3}, kFloat), draw({4}, kDouble)).scalar_type(), kDouble);
+  EXPECT_EQ(kron(draw({2, 3}, kFloat), draw({}, kFloat)).sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(kron(draw({2, 1, 3}, kInt), draw({2, 2}, kInt)).sizes(), IntArrayRef({2, 2, 6}));
   Tensor bb = kron(ones({2, 3}, dtype(kBool)), ones({2}, dtype(kBool)));
   EXPECT_EQ(bb.scalar_type(), kBool);
   EXPECT_EQ(bb.sizes(), IntArrayRef({2, 6}));
@@ -255,7 +255,7 @@ Tensor ceye(int64_t n, IntArrayRef batch = {}) {
 Tensor spd(IntArrayRef batch, int64_t n, ScalarType dt) {
   std::vector<int64_t> s(batch.begin(), batch.end());
   s.insert(s.end(), {n, n});
-  Tensor x = make(s, isComplexType(dt) ? kComplexDouble : kDouble);
+  Tensor x = draw(s, isComplexType(dt) ? kComplexDouble : kDouble);
   return (cmm(x, cH(x)) + ceye(n, batch) * double(n)).to(dt);
 }
 
@@ -270,7 +270,7 @@ TEST(LinalgInv, ReconstructionAndValues) {
     for (auto batch : {std::vector<int64_t>{}, std::vector<int64_t>{2, 3}}) {
       std::vector<int64_t> s = batch;
       s.insert(s.end(), {5, 5});
-      Tensor a = make(s, dt) + ceye(5, batch).to(dt) * 3.0;
+      Tensor a = draw(s, dt) + ceye(5, batch).to(dt) * 3.0;
       Tensor inv = linalg::inv(a);
       EXPECT_EQ(inv.sizes(), a.sizes());
       EXPECT_EQ(inv.scalar_type(), dt);
@@ -278,14 +278,14 @@ TEST(LinalgInv, ReconstructionAndValues) {
       EXPECT_TRUE(close_as(inverse(a), inv.to(kComplexDouble), 0, tol_for(dt)));
       EXPECT_TRUE(close_as(a.inverse(), inv.to(kComplexDouble), 0, tol_for(dt)));
     }
-    Tensor at = (make({6, 6}, dt) + ceye(6).to(dt) * 4.0).t();  // transposed input
+    Tensor at = (draw({6, 6}, dt) + ceye(6).to(dt) * 4.0).t();  // transposed input
     EXPECT_TRUE(close_as(cmm(at, linalg::inv(at)), ceye(6), 0, tol_for(dt)));
   }
   Tensor A = real_values({4, 1, 2, 1, 5, 3, 2, 3, 6}, {3, 3});
   Tensor e = real_values({0.3, 0.0, -0.1, 0.0, 0.285714285714, -0.142857142857, -0.1, -0.142857142857, 0.271428571429}, {3, 3});
   EXPECT_TENSOR_CLOSE(linalg::inv(A), e, 1e-10, 1e-11);
-  EXPECT_EQ(linalg::inv(make({0, 0}, kFloat)).sizes(), IntArrayRef({0, 0}));
-  EXPECT_EQ(linalg::inv(make({2, 0, 0}, kFloat)).sizes(), IntArrayRef({2, 0, 0}));
+  EXPECT_EQ(linalg::inv(draw({0, 0}, kFloat)).sizes(), IntArrayRef({0, 0}));
+  EXPECT_EQ(linalg::inv(draw({2, 0, 0}, kFloat)).sizes(), IntArrayRef({2, 0, 0}));
 }
 
 // Large single matrices take the blocked parallel LU (Note [Parallel LU]); a batch of two
@@ -294,7 +294,7 @@ TEST(LinalgInv, LargeMatricesParallelLu) {
   for (ScalarType dt : kLapackTypes) {
     SCOPED_TRACE(::testing::Message() << dt);
     const int64_t n = 260;
-    Tensor a = make({n, n}, dt) + ceye(n).to(dt) * 20.0;
+    Tensor a = draw({n, n}, dt) + ceye(n).to(dt) * 20.0;
     Tensor inv = linalg::inv(a);
     EXPECT_TRUE(close_as(cmm(a, inv), ceye(n), 0, toRealValueType(dt) == kFloat ? 2e-4 : 1e-10));
     Tensor inv_t = linalg::inv(a.t());  // column-major input: the other layout branch
@@ -306,7 +306,7 @@ TEST(LinalgInv, LargeMatricesParallelLu) {
     auto [s2, l2] = linalg::slogdet(pair);
     EXPECT_TRUE(close_as(l1, l2.select(0, 0).to(kComplexDouble), 1e-4, 1e-4));
     EXPECT_TRUE(close_as(s1, s2.select(0, 0).to(kComplexDouble), 1e-4, 1e-4));
-    Tensor B = make({n, 40}, dt);
+    Tensor B = draw({n, 40}, dt);
     Tensor X = linalg::solve(a, B);
     EXPECT_TRUE(close_as(cmm(a, X), B.to(kComplexDouble), 0, toRealValueType(dt) == kFloat ? 1e-3 : 1e-9));
     Tensor Xb = linalg::solve(a.unsqueeze(0), B.unsqueeze(0));  // batch of one
@@ -314,7 +314,7 @@ TEST(LinalgInv, LargeMatricesParallelLu) {
   }
   // The failing pivot is found at the same place as LAPACK's getrf. A row-major real input
   // is factorised as its transpose (as PyTorch does), so a zero row 101 is a zero column.
-  Tensor s = make({300, 300}, kDouble);
+  Tensor s = draw({300, 300}, kDouble);
   s.select(0, 100).zero_();
   EXPECT_ERROR_WITH(linalg::inv(s), "linalg.inv: The diagonal element 101 is zero");
   EXPECT_ERROR_WITH(linalg::inv(stack({s, s})), "linalg.inv: (Batch element 0): The diagonal element 101 is zero");
@@ -336,8 +336,8 @@ TEST(LinalgInv, Errors) {
   Tensor b = ceye(3, {3}).to(kDouble);
   b.select(0, 2).zero_();
   EXPECT_ERROR_WITH(linalg::inv(b), "linalg.inv: (Batch element 2): The diagonal element 1 is zero");
-  EXPECT_ERROR_WITH(linalg::inv(make({2, 3}, kFloat)), "linalg.inv: A must be batches of square matrices, but they are 2 by 3 matrices");
-  EXPECT_ERROR_WITH(linalg::inv(make({3}, kFloat)), "linalg.inv: The input tensor A must have at least 2 dimensions.");
+  EXPECT_ERROR_WITH(linalg::inv(draw({2, 3}, kFloat)), "linalg.inv: A must be batches of square matrices, but they are 2 by 3 matrices");
+  EXPECT_ERROR_WITH(linalg::inv(draw({3}, kFloat)), "linalg.inv: The input tensor A must have at least 2 dimensions.");
   EXPECT_ERROR_WITH(linalg::inv(ones({3, 3}, dtype(kInt))), "linalg.inv: Expected a floating point or complex tensor as input. Got Int");
   EXPECT_ERROR_WITH(linalg::inv(ones({3, 3}, dtype(kHalf))), "linalg.inv: Low precision dtypes not supported. Got Half");
   EXPECT_ERROR_WITH(linalg::inv(ones({3, 3}, dtype(kBFloat16))), "linalg.inv: Low precision dtypes not supported. Got BFloat16");
@@ -352,53 +352,53 @@ TEST(LinalgInv, Errors) {
 TEST(LinalgSolve, VectorMatrixBatchAndLeft) {
   for (ScalarType dt : kLapackTypes) {
     SCOPED_TRACE(::testing::Message() << dt);
-    Tensor A = make({4, 4}, dt) + ceye(4).to(dt) * 3.0;
-    Tensor b = make({4}, dt), B = make({4, 3}, dt);
+    Tensor A = draw({4, 4}, dt) + ceye(4).to(dt) * 3.0;
+    Tensor b = draw({4}, dt), B = draw({4, 3}, dt);
     Tensor x = linalg::solve(A, b);
     EXPECT_EQ(x.sizes(), IntArrayRef({4}));
     EXPECT_TRUE(close_as(cmm(A, x.unsqueeze(1)).squeeze(1), b.to(kComplexDouble), 0, tol_for(dt)));
     Tensor X = linalg::solve(A, B);
     EXPECT_TRUE(close_as(cmm(A, X), B.to(kComplexDouble), 0, tol_for(dt)));
     // Batched A and B with broadcasting: (2, 4, 4) with (3, 1, 4, 2) -> (3, 2, 4, 2).
-    Tensor Ab = make({2, 4, 4}, dt) + ceye(4, {2}).to(dt) * 3.0;
-    Tensor Bb = make({3, 1, 4, 2}, dt);
+    Tensor Ab = draw({2, 4, 4}, dt) + ceye(4, {2}).to(dt) * 3.0;
+    Tensor Bb = draw({3, 1, 4, 2}, dt);
     Tensor Xb = linalg::solve(Ab, Bb);
     EXPECT_EQ(Xb.sizes(), IntArrayRef({3, 2, 4, 2}));
     EXPECT_TRUE(close_as(cmm(Ab.expand({3, 2, 4, 4}), Xb), Bb.expand({3, 2, 4, 2}).to(kComplexDouble), 0, tol_for(dt)));
     // One A for a batch of B (factorised once).
-    Tensor Bs = make({5, 4, 2}, dt);
+    Tensor Bs = draw({5, 4, 2}, dt);
     Tensor Xs = linalg::solve(A, Bs);
     EXPECT_TRUE(close_as(cmm(A.expand({5, 4, 4}), Xs), Bs.to(kComplexDouble), 0, tol_for(dt)));
     // Batched vector case: B of shape A.shape[:-1].
-    Tensor bv = make({2, 4}, dt);
+    Tensor bv = draw({2, 4}, dt);
     Tensor xv = linalg::solve(Ab, bv);
     EXPECT_EQ(xv.sizes(), IntArrayRef({2, 4}));
     EXPECT_TRUE(close_as(cmm(Ab, xv.unsqueeze(-1)).squeeze(-1), bv.to(kComplexDouble), 0, tol_for(dt)));
     // left=false: X A = B.
-    Tensor Bl = make({3, 4}, dt);
+    Tensor Bl = draw({3, 4}, dt);
     Tensor Xl = linalg::solve(A, Bl, false);
     EXPECT_TRUE(close_as(cmm(Xl, A), Bl.to(kComplexDouble), 0, tol_for(dt)));
   }
   Tensor A = real_values({4, 1, 2, 1, 5, 3, 2, 3, 6}, {3, 3});
   Tensor B = real_values({1, 2, 3, 4, 5, 6}, {3, 2});
   EXPECT_TENSOR_CLOSE(linalg::solve(A, B), real_values({-0.2, 0, 0.142857142857, 0.285714285714, 0.828571428571, 0.857142857143}, {3, 2}), 1e-10, 1e-11);
-  EXPECT_EQ(linalg::solve(make({0, 0}, kFloat), make({0}, kFloat)).sizes(), IntArrayRef({0}));
-  EXPECT_EQ(linalg::solve(make({2, 3, 3}, kFloat), make({3}, kFloat)).sizes(), IntArrayRef({2, 3}));
-  EXPECT_EQ(linalg::solve(make({2, 3, 3}, kFloat), make({3, 3}, kFloat)).sizes(), IntArrayRef({2, 3, 3}));
+  EXPECT_EQ(linalg::solve(draw({0, 0}, kFloat), draw({0}, kFloat)).sizes(), IntArrayRef({0}));
+  EXPECT_EQ(linalg::solve(draw({2, 3, 3}, kFloat), draw({3}, kFloat)).sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(linalg::solve(draw({2, 3, 3}, kFloat), draw({3, 3}, kFloat)).sizes(), IntArrayRef({2, 3, 3}));
 }
 
 TEST(LinalgSolve, Errors) {
-  EXPECT_ERROR_WITH(linalg::solve(zeros({3, 3}), make({3}, kFloat)), "torch.linalg.solve: The solver failed because the input matrix is singular.");
-  EXPECT_ERROR_WITH(linalg::solve(zeros({2, 3, 3}), make({2, 3, 1}, kFloat)), "torch.linalg.solve: (Batch element 0): The solver failed");
-  EXPECT_ERROR_WITH(linalg::solve(make({3, 3}, kFloat), make({4}, kFloat)), "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
-  EXPECT_ERROR_WITH(linalg::solve(make({3, 3}, kFloat), make({2, 3}, kFloat)), "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x3)");
-  EXPECT_ERROR_WITH(linalg::solve(make({3, 3}, kFloat), make({3, 5}, kFloat), false), "linalg.solve: Incompatible shapes of A and B for the equation XA = B (3x3 and 3x5)");
-  EXPECT_ERROR_WITH(linalg::solve(make({3, 3}, kFloat), make({3}, kDouble)),
+  EXPECT_ERROR_WITH(linalg::solve(zeros({3, 3}), draw({3}, kFloat)), "torch.linalg.solve: The solver failed because the input matrix is singular.");
+  EXPECT_ERROR_WITH(linalg::solve(zeros({2, 3, 3}), draw({2, 3, 1}, kFloat)), "torch.linalg.solve: (Batch element 0): The solver failed");
+  EXPECT_ERROR_WITH(linalg::solve(draw({3, 3}, kFloat), draw({4}, kFloat)), "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
+  EXPECT_ERROR_WITH(linalg::solve(draw({3, 3}, kFloat), draw({2, 3}, kFloat)), "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x3)");
+  EXPECT_ERROR_WITH(linalg::solve(draw({3, 3}, kFloat), draw({3, 5}, kFloat), false), "linalg.solve: Incompatible shapes of A and B for the equation XA = B (3x3 and 3x5)");
+  EXPECT_ERROR_WITH(linalg::solve(draw({3, 3}, kFloat), draw({3}, kDouble)),
                     "linalg.solve: Expected A and B to have the same dtype, but found A of type Float and B of type Double instead");
-  EXPECT_ERROR_WITH(linalg::solve(make({3, 4}, kFloat), make({3}, kFloat)), "linalg.solve: A must be batches of square matrices, but they are 3 by 4 matrices");
-  EXPECT_ERROR_WITH(linalg::solve(make({2, 3, 3}, kFloat), make({3, 3, 2}, kFloat)), "must match the size of tensor b");
-  EXPECT_ERROR_WITH(linalg::solve(make({3, 3}, kFloat), make({}, kFloat)), "linalg.solve: The input tensor B must have at least 1 dimension.");
-  EXPECT_ERROR_WITH(linalg::solve(make({3, 3}, kFloat), empty({3}, TensorOptions().device(Device(kMeta)))),
+  EXPECT_ERROR_WITH(linalg::solve(draw({3, 4}, kFloat), draw({3}, kFloat)), "linalg.solve: A must be batches of square matrices, but they are 3 by 4 matrices");
+  EXPECT_ERROR_WITH(linalg::solve(draw({2, 3, 3}, kFloat), draw({3, 3, 2}, kFloat)), "must match the size of tensor b");
+  EXPECT_ERROR_WITH(linalg::solve(draw({3, 3}, kFloat), draw({}, kFloat)), "linalg.solve: The input tensor B must have at least 1 dimension.");
+  EXPECT_ERROR_WITH(linalg::solve(draw({3, 3}, kFloat), empty({3}, TensorOptions().device(Device(kMeta)))),
                     "linalg.solve: Expected A and B to be on the same device");
 }
 
@@ -420,7 +420,7 @@ TEST(LinalgDet, ValuesBatchesAndSingular) {
   EXPECT_NEAR(cl.item<double>(), 1.763180262308, 1e-5);
   // Batched, against a cofactor expansion of 3x3 determinants.
   for (ScalarType dt : kLapackTypes) {
-    Tensor b = make({2, 3, 3, 3}, dt);
+    Tensor b = draw({2, 3, 3, 3}, dt);
     Tensor d = linalg::det(b);
     EXPECT_EQ(d.sizes(), IntArrayRef({2, 3}));
     auto v = to_complex_vector(b);
@@ -435,14 +435,14 @@ TEST(LinalgDet, ValuesBatchesAndSingular) {
   auto [zs, zl] = linalg::slogdet(zeros({3, 3}));
   EXPECT_EQ(zs.item<double>(), 0.0);
   EXPECT_EQ(zl.item<double>(), -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(linalg::det(make({0, 0}, kFloat)).item<double>(), 1.0);
-  auto [es, el] = linalg::slogdet(make({0, 0}, kDouble));
+  EXPECT_EQ(linalg::det(draw({0, 0}, kFloat)).item<double>(), 1.0);
+  auto [es, el] = linalg::slogdet(draw({0, 0}, kDouble));
   EXPECT_EQ(es.item<double>(), 1.0);
   EXPECT_EQ(el.item<double>(), 0.0);
-  EXPECT_ERROR_WITH(linalg::det(make({2, 3}, kFloat)), "linalg.det: A must be batches of square matrices, but they are 2 by 3 matrices");
+  EXPECT_ERROR_WITH(linalg::det(draw({2, 3}, kFloat)), "linalg.det: A must be batches of square matrices, but they are 2 by 3 matrices");
   EXPECT_ERROR_WITH(linalg::det(ones({3, 3}, dtype(kInt))), "linalg.det: Expected a floating point or complex tensor as input. Got Int");
-  EXPECT_ERROR_WITH(det(make({3}, kFloat)), "linalg.det: The input tensor A must have at least 2 dimensions.");
-  EXPECT_ERROR_WITH(linalg::slogdet(make({2, 3}, kFloat)), "linalg.slogdet: A must be batches of square matrices, but they are 2 by 3 matrices");
+  EXPECT_ERROR_WITH(det(draw({3}, kFloat)), "linalg.det: The input tensor A must have at least 2 dimensions.");
+  EXPECT_ERROR_WITH(linalg::slogdet(draw({2, 3}, kFloat)), "linalg.slogdet: A must be batches of square matrices, but they are 2 by 3 matrices");
   EXPECT_ERROR_WITH(linalg::slogdet(ones({3, 3}, dtype(kLong))), "linalg.slogdet: Expected a floating point or complex tensor as input. Got Long");
 }
 
@@ -471,7 +471,7 @@ TEST(LinalgCholesky, ReconstructionUpperAndValues) {
   Tensor junk = A.clone();
   junk.select(0, 0).select(0, 2).fill_(100.0);
   EXPECT_TENSOR_CLOSE(linalg::cholesky(junk), linalg::cholesky(A), 0, 0);
-  EXPECT_EQ(linalg::cholesky(make({0, 0}, kFloat)).sizes(), IntArrayRef({0, 0}));
+  EXPECT_EQ(linalg::cholesky(draw({0, 0}, kFloat)).sizes(), IntArrayRef({0, 0}));
 }
 
 TEST(LinalgCholesky, Errors) {
@@ -482,7 +482,7 @@ TEST(LinalgCholesky, Errors) {
   batch.select(0, 1).copy_(bad2);
   EXPECT_ERROR_WITH(linalg::cholesky(batch), "linalg.cholesky: (Batch element 1): The factorization could not be completed because the input is not positive-definite (the leading minor of order 2 is not positive-definite).");
   EXPECT_ERROR_WITH(cholesky(bad2), "cholesky: The factorization could not be completed");
-  EXPECT_ERROR_WITH(linalg::cholesky(make({2, 3}, kFloat)), "linalg.cholesky: A must be batches of square matrices, but they are 2 by 3 matrices");
+  EXPECT_ERROR_WITH(linalg::cholesky(draw({2, 3}, kFloat)), "linalg.cholesky: A must be batches of square matrices, but they are 2 by 3 matrices");
   EXPECT_ERROR_WITH(linalg::cholesky(ones({3, 3}, dtype(kInt))), "linalg.cholesky: Expected a floating point or complex tensor as input. Got Int");
 }
 
@@ -491,7 +491,7 @@ TEST(LinalgQr, ModesAndReconstruction) {
   for (ScalarType dt : kLapackTypes) {
     for (auto shape : {std::vector<int64_t>{6, 4}, {4, 6}, {2, 5, 3}, {3, 3}}) {
       SCOPED_TRACE(::testing::Message() << dt << " " << IntArrayRef(shape));
-      Tensor A = make(shape, dt);
+      Tensor A = draw(shape, dt);
       const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
       std::vector<int64_t> batch(shape.begin(), shape.end() - 2);
       for (std::string mode : {"reduced", "complete"}) {
@@ -515,14 +515,14 @@ TEST(LinalgQr, ModesAndReconstruction) {
       EXPECT_TRUE(close_as(R0, std::get<1>(linalg::qr(A)).to(kComplexDouble), 0, 0));
     }
   }
-  auto [q1, r1] = linalg::qr(make({0, 3}, kFloat));
+  auto [q1, r1] = linalg::qr(draw({0, 3}, kFloat));
   EXPECT_EQ(q1.sizes(), IntArrayRef({0, 0}));
   EXPECT_EQ(r1.sizes(), IntArrayRef({0, 3}));
-  auto [q2, r2] = linalg::qr(make({3, 0}, kFloat), "complete");
+  auto [q2, r2] = linalg::qr(draw({3, 0}, kFloat), "complete");
   EXPECT_TRUE(close_as(q2, ceye(3), 0, 0));
   EXPECT_EQ(r2.sizes(), IntArrayRef({3, 0}));
-  EXPECT_ERROR_WITH(linalg::qr(make({3, 4}, kFloat), "foo"), "qr received unrecognized mode 'foo' but expected one of 'reduced' (default), 'r', or 'complete'");
-  EXPECT_ERROR_WITH(linalg::qr(make({3}, kFloat)), "linalg.qr: The input tensor A must have at least 2 dimensions.");
+  EXPECT_ERROR_WITH(linalg::qr(draw({3, 4}, kFloat), "foo"), "qr received unrecognized mode 'foo' but expected one of 'reduced' (default), 'r', or 'complete'");
+  EXPECT_ERROR_WITH(linalg::qr(draw({3}, kFloat)), "linalg.qr: The input tensor A must have at least 2 dimensions.");
   EXPECT_ERROR_WITH(linalg::qr(ones({3, 3}, dtype(kInt))), "linalg.qr: Expected a floating point or complex tensor as input. Got Int");
 }
 
@@ -531,7 +531,7 @@ TEST(LinalgSvd, FullReducedAndValues) {
   for (ScalarType dt : kLapackTypes) {
     for (auto shape : {std::vector<int64_t>{6, 4}, {4, 6}, {3, 5, 2}, {4, 4}}) {
       SCOPED_TRACE(::testing::Message() << dt << " " << IntArrayRef(shape));
-      Tensor A = make(shape, dt);
+      Tensor A = draw(shape, dt);
       const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
       std::vector<int64_t> batch(shape.begin(), shape.end() - 2);
       for (bool full : {false, true}) {
@@ -556,21 +556,21 @@ TEST(LinalgSvd, FullReducedAndValues) {
   }
   Tensor X = real_values({1, 2, 3, 4, 5, 6}, {2, 3});
   EXPECT_TENSOR_CLOSE(linalg::svdvals(X), real_values({9.508032000696, 0.772869635673}, {2}), 1e-10, 1e-11);
-  auto [U0, S0, V0] = linalg::svd(make({0, 3}, kFloat));
+  auto [U0, S0, V0] = linalg::svd(draw({0, 3}, kFloat));
   EXPECT_EQ(U0.sizes(), IntArrayRef({0, 0}));
   EXPECT_EQ(S0.sizes(), IntArrayRef({0}));
   EXPECT_TRUE(close_as(V0, ceye(3), 0, 0));
-  auto [U1, S1, V1] = linalg::svd(make({3, 0}, kFloat));
+  auto [U1, S1, V1] = linalg::svd(draw({3, 0}, kFloat));
   EXPECT_TRUE(close_as(U1, ceye(3), 0, 0));
   EXPECT_EQ(V1.sizes(), IntArrayRef({0, 0}));
-  EXPECT_EQ(std::get<0>(linalg::svd(make({3, 0}, kFloat), false)).sizes(), IntArrayRef({3, 0}));
+  EXPECT_EQ(std::get<0>(linalg::svd(draw({3, 0}, kFloat), false)).sizes(), IntArrayRef({3, 0}));
 }
 
 TEST(LinalgSvd, Errors) {
   EXPECT_ERROR_WITH(linalg::svd(full({3, 3}, std::numeric_limits<double>::quiet_NaN())),
                     "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
-  EXPECT_ERROR_WITH(linalg::svd(make({3}, kFloat)), "linalg.svd: The input tensor A must have at least 2 dimensions.");
-  EXPECT_ERROR_WITH(linalg::svdvals(make({3}, kFloat)), "linalg.svd: The input tensor A must have at least 2 dimensions.");
+  EXPECT_ERROR_WITH(linalg::svd(draw({3}, kFloat)), "linalg.svd: The input tensor A must have at least 2 dimensions.");
+  EXPECT_ERROR_WITH(linalg::svdvals(draw({3}, kFloat)), "linalg.svd: The input tensor A must have at least 2 dimensions.");
   EXPECT_ERROR_WITH(linalg::svd(ones({3, 3}, dtype(kInt))), "linalg.svd: Expected a floating point or complex tensor as input. Got Int");
 }
 
@@ -578,7 +578,7 @@ TEST(LinalgSvd, Errors) {
 TEST(LinalgEigh, DecompositionUploAndValues) {
   for (ScalarType dt : kLapackTypes) {
     SCOPED_TRACE(::testing::Message() << dt);
-    Tensor X = make({2, 5, 5}, dt);
+    Tensor X = draw({2, 5, 5}, dt);
     Tensor A = ((X.to(kComplexDouble) + cH(X)) * 0.5).to(dt);  // Hermitian
     auto [w, V] = linalg::eigh(A);
     EXPECT_EQ(w.scalar_type(), toRealValueType(dt));
@@ -600,11 +600,11 @@ TEST(LinalgEigh, DecompositionUploAndValues) {
   }
   Tensor A = real_values({4, 1, 2, 1, 5, 3, 2, 3, 6}, {3, 3});
   EXPECT_TENSOR_CLOSE(linalg::eigvalsh(A), real_values({2.194397167422, 3.386770156608, 9.418832675970}, {3}), 1e-10, 1e-11);
-  auto [w0, V0] = linalg::eigh(make({0, 0}, kFloat));
+  auto [w0, V0] = linalg::eigh(draw({0, 0}, kFloat));
   EXPECT_EQ(w0.sizes(), IntArrayRef({0}));
   EXPECT_EQ(V0.sizes(), IntArrayRef({0, 0}));
-  EXPECT_ERROR_WITH(linalg::eigh(make({3, 3}, kFloat), "X"), "Expected UPLO argument to be 'L' or 'U', but got X");
-  EXPECT_ERROR_WITH(linalg::eigh(make({3, 4}, kFloat)), "linalg.eigh: A must be batches of square matrices, but they are 3 by 4 matrices");
+  EXPECT_ERROR_WITH(linalg::eigh(draw({3, 3}, kFloat), "X"), "Expected UPLO argument to be 'L' or 'U', but got X");
+  EXPECT_ERROR_WITH(linalg::eigh(draw({3, 4}, kFloat)), "linalg.eigh: A must be batches of square matrices, but they are 3 by 4 matrices");
   EXPECT_ERROR_WITH(linalg::eigvalsh(ones({3, 3}, dtype(kInt))), "Expected a floating point or complex tensor as input. Got Int");
   EXPECT_ERROR_WITH(linalg::eigh(full({3, 3}, std::numeric_limits<double>::quiet_NaN())),
                     "linalg.eigh: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues");

@@ -663,5 +663,7 @@ TEST(MatmulTrace, ValuesDtypesAndErrors) {
   EXPECT_ERROR_WITH(trace(ones({2, 2}, dtype(kHalf))), "\"trace\" not implemented for 'Half'");
 }
 
+#undef EXPECT_MATMUL_CLOSE
+
 }  // namespace
 }  // namespace ember::test

@@ -13,19 +13,19 @@
 namespace ember::test {
 namespace {
 
-const serialize::SafetensorsContents& golden() {
+const serialize::SafetensorsContents& random_golden_file() {
   static const auto f = serialize::load_file(std::string(EMBER_GOLDEN_DIR) + "/random.safetensors");
   return f;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
+std::vector<std::string> split_fields(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::stringstream in(s);
   for (std::string part; std::getline(in, part, sep);) out.push_back(part);
   return out;
 }
 
-ScalarType dtype_of(const std::string& name) {
+ScalarType dtype_named(const std::string& name) {
   static const std::map<std::string, ScalarType> kNames = {
       {"f32", kFloat}, {"f64", kDouble}, {"f16", kHalf},  {"bf16", kBFloat16}, {"c64", kComplexFloat},
       {"c128", kComplexDouble}, {"i64", kLong}, {"i32", kInt}, {"i16", kShort}, {"i8", kChar},
@@ -35,12 +35,12 @@ ScalarType dtype_of(const std::string& name) {
 
 std::vector<int64_t> shape_of(const std::string& s) {
   std::vector<int64_t> out;
-  for (const std::string& d : split(s, ',')) out.push_back(std::stoll(d));
+  for (const std::string& d : split_fields(s, ',')) out.push_back(std::stoll(d));
   return out;
 }
 
 // gen_random.py's make(): an uninitialized tensor of the given layout.
-Tensor make(ScalarType dt, const std::string& spec) {
+Tensor empty_with_layout(ScalarType dt, const std::string& spec) {
   const auto colon = spec.find(':');
   std::vector<int64_t> shape = shape_of(spec.substr(0, colon));
   const std::string layout = colon == std::string::npos ? "" : spec.substr(colon + 1);
@@ -62,7 +62,7 @@ Tensor make(ScalarType dt, const std::string& spec) {
 }
 
 // gen_random.py's ramp(): deterministic values in [lo, hi].
-Tensor ramp(IntArrayRef shape, ScalarType dt, double lo, double hi) {
+Tensor ramp_between(IntArrayRef shape, ScalarType dt, double lo, double hi) {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
   Tensor v = arange(n, TensorOptions().dtype(kDouble)).mul(0.618034).remainder(1.0);
@@ -70,15 +70,15 @@ Tensor ramp(IntArrayRef shape, ScalarType dt, double lo, double hi) {
 }
 
 Tensor run_step(const std::string& step) {
-  const std::vector<std::string> w = split(step, ' ');
+  const std::vector<std::string> w = split_fields(step, ' ');
   const std::string& op = w.at(0);
-  const ScalarType dt = dtype_of(w.at(1));
+  const ScalarType dt = dtype_named(w.at(1));
   std::vector<double> a;
   for (size_t i = 3; i < w.size(); ++i)  // numeric arguments (bernoulli_t also names a dtype and a shape)
     if (w[i].find(',') == std::string::npos && !std::isalpha(static_cast<unsigned char>(w[i][0])))
       a.push_back(std::stod(w[i]));
   auto i64 = [&](size_t i) { return std::stoll(w.at(3 + i)); };
-  Tensor t = make(dt, w.at(2));
+  Tensor t = empty_with_layout(dt, w.at(2));
   const std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
   if (op == "uniform_") return a.empty() ? t.uniform_() : t.uniform_(a.at(0), a.at(1));
   if (op == "normal_") return a.empty() ? t.normal_() : t.normal_(a.at(0), a.at(1));
@@ -87,8 +87,8 @@ Tensor run_step(const std::string& step) {
   if (op == "cauchy_") return t.cauchy_(a.at(0), a.at(1));
   if (op == "geometric_") return t.geometric_(a.at(0));
   if (op == "bernoulli_") return t.bernoulli_(a.at(0));
-  if (op == "bernoulli_t") return t.bernoulli_(ramp(shape_of(w.at(4)), dtype_of(w.at(3)), 0, 1));
-  if (op == "bernoulli") return bernoulli(ramp(shape, dt, 0, 1));
+  if (op == "bernoulli_t") return t.bernoulli_(ramp_between(shape_of(w.at(4)), dtype_named(w.at(3)), 0, 1));
+  if (op == "bernoulli") return bernoulli(ramp_between(shape, dt, 0, 1));
   if (op == "random_") {
     if (w.size() == 3) return t.random_();
     if (w.size() == 4) return t.random_(i64(0));
@@ -99,13 +99,13 @@ Tensor run_step(const std::string& step) {
   if (op == "randn") return randn(shape, TensorOptions().dtype(dt));
   if (op == "randint") return randint(i64(0), i64(1), shape, TensorOptions().dtype(dt));
   if (op == "randperm") return randperm(i64(0), TensorOptions().dtype(dt));
-  if (op == "multinomial") return multinomial(ramp(shape, dt, 0, 1).pow(2), i64(0), i64(1) != 0);
-  if (op == "normal_tt") return normal(ramp(shape, dt, -2, 2), ramp(shape, dt, 0, 3));
-  if (op == "normal_td") return normal(ramp(shape, dt, -2, 2), a.at(0));
-  if (op == "normal_dt") return normal(a.at(0), ramp(shape, dt, 0, 3));
-  if (op == "dropout") return nn::functional::dropout(ramp(shape, dt, -1, 1), a.at(0), true);
-  if (op == "dropout2d") return nn::functional::dropout2d(ramp(shape, dt, -1, 1), a.at(0), true);
-  if (op == "alpha_dropout") return nn::functional::alpha_dropout(ramp(shape, dt, -1, 1), a.at(0), true);
+  if (op == "multinomial") return multinomial(ramp_between(shape, dt, 0, 1).pow(2), i64(0), i64(1) != 0);
+  if (op == "normal_tt") return normal(ramp_between(shape, dt, -2, 2), ramp_between(shape, dt, 0, 3));
+  if (op == "normal_td") return normal(ramp_between(shape, dt, -2, 2), a.at(0));
+  if (op == "normal_dt") return normal(a.at(0), ramp_between(shape, dt, 0, 3));
+  if (op == "dropout") return nn::functional::dropout(ramp_between(shape, dt, -1, 1), a.at(0), true);
+  if (op == "dropout2d") return nn::functional::dropout2d(ramp_between(shape, dt, -1, 1), a.at(0), true);
+  if (op == "alpha_dropout") return nn::functional::alpha_dropout(ramp_between(shape, dt, -1, 1), a.at(0), true);
   if (op == "get_state") return get_rng_state();
   ADD_FAILURE() << "unknown step " << step;
   return {};
@@ -131,12 +131,12 @@ Tensor run_step(const std::string& step) {
 class RandomGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RandomGolden, DrawsWhatPyTorchDraws) {
-  const auto& g = golden();
+  const auto& g = random_golden_file();
   if (g.metadata.at("fused") != (sampling::fused_like_pytorch() ? "1" : "0"))
     GTEST_SKIP() << "the golden values come from a machine whose PyTorch "
                  << (g.metadata.at("fused") == "1" ? "fused" : "did not fuse")
                  << " multiply-adds (x86 with AVX2 and FMA or not); this one differs, so the floating values would too";
-  const std::vector<std::string> steps = split(g.metadata.at("case." + GetParam()), ';');
+  const std::vector<std::string> steps = split_fields(g.metadata.at("case." + GetParam()), ';');
   manual_seed(std::stoull(steps.at(0)));
   for (size_t k = 1; k < steps.size(); ++k) {
     SCOPED_TRACE(steps[k]);
@@ -147,14 +147,14 @@ TEST_P(RandomGolden, DrawsWhatPyTorchDraws) {
   }
 }
 
-std::vector<std::string> case_names() {
+std::vector<std::string> random_case_names() {
   std::vector<std::string> names;
-  for (const auto& [key, value] : golden().metadata)
+  for (const auto& [key, value] : random_golden_file().metadata)
     if (key.rfind("case.", 0) == 0) names.push_back(key.substr(5));
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(PyTorch, RandomGolden, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(PyTorch, RandomGolden, ::testing::ValuesIn(random_case_names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -1,19 +1,15 @@
 // Tests of cumsum/cumprod (+ in-place), cummax/cummin, logcumsumexp, softmax and log_softmax
 // against naive double-precision references along every dim, across dtypes and layouts.
-#include <limits>
-
+#include "ops_test_util.h"
 #include "reduce_ref.h"
 
 namespace ember::test {
 namespace {
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double rtol_for(ScalarType dt) {
+double scan_rtol_for(ScalarType dt) {
   return dt == kHalf ? 3e-3 : dt == kBFloat16 ? 2e-2 : dt == kFloat ? 2e-5 : 1e-10;
 }
-double atol_for(ScalarType dt) {
+double scan_atol_for(ScalarType dt) {
   return dt == kHalf ? 3e-3 : dt == kBFloat16 ? 3e-2 : dt == kFloat ? 2e-5 : 1e-10;
 }
 
@@ -46,10 +42,10 @@ TEST(ReduceScan, CumsumCumprodAgainstReference) {
         ASSERT_EQ(s.scalar_type(), isIntegralType(dt, true) ? kLong : dt);
         EXPECT_TENSOR_CLOSE(s.to(kDouble), ref_lines(x, d, [](std::vector<double>& v) {
           for (size_t i = 1; i < v.size(); ++i) v[i] += v[i - 1];
-        }), rtol_for(dt), atol_for(dt) * 4) << dt << " " << layout << " dim " << d;
+        }), scan_rtol_for(dt), scan_atol_for(dt) * 4) << dt << " " << layout << " dim " << d;
         EXPECT_TENSOR_CLOSE(xp.cumprod(d).to(kDouble), ref_lines(xp, d, [](std::vector<double>& v) {
           for (size_t i = 1; i < v.size(); ++i) v[i] *= v[i - 1];
-        }), rtol_for(dt) * 3, atol_for(dt) * 3) << dt << " " << layout << " dim " << d;
+        }), scan_rtol_for(dt) * 3, scan_atol_for(dt) * 3) << dt << " " << layout << " dim " << d;
       }
     }
   }
@@ -151,7 +147,7 @@ TEST(ReduceScan, LogCumSumExp) {
           m = nm;
           a = m + std::log(s);
         }
-      }), rtol_for(dt), atol_for(dt) * 10);
+      }), scan_rtol_for(dt), scan_atol_for(dt) * 10);
     }
   }
   Tensor r = tensor({-kInf, -kInf, kInf, kInf, kNaN, 1.0}).logcumsumexp(0);
@@ -183,7 +179,7 @@ TEST(ReduceSoftmax, AgainstReferenceAllDimsDtypesLayouts) {
             ASSERT_EQ(r.scalar_type(), dt);
             ASSERT_EQ(r.sizes(), x.sizes());
             Tensor ref = ref_lines(x, d, [log](std::vector<double>& v) { ref_softmax(v, log); });
-            EXPECT_TENSOR_CLOSE(r.to(kDouble), ref, rtol_for(dt) * 3, atol_for(dt) * (log ? 10 : 1))
+            EXPECT_TENSOR_CLOSE(r.to(kDouble), ref, scan_rtol_for(dt) * 3, scan_atol_for(dt) * (log ? 10 : 1))
                 << dt << " " << layout << " dim " << d << " log " << log;
           }
         }

@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <limits>
 
+#include "ops_test_util.h"
 #include "reduce_ref.h"
 
 namespace ember::test {
 namespace {
-
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double ref_lower_median(const std::vector<double>& v) {
   std::vector<double> s = v;

@@ -1,20 +1,16 @@
 // Tests of var/std/var_mean/std_mean, norm, linalg::vector_norm/matrix_norm/norm and
 // logsumexp against naive double-precision references, plus their error cases.
-#include <limits>
-
+#include "ops_test_util.h"
 #include "reduce_ref.h"
 
 namespace ember::test {
 namespace {
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double rtol_for(ScalarType dt) {
+double stats_rtol_for(ScalarType dt) {
   ScalarType r = toRealValueType(dt);
   return r == kHalf ? 3e-3 : r == kBFloat16 ? 2e-2 : r == kFloat ? 3e-5 : 1e-10;
 }
-double atol_for(ScalarType dt) {
+double stats_atol_for(ScalarType dt) {
   ScalarType r = toRealValueType(dt);
   return r == kHalf ? 3e-3 : r == kBFloat16 ? 3e-2 : r == kFloat ? 3e-5 : 1e-10;
 }
@@ -39,19 +35,19 @@ TEST(ReduceVar, VarStdAgainstReference) {
       for (const auto& dims : dim_lists) {
         for (bool keepdim : {false, true}) {
           EXPECT_TENSOR_CLOSE(x.var(dims, true, keepdim).to(kDouble), ref_reduce(x, dims, keepdim, ref_var(1, false)),
-                              rtol_for(dt), atol_for(dt))
+                              stats_rtol_for(dt), stats_atol_for(dt))
               << dt << " " << layout << " " << IntArrayRef(dims);
           EXPECT_TENSOR_CLOSE(x.std(dims, false, keepdim).to(kDouble), ref_reduce(x, dims, keepdim, ref_var(0, true)),
-                              rtol_for(dt), atol_for(dt));
+                              stats_rtol_for(dt), stats_atol_for(dt));
           EXPECT_TENSOR_CLOSE(x.var(dims, std::optional<int64_t>(3), keepdim).to(kDouble),
-                              ref_reduce(x, dims, keepdim, ref_var(3, false)), rtol_for(dt), atol_for(dt));
+                              ref_reduce(x, dims, keepdim, ref_var(3, false)), stats_rtol_for(dt), stats_atol_for(dt));
           auto [v, m] = var_mean(x, dims, true, keepdim);
-          EXPECT_TENSOR_CLOSE(v.to(kDouble), ref_reduce(x, dims, keepdim, ref_var(1, false)), rtol_for(dt), atol_for(dt));
+          EXPECT_TENSOR_CLOSE(v.to(kDouble), ref_reduce(x, dims, keepdim, ref_var(1, false)), stats_rtol_for(dt), stats_atol_for(dt));
           EXPECT_TENSOR_CLOSE(m.to(kDouble), ref_reduce(x, dims, keepdim, [](const std::vector<double>& a) {
             return ref_sum(a) / a.size();
-          }), rtol_for(dt), atol_for(dt));
+          }), stats_rtol_for(dt), stats_atol_for(dt));
           auto [s, m2] = std_mean(x, dims, std::optional<int64_t>(0), keepdim);
-          EXPECT_TENSOR_CLOSE(s.to(kDouble), ref_reduce(x, dims, keepdim, ref_var(0, true)), rtol_for(dt), atol_for(dt));
+          EXPECT_TENSOR_CLOSE(s.to(kDouble), ref_reduce(x, dims, keepdim, ref_var(0, true)), stats_rtol_for(dt), stats_atol_for(dt));
           EXPECT_TENSOR_CLOSE(m2, m, 0, 0);
           ASSERT_EQ(v.scalar_type(), dt);
         }
@@ -128,11 +124,12 @@ TEST(ReduceNorm, VectorNormOrdersDtypesLayouts) {
         for (const auto& dims : dim_lists) {
           Tensor r = linalg::vector_norm(x, p, dims, false);
           ASSERT_EQ(r.scalar_type(), dt);
-          EXPECT_TENSOR_CLOSE(r.to(kDouble), ref_reduce(x, dims, false, ref_norm(p)), rtol_for(dt) * 2, atol_for(dt))
+          EXPECT_TENSOR_CLOSE(r.to(kDouble), ref_reduce(x, dims, false, ref_norm(p)), stats_rtol_for(dt) * 2,
+                              stats_atol_for(dt))
               << dt << " " << layout << " p=" << p;
         }
-        EXPECT_TENSOR_CLOSE(x.norm(p, {1}, true).to(kDouble), ref_reduce(x, {1}, true, ref_norm(p)), rtol_for(dt) * 2,
-                            atol_for(dt));
+        EXPECT_TENSOR_CLOSE(x.norm(p, {1}, true).to(kDouble), ref_reduce(x, {1}, true, ref_norm(p)),
+                            stats_rtol_for(dt) * 2, stats_atol_for(dt));
       }
     }
   }
@@ -253,7 +250,8 @@ TEST(ReduceLogSumExp, AgainstReferenceAndSpecialValues) {
         for (bool keepdim : {false, true}) {
           Tensor r = x.logsumexp(dims, keepdim);
           ASSERT_EQ(r.scalar_type(), dt);
-          EXPECT_TENSOR_CLOSE(r.to(kDouble), ref_reduce(x, dims, keepdim, ref), rtol_for(dt), atol_for(dt) * 10);
+          EXPECT_TENSOR_CLOSE(r.to(kDouble), ref_reduce(x, dims, keepdim, ref), stats_rtol_for(dt),
+                              stats_atol_for(dt) * 10);
         }
       }
     }

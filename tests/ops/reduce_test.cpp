@@ -1,14 +1,11 @@
 // Tests of the reduction engine and of sum/nansum/mean/nanmean/prod/amax/amin/max/min/
 // aminmax/argmax/argmin/all/any/count_nonzero against naive double-precision references,
 // across dtypes, layouts (transposed, sliced, expanded), dim lists, keepdim and empty tensors.
-#include <limits>
-
+#include "ops_test_util.h"
 #include "reduce_ref.h"
 
 namespace ember::test {
 namespace {
-
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Tolerances for a reduction of n values of dtype dt compared with a double reference.
 double rtol_for(ScalarType dt) {

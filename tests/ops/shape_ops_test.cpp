@@ -3,15 +3,14 @@
 // complex/polar: PyTorch 1.13 values, naive loops, dtypes, layouts and error messages.
 #include <cmath>
 
+#include "ops_test_util.h"
 #include "test_util.h"
 
 namespace ember::test {
 namespace {
 using indexing::Slice;
 
-Tensor longs(const TensorDataContainer& d) { return tensor(d, dtype(kLong)); }
 Tensor floats(const TensorDataContainer& d) { return tensor(d, dtype(kFloat)); }
-Tensor ar(IntArrayRef shape, ScalarType t = kLong) { return arange(checked_numel(shape, "test"), dtype(t)).view(shape); }
 
 TEST(ShapeOpsTest, TrilTriu) {
   Tensor x = ar({3, 4});

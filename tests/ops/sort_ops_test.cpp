@@ -4,19 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops_test_util.h"
 #include "test_util.h"
 
 namespace ember::test {
 namespace {
 
 const float kNan = std::nanf("");
-const float kInf = INFINITY;
-Tensor f32(std::initializer_list<std::initializer_list<double>> v) {
-  std::vector<Tensor> rows;
-  for (auto r : v) rows.push_back(tensor(std::vector<double>(r), dtype(kFloat)));
-  return stack(rows);
-}
-Tensor longs(const TensorDataContainer& d) { return tensor(d, dtype(kLong)); }
 
 TEST(SortOpsTest, SortNanLastAndStable) {
   Tensor x = f32({{3, kNan, 1, -kInf, 1}, {0, 2, kNan, 5, -1}});

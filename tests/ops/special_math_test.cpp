@@ -11,14 +11,13 @@
 #include <limits>
 
 #include "ember/ops/special_math.h"
+#include "ops_test_util.h"
 
 namespace ember::test {
 namespace {
 
 namespace m = ember::math;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr float kInff = std::numeric_limits<float>::infinity();
 constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
 
@@ -471,6 +470,8 @@ TEST(SpecialMath, EmberOnlyEdges) {
   EXPECT_TRUE(std::isnan(m::hermite_polynomial_h(0.5, 4e18)));
   EXPECT_TRUE(std::isnan(m::laguerre_polynomial_l(-3.0f, 4e18f)));
 }
+
+#undef FN
 
 }  // namespace
 }  // namespace ember::test

@@ -15,7 +15,7 @@ namespace ember {
 namespace {
 
 // Distance in ulps between two finite floats (-0 and +0 coincide).
-int64_t ulps(float a, float b) {
+int64_t finite_ulps(float a, float b) {
   auto ordered = [](float v) {
     int32_t i;
     std::memcpy(&i, &v, 4);
@@ -49,7 +49,7 @@ TEST(VecMath, TanhWithinTwoUlpsOfDoubleEverywhere) {
   float worst_x = 0;
   for (size_t i = 0; i < s.x.size(); ++i) {
     const float want = float(std::tanh(double(s.x[i])));
-    const int64_t d = ulps(y[i], want);
+    const int64_t d = finite_ulps(y[i], want);
     if (d > worst) worst = d, worst_x = s.x[i];
     bad += d > 2 || std::signbit(y[i]) != std::signbit(want);
   }

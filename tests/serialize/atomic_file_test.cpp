@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "ember/serialize/atomic_file.h"
-#include "data/temp_files.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember {
@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using test::TempDir;  // tests/data/temp_files.h
+using test::TempDir;  // tests/temp_files.h
 
 std::vector<std::string> temporaries_of(const TempDir& dir, const std::string& base) {
   std::vector<std::string> out;

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "bounded_memory.h"
-#include "data/temp_files.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember {

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "ember/core/json.h"
+#include "temp_files.h"
 #include "test_util.h"
 
 namespace ember {
@@ -28,22 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using serialize::from_safetensors;
 using serialize::to_safetensors;
-
-// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ember-serialize-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(t.data()), nullptr);
-    path_ = t;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;  // tests/temp_files.h: a fresh directory per test, removed afterwards
 
 std::string golden(const std::string& name) { return std::string(EMBER_GOLDEN_DIR) + "/" + name; }
 
@@ -133,7 +119,7 @@ TEST(Safetensors, ReadsFilesOfTheReferencePackage) {
 }
 
 TEST(Safetensors, PythonPackageReadsEmberFilesAndEmberReadsItsFiles) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   std::map<std::string, Tensor> t{{"a", arange(12, kFloat).view({3, 4})},
                                   {"b", tensor({int64_t(1), int64_t(-2), int64_t(3)})},
                                   {"c", tensor({true, false})},
@@ -238,7 +224,7 @@ TEST(Safetensors, TruncatedAndMutatedFilesNeverReadOutOfBounds) {
 }
 
 TEST(Safetensors, SavesAtomically) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   const std::string path = dir / "ckpt.safetensors";
   serialize::save_file({{"w", ones({4})}}, path);
   serialize::save_file({{"w", full({4}, 2.0)}}, path);  // replaces
@@ -249,7 +235,7 @@ TEST(Safetensors, SavesAtomically) {
                     "cannot create a temporary file next to");
   EXPECT_TENSOR_EQ(serialize::load_file(path).tensors.at("w"), full({4}, 2.0));
   size_t files = 0;
-  for (const auto& e : fs::directory_iterator(dir.path())) files += e.is_regular_file();
+  for (const auto& e : fs::directory_iterator(dir.path)) files += e.is_regular_file();
   EXPECT_EQ(files, 1u);  // no temporary files left behind
 
   // A process killed in the middle of a large save: the old checkpoint survives intact.
@@ -313,7 +299,7 @@ TEST(Archive, NestedArchivesValuesAndErrors) {
 }
 
 TEST(Serialize, TensorsAndTensorLists) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   const Tensor a = randn({3, 4});
   save(a, dir / "a.safetensors");
   Tensor b;
@@ -344,7 +330,7 @@ TEST(Serialize, LoadsAPyTorchStateDictAndReproducesItsOutput) {
 }
 
 TEST(Serialize, ModulesRoundTripAndMismatchesAreClearErrors) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   manual_seed(1);
   nn::Sequential a = small_net();
   a->train();
@@ -385,7 +371,7 @@ void train_steps(nn::Linear& model, optim::Optimizer& opt, int steps, uint64_t s
 
 template <class Opt, class Options>
 void check_optimizer_resume(const Options& options) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   manual_seed(3);
   nn::Linear straight(3, 1);
   nn::Linear resumed(3, 1);
@@ -418,7 +404,7 @@ TEST(Serialize, OptimizersResumeBitIdentically) {
 }
 
 TEST(Serialize, OptimizerMismatchesAreClearErrors) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   nn::Linear m(3, 1);
   optim::SGD sgd(m->parameters(), optim::SGDOptions(0.1).momentum(0.9));
   train_steps(m, sgd, 1, 1);
@@ -437,7 +423,7 @@ TEST(Serialize, OptimizerMismatchesAreClearErrors) {
 // Size claims in a tensor list's "size" are checked against the entries present before any
 // allocation: a 147-byte file claiming 150,000,000 tensors had zero-filled 1.2 GB.
 TEST(Serialize, TensorListSizeFromTheFileIsChecked) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   for (int64_t claim : {int64_t(-1), int64_t(1) << 62, int64_t(150'000'000), int64_t(0), int64_t(2)}) {
     serialize::OutputArchive out;
     out.write("0", ones({2}));
@@ -470,7 +456,7 @@ void rewrite_checkpoint(const std::string& path, const std::string& out,
 template <class Opt, class Options>
 void check_corrupted_optimizer_state(const Options& options, const char* what) {
   SCOPED_TRACE(what);
-  TempDir dir;
+  TempDir dir("ember-serialize");
   manual_seed(5);
   nn::Linear m(3, 1);
   Opt opt(m->parameters(), options);
@@ -542,7 +528,7 @@ TEST(Serialize, CorruptedOptimizerStateIsRefusedAtLoad) {
 
 // The defect as found: one byte of "state.0.exp_avg_sq" changed; load throws, naming it.
 TEST(Serialize, AdamCheckpointWithOneByteChangedInAStateKey) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   nn::Linear m(3, 1);
   optim::Adam adam(m->parameters(), optim::AdamOptions(0.01));
   train_steps(m, adam, 1, 1);
@@ -559,7 +545,7 @@ TEST(Serialize, AdamCheckpointWithOneByteChangedInAStateKey) {
 }
 
 TEST(Serialize, CorruptedOptimizerOptionsAndStepsAreRefused) {
-  TempDir dir;
+  TempDir dir("ember-serialize");
   nn::Linear m(3, 1);
   optim::Adam adam(m->parameters(), optim::AdamOptions(0.01));
   train_steps(m, adam, 1, 1);

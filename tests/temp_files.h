@@ -1,5 +1,5 @@
-// Shared by the data tests: a temporary directory removed at the end of its scope, and
-// whole-file reads and writes (parent directories created).
+// Shared by the tests of every directory: a temporary directory removed at the end of its
+// scope, and whole-file reads and writes (parent directories created).
 #pragma once
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@ namespace ember::test {
 
 struct TempDir {
   std::filesystem::path path;
-  explicit TempDir(const std::string& prefix = "ember-data-test") {
+  explicit TempDir(const std::string& prefix = "ember-test") {
     std::string t = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
     EXPECT_NE(::mkdtemp(t.data()), nullptr);
     path = t;
