@@ -51,10 +51,10 @@ class CpuCachingAllocator final : public Allocator {
     {
       std::lock_guard<std::mutex> g(mu_);
       ++stats_.num_allocs;
-      auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
+      std::vector<void*>* list = cached(size, /*create=*/false);
+      if (list && !list->empty()) {
+        p = list->back();
+        list->pop_back();
         cached_bytes_ -= size;
       }
       if (p) note_alloc(size);
@@ -85,7 +85,7 @@ class CpuCachingAllocator final : public Allocator {
       os_free(p, size);
       return;
     }
-    free_[size].push_back(p);
+    cached(size, /*create=*/true)->push_back(p);
     cached_bytes_ += size;
   }
 
@@ -98,6 +98,13 @@ class CpuCachingAllocator final : public Allocator {
       }
     }
     free_.clear();
+    for (size_t i = 0; i < kTinyClasses; ++i) {
+      for (void* p : tiny_[i]) {
+        stats_.reserved_bytes -= (i + 1) * 64;
+        os_free(p, (i + 1) * 64);
+      }
+      tiny_[i].clear();
+    }
     cached_bytes_ = 0;
   }
 
@@ -156,7 +163,18 @@ class CpuCachingAllocator final : public Allocator {
     else munmap(p, size);
   }
 
+  // The free list of a size class: blocks of at most 512 bytes (64-byte classes) in an array,
+  // the per-op case (scalars, small tensors) without hashing; the others in a hash map.
+  std::vector<void*>* cached(size_t size, bool create) {
+    if (size <= kTinyClasses * 64) return &tiny_[size / 64 - 1];
+    if (create) return &free_[size];
+    auto it = free_.find(size);
+    return it == free_.end() ? nullptr : &it->second;
+  }
+
+  static constexpr size_t kTinyClasses = 8;
   std::mutex mu_;
+  std::vector<void*> tiny_[kTinyClasses];
   std::unordered_map<size_t, std::vector<void*>> free_;
   size_t cached_bytes_ = 0;
   size_t cache_limit_ = size_t(8) << 30;

@@ -3,6 +3,7 @@
 // so that no heap allocation happens on the per-op path for tensors of up to 6 dims.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -235,6 +236,37 @@ class SmallVector {
   size_t size_ = 0;
   size_t cap_ = N;
   T inline_[N];
+};
+
+// At most N elements, stored inline (never on the heap): the operands of one op. T must be
+// default-constructible; the unused slots hold default values. Exceeding N is an error.
+template <class T, size_t N>
+class StaticVector {
+ public:
+  using value_type = T;
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  static constexpr size_t capacity() { return N; }
+  void push_back(T v) {
+    if (__builtin_expect(size_ == N, 0)) overflow();
+    items_[size_++] = std::move(v);
+  }
+  void resize(size_t n) {
+    if (__builtin_expect(n > N, 0)) overflow();
+    for (size_t i = n; i < size_; ++i) items_[i] = T();
+    size_ = n;
+  }
+  T* begin() { return items_.data(); }
+  T* end() { return items_.data() + size_; }
+  const T* begin() const { return items_.data(); }
+  const T* end() const { return items_.data() + size_; }
+  T& operator[](size_t i) { return items_[i]; }
+  const T& operator[](size_t i) const { return items_[i]; }
+
+ private:
+  [[noreturn]] static void overflow() { EMBER_ERROR("StaticVector: more than its capacity of ", N, " elements"); }
+  std::array<T, N> items_{};
+  size_t size_ = 0;
 };
 
 constexpr size_t kDimVectorInline = 6;

@@ -19,10 +19,9 @@ const char* to_string(DeviceType t) {
 }
 std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << to_string(t); }
 
-Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) {
+void Device::bad_index(DeviceType type, DeviceIndex index) {
   EMBER_CHECK(index >= -1, "Device: index must be -1 (none) or non-negative, got ", int(index));
-  EMBER_CHECK(type != kCPU || index <= 0, "Device: CPU device index must be -1 or 0, got ",
-              int(index));
+  EMBER_ERROR("Device: CPU device index must be -1 or 0, got ", int(index));
 }
 
 Device::Device(const std::string& spec) : type_(kCPU), index_(-1) {

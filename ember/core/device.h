@@ -23,7 +23,10 @@ std::ostream& operator<<(std::ostream& os, DeviceType t);
 class Device {
  public:
   using Type = DeviceType;  // c10::Device::Type
-  Device(DeviceType type, DeviceIndex index = -1);  // NOLINT: implicit like c10::Device
+  // Inline: tensors make Devices on every op (the checks cost two compares).
+  Device(DeviceType type, DeviceIndex index = -1) : type_(type), index_(index) {  // NOLINT: implicit like c10::Device
+    if (__builtin_expect(index < -1 || (type == DeviceType::CPU && index > 0), 0)) bad_index(type, index);
+  }
   // Parses "cpu", "cuda", "cuda:1", "meta".
   Device(const std::string& spec);  // NOLINT
   Device(const char* spec) : Device(std::string(spec)) {}  // NOLINT
@@ -39,6 +42,7 @@ class Device {
   bool operator!=(const Device& o) const { return !(*this == o); }
 
  private:
+  [[noreturn]] static void bad_index(DeviceType type, DeviceIndex index);
   DeviceType type_;
   DeviceIndex index_;
 };

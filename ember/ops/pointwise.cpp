@@ -298,6 +298,7 @@ Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::opt
 namespace {
 Tensor wrap(const Scalar& s) { return scalar_to_tensor(s); }
 void check_alpha(const char* op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (alpha.isIntegral(/*include_bool=*/true)) return;  // valid for every dtype (the default, 1)
   ScalarType t = result_type(a, b);
   EMBER_CHECK_TYPE(isFloatingType(t) || isComplexType(t) || alpha.isIntegral(true), op,
                    ": for integral input tensors, argument alpha must not be a floating point number.");

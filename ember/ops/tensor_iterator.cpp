@@ -55,13 +55,62 @@ void TensorIterator::build(TensorIteratorConfig& cfg) {
     EMBER_CHECK(op.tensor.device() == dev, name_, ": expected all tensors to be on the same device, "
                 "but found at least two devices, ", dev, " and ", op.tensor.device());
   }
-  compute_shape(cfg);
-  compute_types(cfg);
-  compute_strides();
-  reorder_dimensions();
-  allocate_outputs();
-  coalesce_dimensions();
+  if (!fast_setup(cfg)) {
+    compute_shape(cfg);
+    compute_types(cfg);
+    compute_strides();
+    reorder_dimensions();
+    allocate_outputs();
+    coalesce_dimensions();
+  }
   for (auto& op : operands_) op.data = static_cast<char*>(op.tensor.unsafeGetTensorImpl()->data());
+}
+
+// PyTorch's fast setup: inputs of one shape and one dtype, all contiguous, and outputs that are
+// new or already right (same shape, contiguous, the result dtype) need no broadcasting, type
+// promotion, stride sorting or coalescing: the iterator is one dimension of numel elements and
+// new outputs are contiguous. (As in PyTorch, an input that is contiguous and channels-last at
+// once, N x C x 1 x 1, counts as contiguous.) Anything else takes the general path.
+bool TensorIterator::fast_setup(const TensorIteratorConfig& cfg) {
+  if (cfg.has_static_shape_ || ntensors_ == noutputs_) return false;
+  const Tensor& first = operands_[noutputs_].tensor;
+  const IntArrayRef sizes = first.sizes();
+  const ScalarType dt = first.scalar_type();
+  const Device dev = first.device();
+  if (sizes.empty() || !first.is_contiguous()) return false;
+  for (int i = noutputs_ + 1; i < ntensors_; ++i) {
+    const Tensor& t = operands_[i].tensor;
+    if (t.scalar_type() != dt || !(t.sizes() == sizes) || t.device() != dev || !t.is_contiguous()) return false;
+  }
+  if (cfg.static_common_dtype_ && *cfg.static_common_dtype_ != dt) return false;
+  if (cfg.int_to_float_ && isIntegralType(dt, /*include_bool=*/true)) return false;
+  const ScalarType out_dtype = cfg.static_out_dtype_ ? *cfg.static_out_dtype_
+                             : cfg.output_to_real_   ? toRealValueType(dt)
+                                                     : dt;
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (numel == 0) return false;
+  for (int i = 0; i < noutputs_; ++i) {
+    const Tensor& t = operands_[i].tensor;
+    if (t.defined() && (!(t.sizes() == sizes) || t.scalar_type() != out_dtype || t.device() != dev ||
+                        !t.is_contiguous()))
+      return false;
+  }
+  common_dtype_ = dt;
+  numel_ = numel;
+  shape_.clear();
+  shape_.push_back(numel);
+  for (int i = 0; i < ntensors_; ++i) {
+    Operand& op = operands_[i];
+    op.dtype = i < noutputs_ ? out_dtype : dt;
+    if (i < noutputs_ && !op.tensor.defined()) {
+      op.tensor = empty(sizes, TensorOptions().dtype(out_dtype).device(dev));
+      op.will_resize = true;
+    }
+    op.strides.clear();
+    op.strides.push_back(int64_t(element_size(op.dtype)));
+  }
+  return true;
 }
 
 void TensorIterator::compute_shape(TensorIteratorConfig& cfg) {

@@ -16,6 +16,9 @@ namespace ember {
 
 class TensorIterator;
 
+// The most operands (outputs and inputs) one iterator takes; they are stored inline.
+constexpr int kMaxIteratorOperands = 6;
+
 class TensorIteratorConfig {
  public:
   TensorIteratorConfig& add_output(const Tensor& t) { outputs_.push_back(t); return *this; }
@@ -47,7 +50,7 @@ class TensorIteratorConfig {
 
  private:
   friend class TensorIterator;
-  std::vector<Tensor> outputs_, inputs_;
+  StaticVector<Tensor, kMaxIteratorOperands> outputs_, inputs_;  // no heap allocation per op
   bool promote_ = true, int_to_float_ = false, cast_outputs_ = true, same_dtype_ = false,
        resize_outputs_ = true, inplace_ = false, output_to_real_ = false, has_static_shape_ = false;
   std::optional<ScalarType> static_out_dtype_, static_common_dtype_;
@@ -58,7 +61,7 @@ class TensorIteratorConfig {
 class TensorIterator {
  public:
   using Loop = std::function<void(char** data, const int64_t* strides, int64_t n)>;
-  static constexpr int kMaxOperands = 6;
+  static constexpr int kMaxOperands = kMaxIteratorOperands;
 
   int ntensors() const { return ntensors_; }
   int noutputs() const { return noutputs_; }
@@ -124,6 +127,7 @@ class TensorIterator {
   void serial_for_each_impl(LoopRef loop, int64_t begin, int64_t end) const;
 
   void build(TensorIteratorConfig& cfg);
+  bool fast_setup(const TensorIteratorConfig& cfg);
   void compute_shape(TensorIteratorConfig& cfg);
   void compute_types(TensorIteratorConfig& cfg);
   void compute_strides();
@@ -131,7 +135,7 @@ class TensorIterator {
   void allocate_outputs();
   void coalesce_dimensions();
 
-  std::vector<Operand> operands_;
+  StaticVector<Operand, kMaxOperands> operands_;
   DimVector shape_;
   DimVector perm_;  // iterator dim i is tensor dim perm_[i]
   int64_t numel_ = 0;
