@@ -10,6 +10,7 @@
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/pool_dnnl.h"
+#include "ember/nn/detail/format.h"
 
 namespace ember {
 
@@ -32,11 +33,7 @@ using pool_detail::pool_format;
 
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-std::string join(IntArrayRef v, const char* sep) {
-  std::ostringstream s;
-  for (size_t i = 0; i < v.size(); ++i) s << (i ? sep : "") << v[i];
-  return s.str();
-}
+using nn::detail::join;
 
 // (N, C, spatial...) from a batched or unbatched input of `d` spatial dims.
 Tensor batched(const Tensor& input, size_t d, const char* op) {

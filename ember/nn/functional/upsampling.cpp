@@ -12,6 +12,7 @@
 #include "ember/nn/resample.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
+#include "ember/nn/detail/format.h"
 
 namespace ember {
 const char* mode_name(InterpolateMode mode) {
@@ -152,18 +153,8 @@ const char* plan_name(InterpolateMode mode, int64_t d, bool antialias) {
   return names[int(mode)][d - 1];
 }
 
-std::string list(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-template <class V>
-std::string list_of(const V& v) {
-  std::ostringstream s;
-  s << "[";
-  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
-  return s.str() + "]";
-}
+using nn::detail::list;
+using nn::detail::list_of;
 
 }  // namespace
 

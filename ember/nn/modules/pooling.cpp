@@ -4,6 +4,8 @@
 #include <sstream>
 #include <string>
 
+#include "ember/nn/detail/format.h"
+
 namespace ember::nn {
 
 // The shared implementations (ember/nn/functional/pooling.h).
@@ -19,18 +21,8 @@ using detail::unpool_output_size;
 // ---- modules -------------------------------------------------------------------------------
 
 namespace {
-// (as in ember/nn/functional/pooling.cpp)
-std::string join(IntArrayRef v, const char* sep) {
-  std::ostringstream s;
-  for (size_t i = 0; i < v.size(); ++i) s << (i ? sep : "") << v[i];
-  return s.str();
-}
-std::string list(const std::vector<int64_t>& v) { return "[" + join(v, ", ") + "]"; }
-std::string list(const std::vector<std::optional<int64_t>>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + (v[i] ? std::to_string(*v[i]) : std::string("None"));
-  return s + "]";
-}
+using nn::detail::join;
+using nn::detail::list;
 const char* boolstr(bool b) { return b ? "true" : "false"; }
 // Op names for error messages, by spatial rank.
 constexpr const char* kMaxPool[] = {"", "max_pool1d", "max_pool2d", "max_pool3d"};

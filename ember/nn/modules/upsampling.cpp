@@ -5,24 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "ember/nn/detail/format.h"
+
 namespace ember::nn {
 
-namespace {
-// (as in ember/nn/functional/upsampling.cpp)
-std::string list(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-template <class V>
-std::string list_of(const V& v) {
-  std::ostringstream s;
-  s << "[";
-  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
-  return s.str() + "]";
-}
-
-}  // namespace
+using nn::detail::list;
+using nn::detail::list_of;
 
 Tensor UpsampleImpl::forward(const Tensor& input) {
   return functional::interpolate(input, functional::InterpolateFuncOptions()
