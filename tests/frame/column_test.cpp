@@ -181,7 +181,7 @@ TEST(FrameColumn, ListsOfListsAndSlices) {
   using LL = std::vector<std::vector<std::vector<std::string>>>;
   Column n = column(LL{{{"a"}, {}}, {{"b", "c"}}});
   EXPECT_EQ(n.dtype(), dt::List(dt::List(dt::string)));
-  EXPECT_EQ(n.get_value(1), Value(Value::List{Value::List{"b", "c"}}));
+  EXPECT_EQ(n.get_value(1), Value(Value::List{Value(Value::List{"b", "c"})}));
   EXPECT_EQ(n.list_values().size(), 3);
   EXPECT_EQ(n.list_values().list_values().size(), 3);
 
@@ -258,7 +258,7 @@ TEST(FrameColumn, Maps) {
   b.items().append_null();
   b.end_map();
   b.append_null();
-  b.append_value(Value::List{Value::List{"c", 3}});
+  b.append_value(Value::List{Value(Value::List{"c", 3})});
   Column m = b.finish();
   const ArrayData& a = *m.data();
   EXPECT_EQ(buffer_values<int32_t>(a.buffers[1]), (std::vector<int32_t>{0, 2, 2, 3}));
@@ -266,8 +266,8 @@ TEST(FrameColumn, Maps) {
   EXPECT_EQ(m.map_keys().to_values(), (std::vector<Value>{"a", "b", "c"}));
   EXPECT_EQ(m.map_values().to_values(), (std::vector<Value>{1, Value(), 3}));
   EXPECT_EQ(m.get_value(0), Value(Value::List{Value::List{"a", 1}, Value::List{"b", Value()}}));
-  EXPECT_EQ(m.get_list(2)->to_values(), (std::vector<Value>{Value::List{"c", 3}}));
-  EXPECT_ERROR_WITH(b.append_value(Value::List{Value::List{Value(), 1}}), "map keys cannot be null");
+  EXPECT_EQ(m.get_list(2)->to_values(), (std::vector<Value>{Value(Value::List{"c", 3})}));
+  EXPECT_ERROR_WITH(b.append_value(Value::List{Value(Value::List{Value(), 1})}), "map keys cannot be null");
   b.begin_map();
   static_cast<BinaryBuilder&>(b.keys()).append("x");
   EXPECT_ERROR_WITH(b.end_map(), "1 keys but 0 items");

@@ -194,7 +194,7 @@ TEST(ComputeOps, SelectionOnEveryLayout) {
       column(std::vector<std::optional<std::vector<std::string>>>{std::vector<std::string>{"p"}, std::nullopt,
                                                                   std::vector<std::string>{}, std::vector<std::string>{"q", "r"}}),
       struct_column({{"a", column({1, 2, 3, 4})}, {"b", column({"w", std::nullopt, "y", "z"})}}),
-      column_from_values({Value::List{Value::List{"k", 1}}, Value(), Value::List{}, Value::List{Value::List{"m", 2}}},
+      column_from_values({Value::List{Value(Value::List{"k", 1})}, Value(), Value::List{}, Value::List{Value(Value::List{"m", 2})}},
                          dtypes::Map(dtypes::string, dtypes::int64, true)),
       column({0, 1, 2, 3, 4, 5}).slice(2, 4),
   };

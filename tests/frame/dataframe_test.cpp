@@ -109,7 +109,7 @@ TEST(FrameDataFrame, RowByRow) {
                       {"pos", dt::Struct({{"x", dt::float32}, {"y", dt::float32}}, true)},
                       {"attrs", dt::Map(dt::string, dt::Int32(true))},
                       {"when", dt::Timestamp(TimeUnit::Milli, "UTC", true)}});
-  b.append_row({1, Value::List{"a", "b"}, Value::List{0.5, 1}, Value::List{Value::List{"k", 3}}, 1000});
+  b.append_row({1, Value::List{"a", "b"}, Value::List{0.5, 1}, Value::List{Value(Value::List{"k", 3})}, 1000});
   b.append_row({2, Value::List{}, Value(), Value::List{}, Value()});
   // A bad value anywhere leaves the builder as it was.
   EXPECT_ERROR_WITH(b.append_row({3, Value::List{"c"}, Value::List{1.5, "oops"}, Value::List{}, 0}),
@@ -120,12 +120,12 @@ TEST(FrameDataFrame, RowByRow) {
   EXPECT_ERROR_WITH(b.append_row({uint64_t(1) << 63, Value::List{}, Value(), Value::List{}, 0}),
                     "9223372036854775808 is out of range for int64");
   EXPECT_ERROR_WITH(b.append_row({1, 2}), "row 2 has 2 values for 5 columns");
-  EXPECT_ERROR_WITH(b.append_row({1, Value::List{}, Value(), Value::List{Value::List{Value(), 1}}, 0}),
+  EXPECT_ERROR_WITH(b.append_row({1, Value::List{}, Value(), Value::List{Value(Value::List{Value(), 1})}, 0}),
                     "map keys cannot be null");
   EXPECT_EQ(b.num_rows(), 2);
   DataFrame df = b.finish();
   EXPECT_EQ(df.num_rows(), 2);
-  EXPECT_EQ(df.row(0), (std::vector<Value>{1, Value::List{"a", "b"}, Value::List{0.5, 1.0}, Value::List{Value::List{"k", 3}}, 1000}));
+  EXPECT_EQ(df.row(0), (std::vector<Value>{1, Value::List{"a", "b"}, Value::List{0.5, 1.0}, Value::List{Value(Value::List{"k", 3})}, 1000}));
   EXPECT_EQ(df.row(1), (std::vector<Value>{2, Value::List{}, Value(), Value::List{}, Value()}));
   EXPECT_EQ(df["pos"].field("x").to_values(), (std::vector<Value>{0.5, 0.0}));
 
@@ -151,7 +151,7 @@ TEST(FrameDataFrame, PrintsAnAlignedTable) {
                       {"m", dt::Map(dt::string, dt::boolean)},
                       {"d", dt::Dictionary(dt::int32, dt::string)},
                       {"u", dt::string}});
-  b.append_row({Value::List{1, Value()}, Value::List{1, "x"}, Value::List{Value::List{"k", true}}, "cat", "\xc3\xa9t\xc3\xa9"});
+  b.append_row({Value::List{1, Value()}, Value::List{1, "x"}, Value::List{Value(Value::List{"k", true})}, "cat", "\xc3\xa9t\xc3\xa9"});
   b.append_row({Value::List{}, Value::List{-2, ""}, Value::List{}, "dog", "e"});
   std::ostringstream os;
   os << b.finish();

@@ -18,10 +18,25 @@
 #include "test_util.h"
 
 namespace ember::frame {
-#if defined(__SANITIZE_ADDRESS__)
+// The sanitizer builds: GCC's (-DEMBER_SANITIZE=ON) and clang's (make test's, build-fuzz).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EMBER_TEST_CLANG_ASAN 1
+#endif
+#endif
+#if defined(EMBER_TEST_CLANG_ASAN)
 constexpr const char* kSanitizeFlags = " -fsanitize=address,undefined";
+constexpr const char* kSanitizerRuntimes[] = {"libclang_rt.asan-x86_64.so"};  // UBSan's runtime is inside
+#elif defined(__SANITIZE_ADDRESS__)
+constexpr const char* kSanitizeFlags = " -fsanitize=address,undefined";
+constexpr const char* kSanitizerRuntimes[] = {"libasan.so", "libubsan.so"};
 #else
 constexpr const char* kSanitizeFlags = "";
+constexpr const char* kSanitizerRuntimes[] = {""};
+#endif
+// The compiler that built the tests builds the bridge (EMBER_CXX overrides it).
+#ifndef EMBER_TEST_CXX
+#define EMBER_TEST_CXX "c++"
 #endif
 
 namespace {
@@ -70,7 +85,7 @@ Report run_interop() {
   if (!fs::exists(bridge) || fs::last_write_time(bridge) < newest(inputs)) {
     // Under a lock: CTest may run several of these tests at once.
     const fs::path log = out_dir / "frame_pyarrow_bridge.log";
-    const std::string cxx = std::getenv("EMBER_CXX") ? std::getenv("EMBER_CXX") : "c++";
+    const std::string cxx = std::getenv("EMBER_CXX") ? std::getenv("EMBER_CXX") : EMBER_TEST_CXX;
     const std::string cmd = "flock " + quote(out_dir / "frame_pyarrow_bridge.lock") + " sh -c \"" + cxx +
                             " -std=c++20 -O1 -fPIC -shared" + kSanitizeFlags + " -I" + quote(repo) + " -I" + quote(tests) + " " + quote(src) +
                             " " + quote(lib) + " -Wl,-rpath," + quote(lib.parent_path()) + " -o " +
@@ -93,9 +108,10 @@ Report run_interop() {
   // gets them preloaded (leak checking off: python's own allocations are not ours).
   std::string env;
   if (*kSanitizeFlags) {
-    const std::string cxx = std::getenv("EMBER_CXX") ? std::getenv("EMBER_CXX") : "c++";
-    env = "LD_PRELOAD=\"$(" + cxx + " -print-file-name=libasan.so) $(" + cxx +
-          " -print-file-name=libubsan.so)\" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ";
+    const std::string cxx = std::getenv("EMBER_CXX") ? std::getenv("EMBER_CXX") : EMBER_TEST_CXX;
+    std::string preload;
+    for (const char* rt : kSanitizerRuntimes) preload += (preload.empty() ? "" : " ") + ("$(" + cxx + " -print-file-name=" + rt + ")");
+    env = "LD_PRELOAD=\"" + preload + "\" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ";
   }
   const std::string cmd = env + "python3 " + quote(tests / "frame" / "pyarrow_interop.py") + " " + quote(bridge) +
                           " >" + std::string(tmpl) + " 2>&1";

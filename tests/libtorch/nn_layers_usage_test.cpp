@@ -278,8 +278,12 @@ TEST(NnLayersUsage, DropoutLayers) {
 
 TEST(NnLayersUsage, SeededSmallCnnForward) {
   torch::manual_seed(7);
-  nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)), nn::BatchNorm2d(4), nn::ReLU(),
-                     nn::MaxPool2d(2), nn::Flatten(), nn::Linear(4 * 2 * 2, 3));
+  // The layers that draw weights are made one per statement: the order in which a call's
+  // arguments are evaluated is unspecified (GCC makes the last one first, clang the first),
+  // and these values were drawn in GCC's order.
+  nn::Linear fc(4 * 2 * 2, 3);
+  nn::Conv2d conv(nn::Conv2dOptions(1, 4, 3).padding(1));
+  nn::Sequential cnn(conv, nn::BatchNorm2d(4), nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(), fc);
   cnn->eval();
   auto img = torch::linspace(0, 1, 16).view({1, 1, 4, 4});
   auto logits = cnn->forward(img);
