@@ -1,7 +1,8 @@
 # ember: the two commands (see README.md).
 #   make demo  - install dependencies, build, train the demo CNN (`ember train`)
-#   make test  - install dependencies, build, run every test (plus the sanitizer build's fast tests
-#                and a brief run of every fuzz target with its regression inputs)
+#   make test  - install dependencies, build, run every test; then the sanitizer build (clang,
+#                ASan + UBSan) runs the fast tests, every fuzz target's regression inputs and a
+#                brief fuzzing run of each
 #   make fuzz  - build the libFuzzer targets (clang) and fuzz each for FUZZ_SECONDS
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -11,7 +12,7 @@ FUZZ_TARGETS ?=
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build demo test test-release test-asan fuzz-build fuzz test-fuzz bench clean
+.PHONY: deps configure build demo test test-release test-asan fuzz-configure fuzz-build fuzz test-fuzz bench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -33,23 +34,27 @@ demo:
 test-release: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j $(JOBS)
 
-# Address and UB sanitizers over the fast tests (one kernel instruction set to halve the build).
-test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_SANITIZE=ON \
-	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1' \
-	  -DEMBER_CPU_CAPABILITIES=avx512 $(CMAKE_FLAGS)
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure --timeout 900 -j $(JOBS) -L fast
-
-# libFuzzer targets for every reader of untrusted input (fuzz/, README "Fuzzing"): clang with
-# ASan, UBSan and coverage; the library only, without tests, and one kernel instruction set.
-fuzz-build: deps
+# One sanitizer build for both jobs (it used to be two, gcc's for the tests and clang's for
+# the fuzzers, which made `make test` compile the library three times): clang with ASan and
+# UBSan, the library with the fuzzer's coverage, one kernel instruction set. It builds the
+# libFuzzer targets for every reader of untrusted input (fuzz/, README "Fuzzing") and the test
+# suite, whose fast tests run under the sanitizers one binary per process (a process start
+# costs more under ASan, and CTest would start one per test case).
+fuzz-configure: deps
 	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DEMBER_FUZZ=ON -DEMBER_BUILD_TESTS=OFF \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DEMBER_FUZZ=ON -DEMBER_BUILD_TESTS=ON \
+	  -DEMBER_TEST_PER_BINARY=ON \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O1 -g1' \
 	  -DEMBER_CPU_CAPABILITIES=default $(CMAKE_FLAGS)
+
+fuzz-build: fuzz-configure
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
+
+test-asan: fuzz-configure
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cd $(FUZZ_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	  ctest --output-on-failure --timeout 1800 -j $(JOBS) -L fast
 
 # Each target (or those in FUZZ_TARGETS, e.g. FUZZ_TARGETS="tar zip") for FUZZ_SECONDS from its
 # seeds, its regression inputs and the corpus it grew before; prints executions, exec/s, coverage.
