@@ -91,20 +91,16 @@ class CpuCachingAllocator final : public Allocator {
 
   void empty() {
     std::lock_guard<std::mutex> g(mu_);
-    for (auto& [size, list] : free_) {
+    auto release_all = [&](size_t size, std::vector<void*>& list) {
       for (void* p : list) {
         stats_.reserved_bytes -= size;
         os_free(p, size);
       }
-    }
+      list.clear();
+    };
+    for (auto& [size, list] : free_) release_all(size, list);
     free_.clear();
-    for (size_t i = 0; i < kTinyClasses; ++i) {
-      for (void* p : tiny_[i]) {
-        stats_.reserved_bytes -= (i + 1) * 64;
-        os_free(p, (i + 1) * 64);
-      }
-      tiny_[i].clear();
-    }
+    for (size_t i = 0; i < kTinyClasses; ++i) release_all((i + 1) * 64, tiny_[i]);
     cached_bytes_ = 0;
   }
 

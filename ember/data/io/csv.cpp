@@ -19,13 +19,6 @@ constexpr size_t kPad = 1 + 16;  // the sentinel '\n', then bytes the tokenizer'
 
 namespace csv = frame::io::detail;
 
-std::string show_char(int c) {
-  if (c == '\n') return "'\\n'";
-  if (c == '\r') return "'\\r'";
-  if (c >= 0x20 && c < 0x7f) return std::string("'") + char(c) + "'";
-  static const char* hex = "0123456789abcdef";
-  return std::string("byte 0x") + hex[(c >> 4) & 15] + hex[c & 15];
-}
 }  // namespace
 
 struct CsvReader::Impl {
@@ -46,7 +39,7 @@ CsvReader::CsvReader(StreamPtr stream, CsvOptions options) : stream_(std::move(s
               "': quotechar and escapechar cannot be line ends");
   EMBER_CHECK(opt_.quotechar != opt_.delimiter && opt_.escapechar != opt_.delimiter &&
                   (opt_.quotechar == '\0' || opt_.quotechar != opt_.escapechar),
-              "parse_csv: '", stream_->name(), "': delimiter ", show_char((unsigned char)opt_.delimiter),
+              "parse_csv: '", stream_->name(), "': delimiter ", csv::show_char(opt_.delimiter),
               ", quotechar and escapechar must differ");
   impl_ = std::make_unique<Impl>(opt_);
   cap_ = kChunkBytes;

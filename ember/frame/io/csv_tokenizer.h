@@ -115,6 +115,15 @@ struct ParseFailure {
   bool at_end = false;  // raised because the text ends there: a longer text might have parsed
 };
 
+// A character for an error message: 'x' when printable, '\n' / '\r', else its byte value.
+inline std::string show_char(char c) {
+  if (c == '\n') return "'\\n'";
+  if (c == '\r') return "'\\r'";
+  if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
+  static const char* hex = "0123456789abcdef";
+  return std::string("byte 0x") + hex[(unsigned char)c >> 4] + hex[c & 15];
+}
+
 // ---- tokenizer ----------------------------------------------------------------------------
 
 struct Span {
@@ -192,12 +201,6 @@ class Tokenizer {
   [[noreturn]] void fail(const char* at, std::string msg) const { throw ParseFailure{at - begin_, -1, std::move(msg)}; }
   [[noreturn]] void fail_at_end(const char* at, std::string msg) const {
     throw ParseFailure{at - begin_, -1, std::move(msg), true};
-  }
-
-  static std::string show(char c) {
-    if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
-    static const char* hex = "0123456789abcdef";
-    return std::string("byte 0x") + hex[(unsigned char)c >> 4] + hex[c & 15];
   }
 
   // One field from p; returns the position of what ended it (delimiter, line end or the end).
@@ -289,7 +292,7 @@ class Tokenizer {
           } else if (eof || c == d_.delim || c == '\n' || c == '\r') {
             goto done;
           } else if (d_.strict) {
-            fail(p, show(c) + " after the closing quote of a quoted field (strict mode expects " + show(d_.delim) +
+            fail(p, show_char(c) + " after the closing quote of a quoted field (strict mode expects " + show_char(d_.delim) +
                         " or a line end)");
           } else {
             scratch_ += c;
