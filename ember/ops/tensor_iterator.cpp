@@ -2,9 +2,18 @@
 #include "ember/ops/tensor_iterator.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "ember/core/parallel.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
 #include "ember/ops/type_promotion.h"
 
 namespace ember {
@@ -352,8 +361,118 @@ void TensorIterator::serial_for_each_impl(LoopRef loop, int64_t begin, int64_t e
   }
 }
 
-void TensorIterator::for_each_impl(LoopRef loop, int64_t grain_size) {
+// Note [Streaming stores]
+// A normal store to a line that is not in cache first reads the line (read-for-ownership):
+// an out-of-place add moves four lines for the three it needs, and its output evicts the
+// inputs. An output too large to stay in cache for the next op anyway is better written
+// with non-temporal (streaming) stores: for_each_overwrite runs the kernel's inner loop on
+// blocks of kStreamBlock bytes whose output goes to an L1 buffer, then streams each block
+// to the output. Below the threshold, a normal store wins (the next op finds the output in
+// cache). Only loops that never read their output may be streamed, and in-place ops are
+// not (their lines are in cache already). Measured in bench/RESULTS.md ("Streaming stores").
+namespace {
+
+int64_t streaming_store_bytes_from_env() {
+  constexpr int64_t kDefault = int64_t(32) << 20;
+  const char* env = std::getenv("EMBER_STREAMING_STORES_MB");
+  if (!env || !*env) return kDefault;
+  if (std::strcmp(env, "off") == 0) return std::numeric_limits<int64_t>::max();
+  char* end = nullptr;
+  const long long mb = std::strtoll(env, &end, 10);
+  if (end == env || *end != '\0' || mb < 0 || mb >= (int64_t(1) << 40)) {
+    // Read on first use inside a kernel, where throwing would fail an unrelated op.
+    std::fprintf(stderr, "ember: ignoring EMBER_STREAMING_STORES_MB='%s' (expected MiB >= 0 or 'off')\n", env);
+    return kDefault;
+  }
+  return int64_t(mb) << 20;
+}
+
+std::atomic<int64_t>& streaming_store_threshold() {
+  static std::atomic<int64_t> bytes{streaming_store_bytes_from_env()};
+  return bytes;
+}
+
+constexpr int64_t kStreamBlock = 4096;
+
+// Copies `bytes` from an L1 buffer to dst with streaming stores (the caller fences); whole
+// 64-byte lines in one store each where the CPU has AVX-512 (measured faster than four
+// 16-byte stores per line).
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void stream_lines_avx512(char* dst, const char* src, int64_t bytes) {
+  for (int64_t i = 0; i < bytes; i += 64)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(src + i));
+}
+#endif
+
+void stream_out(char* dst, const char* src, int64_t bytes) {
+#if defined(__x86_64__)
+  // The head up to a line boundary and the tail take normal stores.
+  int64_t i = std::min<int64_t>(bytes, (64 - (reinterpret_cast<uintptr_t>(dst) & 63)) & 63);
+  std::memcpy(dst, src, size_t(i));
+  const int64_t lines = (bytes - i) & ~int64_t(63);
+  static const bool avx512 = best_cpu_capability() == CpuCapability::AVX512;
+  if (avx512) {
+    stream_lines_avx512(dst + i, src + i, lines);
+  } else {
+    for (int64_t j = i; j < i + lines; j += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + j), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j)));
+  }
+  i += lines;
+  std::memcpy(dst + i, src + i, size_t(bytes - i));
+#else
+  std::memcpy(dst, src, size_t(bytes));
+#endif
+}
+
+// One inner loop of for_each_overwrite, streamed: loop computes kStreamBlock bytes of
+// output at a time into buf.
+void streamed_loop(const TensorIterator::LoopRef& loop, int nt, int64_t elem, char** data,
+                   const int64_t* strides, int64_t n) {
+  if (strides[0] != elem || n * elem < 2 * kStreamBlock) return loop(data, strides, n);
+  alignas(64) char buf[kStreamBlock];
+  char* ptrs[kMaxIteratorOperands];
+  char* out = data[0];
+  auto run = [&](int64_t b, int64_t m, bool streamed) {
+    for (int k = 1; k < nt; ++k) ptrs[k] = data[k] + b * strides[k];
+    ptrs[0] = streamed ? buf : out + b * elem;
+    loop(ptrs, strides, m);
+    if (streamed) stream_out(out + b * elem, buf, m * elem);
+  };
+  // Elements before the output's first 64-byte line boundary take normal stores, so that
+  // every block streams whole lines.
+  int64_t b = std::min<int64_t>(n, int64_t((64 - (reinterpret_cast<uintptr_t>(out) & 63)) & 63) / elem);
+  if (b > 0) run(0, b, false);
+  for (const int64_t block = kStreamBlock / elem; b < n; b += block) run(b, std::min(block, n - b), true);
+#if defined(__x86_64__)
+  _mm_sfence();  // streaming stores are weakly ordered: publish them before the loop returns
+#endif
+}
+
+}  // namespace
+
+int64_t streaming_store_bytes() { return streaming_store_threshold().load(std::memory_order_relaxed); }
+
+void set_streaming_store_bytes(int64_t bytes) {
+  EMBER_CHECK(bytes >= 0, "set_streaming_store_bytes: expected bytes >= 0, got ", bytes);
+  streaming_store_threshold().store(bytes, std::memory_order_relaxed);
+}
+
+bool TensorIterator::streams_output() const {
+  if (noutputs_ != 1 || numel_ * int64_t(element_size(operands_[0].dtype)) < streaming_store_bytes()) return false;
+  for (int k = 1; k < ntensors_; ++k)
+    if (operands_[k].data == operands_[0].data) return false;  // in place
+  return true;
+}
+
+void TensorIterator::for_each_impl(LoopRef loop, int64_t grain_size, bool overwrites) {
   if (numel_ == 0) return;
+  if (overwrites && streams_output()) {
+    const int nt = ntensors_;
+    const int64_t elem = int64_t(element_size(operands_[0].dtype));
+    auto streamed = [&](char** data, const int64_t* strides, int64_t n) { streamed_loop(loop, nt, elem, data, strides, n); };
+    for_each_impl(LoopRef(streamed), grain_size);
+    return;
+  }
   if (numel_ < grain_size || get_num_threads() == 1 || in_parallel_region()) {
     serial_for_each_impl(loop, 0, numel_);
     return;

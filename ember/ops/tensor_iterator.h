@@ -19,6 +19,12 @@ class TensorIterator;
 // The most operands (outputs and inputs) one iterator takes; they are stored inline.
 constexpr int kMaxIteratorOperands = 6;
 
+// Outputs of at least this many bytes are written with streaming stores by
+// TensorIterator::for_each_overwrite: 32 MiB, or EMBER_STREAMING_STORES_MB (0: every output
+// of two blocks or more; "off": never). The setter is for tests and benchmarks.
+int64_t streaming_store_bytes();
+void set_streaming_store_bytes(int64_t bytes);
+
 class TensorIteratorConfig {
  public:
   TensorIteratorConfig& add_output(const Tensor& t) { outputs_.push_back(t); return *this; }
@@ -88,6 +94,13 @@ class TensorIterator {
   void for_each(const F& loop, int64_t grain_size = kGrainSize) {
     for_each_impl(LoopRef(loop), grain_size);
   }
+  // for_each for a loop that writes operand 0 and never reads it (an elementwise kernel):
+  // a large output that is not also an input is then written with streaming stores
+  // (Note [Streaming stores] in tensor_iterator.cpp).
+  template <class F>
+  void for_each_overwrite(const F& loop, int64_t grain_size = kGrainSize) {
+    for_each_impl(LoopRef(loop), grain_size, /*overwrites=*/true);
+  }
   // Runs loop over linear range [begin, end) of the iteration space, serially.
   template <class F>
   void serial_for_each(const F& loop, int64_t begin, int64_t end) const {
@@ -123,7 +136,8 @@ class TensorIterator {
     bool is_output = false;
     bool will_resize = false;
   };
-  void for_each_impl(LoopRef loop, int64_t grain_size);
+  void for_each_impl(LoopRef loop, int64_t grain_size, bool overwrites = false);
+  bool streams_output() const;
   void serial_for_each_impl(LoopRef loop, int64_t begin, int64_t end) const;
 
   void build(TensorIteratorConfig& cfg);

@@ -127,7 +127,7 @@ void copy_kernel(TensorIterator& it) {
     using D = typename decltype(dtag)::type;
     visit_dtype<kAllTypes>(src_t, "copy_", [&](auto stag) {
       using S = typename decltype(stag)::type;
-      it.for_each([](char** data, const int64_t* st, int64_t n) {
+      it.for_each_overwrite([](char** data, const int64_t* st, int64_t n) {
         if (st[0] == sizeof(D) && st[1] == sizeof(S)) {
           D* o = reinterpret_cast<D*>(data[0]);
           const S* s = reinterpret_cast<const S*>(data[1]);

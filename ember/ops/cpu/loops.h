@@ -157,7 +157,7 @@ inline bool reduced_block_loop(char** data, const int64_t* strides, int64_t n, c
 template <class Out, class... In, class F>
 void cpu_kernel(TensorIterator& iter, const F& f) {
   constexpr bool reduced = (is_reduced_v<In> || ...);
-  iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
+  iter.for_each_overwrite([&](char** data, const int64_t* strides, int64_t n) {
     if constexpr (reduced) {
       if (reduced_block_loop<Out, In...>(data, strides, n, f, std::index_sequence_for<In...>{})) return;
     }
@@ -168,7 +168,7 @@ void cpu_kernel(TensorIterator& iter, const F& f) {
 // Runs vf(const In*..., Out*, n) on contiguous runs, falling back to f elsewhere.
 template <class Out, class... In, class F, class VF>
 void cpu_kernel_vec(TensorIterator& iter, const F& f, const VF& vf) {
-  iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
+  iter.for_each_overwrite([&](char** data, const int64_t* strides, int64_t n) {
     if (classify<Out, In...>(strides, std::index_sequence_for<In...>{}) == -1) {
       [&]<size_t... I>(std::index_sequence<I...>) {
         vf(reinterpret_cast<const In*>(data[1 + I])..., reinterpret_cast<Out*>(data[0]), n);
