@@ -8,6 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <iosfwd>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -238,34 +239,70 @@ class SmallVector {
   T inline_[N];
 };
 
-// At most N elements, stored inline (never on the heap): the operands of one op. T must be
-// default-constructible; the unused slots hold default values. Exceeding N is an error.
+// At most N elements, stored inline (never on the heap): the operands of one op. Slots are
+// raw storage, constructed on push_back and destroyed on shrink: an op's iterator holds six
+// operand slots and usually uses three, and zeroing and destroying the unused ones was a
+// tenth of a one-element add. Exceeding N is an error.
 template <class T, size_t N>
 class StaticVector {
  public:
   using value_type = T;
+  StaticVector() {}  // NOLINT: user-provided, so value-initialization leaves the slots raw
+  StaticVector(const StaticVector& o) {
+    for (const T& x : o) push_back(x);
+  }
+  StaticVector(StaticVector&& o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    for (T& x : o) push_back(std::move(x));
+    o.clear();
+  }
+  StaticVector& operator=(const StaticVector& o) {
+    if (this != &o) {
+      clear();
+      for (const T& x : o) push_back(x);
+    }
+    return *this;
+  }
+  StaticVector& operator=(StaticVector&& o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this != &o) {
+      clear();
+      for (T& x : o) push_back(std::move(x));
+      o.clear();
+    }
+    return *this;
+  }
+  ~StaticVector() { clear(); }
+
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   static constexpr size_t capacity() { return N; }
   void push_back(T v) {
     if (__builtin_expect(size_ == N, 0)) overflow();
-    items_[size_++] = std::move(v);
+    ::new (static_cast<void*>(slot(size_))) T(std::move(v));
+    ++size_;
   }
+  // Shrinking destroys the last elements; growing appends default-initialized ones (a
+  // class's member initializers run, nothing else is zeroed).
   void resize(size_t n) {
     if (__builtin_expect(n > N, 0)) overflow();
-    for (size_t i = n; i < size_; ++i) items_[i] = T();
-    size_ = n;
+    while (size_ > n) slot(--size_)->~T();
+    while (size_ < n) {
+      ::new (static_cast<void*>(slot(size_))) T;
+      ++size_;
+    }
   }
-  T* begin() { return items_.data(); }
-  T* end() { return items_.data() + size_; }
-  const T* begin() const { return items_.data(); }
-  const T* end() const { return items_.data() + size_; }
-  T& operator[](size_t i) { return items_[i]; }
-  const T& operator[](size_t i) const { return items_[i]; }
+  void clear() { resize(0); }
+  T* begin() { return slot(0); }
+  T* end() { return slot(size_); }
+  const T* begin() const { return slot(0); }
+  const T* end() const { return slot(size_); }
+  T& operator[](size_t i) { return *slot(i); }
+  const T& operator[](size_t i) const { return *slot(i); }
 
  private:
   [[noreturn]] static void overflow() { EMBER_ERROR("StaticVector: more than its capacity of ", N, " elements"); }
-  std::array<T, N> items_{};
+  T* slot(size_t i) { return reinterpret_cast<T*>(storage_) + i; }
+  const T* slot(size_t i) const { return reinterpret_cast<const T*>(storage_) + i; }
+  alignas(T) unsigned char storage_[N * sizeof(T)];
   size_t size_ = 0;
 };
 

@@ -45,15 +45,18 @@ void TensorIterator::build(TensorIteratorConfig& cfg) {
   ntensors_ = noutputs_ + static_cast<int>(cfg.inputs_.size());
   EMBER_INTERNAL_ASSERT(ntensors_ <= kMaxOperands);
   operands_.resize(ntensors_);
+  // The config's tensors move into the operands (a config builds one iterator): no
+  // reference-count traffic per operand.
   for (int i = 0; i < noutputs_; ++i) {
-    operands_[i].tensor = cfg.outputs_[i];
+    operands_[i].tensor = std::move(cfg.outputs_[i]);
     operands_[i].is_output = true;
   }
   for (size_t i = 0; i < cfg.inputs_.size(); ++i) {
-    const Tensor& t = cfg.inputs_[i];
-    EMBER_CHECK(t.defined(), name_, ": input ", i, " is an undefined tensor");
-    operands_[noutputs_ + i].tensor = t;
+    EMBER_CHECK(cfg.inputs_[i].defined(), name_, ": input ", i, " is an undefined tensor");
+    operands_[noutputs_ + i].tensor = std::move(cfg.inputs_[i]);
   }
+  cfg.outputs_.clear();
+  cfg.inputs_.clear();
   Device dev = Device(kCPU);
   bool have_dev = false;
   for (auto& op : operands_) {

@@ -27,6 +27,8 @@ void set_streaming_store_bytes(int64_t bytes);
 
 class TensorIteratorConfig {
  public:
+  // User-provided, so that TensorIteratorConfig() does not zero the operand slots first.
+  TensorIteratorConfig() {}  // NOLINT
   TensorIteratorConfig& add_output(const Tensor& t) { outputs_.push_back(t); return *this; }
   TensorIteratorConfig& add_input(const Tensor& t) { inputs_.push_back(t); return *this; }
   // Cast inputs to the common dtype (default true).
@@ -52,6 +54,7 @@ class TensorIteratorConfig {
   // Iterate over this shape instead of broadcasting inputs (outputs only, e.g. fill).
   TensorIteratorConfig& declare_static_shape(IntArrayRef shape) { static_shape_ = DimVector(shape); has_static_shape_ = true; return *this; }
 
+  // Builds the iterator; the config's tensors move into it, so a config builds once.
   TensorIterator build();
 
  private:
