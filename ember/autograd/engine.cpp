@@ -127,9 +127,9 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& for_node) const {
               "second time or if you need to access saved tensors after calling backward.");
   const uint32_t now = uint32_t(data_._version());
   if (now != saved_version_) {
-    std::string desc = detail::str_cat("[", data_.scalar_type(), " ", data_.sizes(), "]");
+    std::string desc = ember::detail::str_cat("[", data_.scalar_type(), " ", data_.sizes(), "]");
     std::string producer = is_leaf_ ? std::string(", which is a leaf tensor")
-                                    : detail::str_cat(", which is output ", output_nr_, " of ", op_name_);
+                                    : ember::detail::str_cat(", which is output ", output_nr_, " of ", op_name_);
     EMBER_ERROR("one of the variables needed for gradient computation has been modified by an inplace operation: ",
                 desc, producer, ", is at version ", now, "; expected version ", saved_version_,
                 " instead. Hint: the operation that failed to compute its gradient saved this tensor; "

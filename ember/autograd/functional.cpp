@@ -323,7 +323,7 @@ void check_slow(const Fn& func, const variable_list& inputs, const GradcheckOpti
         for (int64_t m = 0; m < n_out; ++m) {
           auto a = ana[m].item().toComplexDouble(), nm = num[m].item().toComplexDouble();
           if (!close(a.real(), nm.real(), o) || !close(a.imag(), nm.imag(), o))
-            throw CheckFailure{detail::str_cat("Jacobian computed with forward mode mismatch for output ", m,
+            throw CheckFailure{ember::detail::str_cat("Jacobian computed with forward mode mismatch for output ", m,
                                                " with respect to input ", i, " element ", k,
                                                part ? " (imaginary part)" : "", ",\nnumerical: ", nm.real(), "+",
                                                nm.imag(), "j\nanalytical: ", a.real(), "+", a.imag(), "j")};
@@ -364,7 +364,7 @@ void check_slow(const Fn& func, const variable_list& inputs, const GradcheckOpti
             auto dn = num[offset + m].item().toComplexDouble();
             double nm = q == 0 ? dn.real() : dn.imag();  // Re(conj(v) dy) for v = 1 or i
             if (!close(ana, nm, o))
-              throw CheckFailure{detail::str_cat("Jacobian mismatch for output ", oi, " element ", m,
+              throw CheckFailure{ember::detail::str_cat("Jacobian mismatch for output ", oi, " element ", m,
                                                  q ? " (imaginary part)" : "", " with respect to input ", i,
                                                  " element ", k, part ? " (imaginary part)" : "", ",\nnumerical: ",
                                                  nm, "\nanalytical: ", ana)};
@@ -374,7 +374,7 @@ void check_slow(const Fn& func, const variable_list& inputs, const GradcheckOpti
                             .item().toComplexDouble();
               double fv = q == 0 ? fz.real() : fz.imag();
               if (!close(ana, fv, o))
-                throw CheckFailure{detail::str_cat("forward-mode and reverse-mode Jacobians disagree for output ", oi,
+                throw CheckFailure{ember::detail::str_cat("forward-mode and reverse-mode Jacobians disagree for output ", oi,
                                                    " element ", m, " with respect to input ", i, " element ", k,
                                                    ": forward ", fv, ", reverse ", ana)};
             }
@@ -425,7 +425,7 @@ void check_fast(const Fn& func, const variable_list& inputs, const GradcheckOpti
         if (g[d].defined()) ana += pair_real(g[d], u[diff[d]]);
     }
     if (!close(ana, num_s, o))
-      throw CheckFailure{detail::str_cat("Backward-mode gradient mismatch (fast mode): v^T J u numerical ", num_s,
+      throw CheckFailure{ember::detail::str_cat("Backward-mode gradient mismatch (fast mode): v^T J u numerical ", num_s,
                                          ", analytical ", ana)};
   }
   if (o.check_forward_ad) {
@@ -440,7 +440,7 @@ void check_fast(const Fn& func, const variable_list& inputs, const GradcheckOpti
     }
     const double ana = real(vflat.conj().mul(flat_outputs(tangents))).sum().item<double>();
     if (!close(ana, num_s, o))
-      throw CheckFailure{detail::str_cat("Forward-mode gradient mismatch (fast mode): v^T J u numerical ", num_s,
+      throw CheckFailure{ember::detail::str_cat("Forward-mode gradient mismatch (fast mode): v^T J u numerical ", num_s,
                                          ", analytical ", ana)};
   }
 }

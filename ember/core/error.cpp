@@ -1,9 +1,12 @@
 // Out-of-line throw helpers keep the EMBER_CHECK fast path small.
 #include "ember/core/error.h"
 
+#include <cstring>
 #include <ostream>
 
 namespace ember {
+
+std::string errno_text(int err) { return std::strerror(err); }
 
 std::ostream& operator<<(std::ostream& out, const SourceLocation& loc) {
   return out << loc.function << " at " << loc.file << ":" << loc.line;
@@ -12,7 +15,7 @@ std::ostream& operator<<(std::ostream& out, const SourceLocation& loc) {
 Error::Error(std::string msg) : std::runtime_error(msg), msg_(std::move(msg)), what_(msg_) {}
 
 Error::Error(SourceLocation loc, std::string msg)
-    : Error(detail::str_cat(msg, " (raised in ", loc, ")")) {}
+    : Error(ember::detail::str_cat(msg, " (raised in ", loc, ")")) {}
 
 Error::Error(std::string msg, std::string backtrace, const void* caller)
     : Error(std::move(msg)) {

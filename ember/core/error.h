@@ -57,6 +57,9 @@ class LinAlgError : public Error { using Error::Error; };
 class OutOfMemoryError : public Error { using Error::Error; };
 class EnforceFiniteError : public Error { using Error::Error; };
 
+// strerror(err) as a string, for messages about failed system calls.
+std::string errno_text(int err);
+
 namespace detail {
 template <class... Args>
 std::string str_cat(const Args&... args) {

@@ -31,7 +31,6 @@ namespace {
 constexpr size_t kReadChunk = 64 << 10;
 constexpr int kMaxChunksPerTurn = 16;  // one busy client cannot starve the others
 
-std::string errno_text(int err) { return std::strerror(err); }
 
 void set_nonblocking(int fd) {
   int flags = ::fcntl(fd, F_GETFL, 0);

@@ -27,7 +27,6 @@ namespace {
 using namespace detail;  // the protocol's names
 using detail::quote;
 
-std::string errno_text(int err) { return std::strerror(err); }
 
 void set_nodelay(int fd) {
   int one = 1;

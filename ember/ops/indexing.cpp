@@ -48,7 +48,7 @@ DimVector broadcast_index_shapes(const std::vector<Tensor>& idx) {
     }
     if (!ok) {
       std::string shapes;
-      for (const Tensor& t : idx) shapes += (shapes.empty() ? "" : ", ") + detail::str_cat(t.sizes());
+      for (const Tensor& t : idx) shapes += (shapes.empty() ? "" : ", ") + ember::detail::str_cat(t.sizes());
       EMBER_CHECK_INDEX(false, "shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes);
     }
     shape = out;

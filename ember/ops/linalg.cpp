@@ -201,7 +201,6 @@ Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 }
 
 namespace {
-Tensor mH(const Tensor& t) { return t.transpose(-2, -1).conj(); }
 bool is_one(const Scalar& s) { return !s.isComplex() && s.toDouble() == 1.0; }
 }  // namespace
 

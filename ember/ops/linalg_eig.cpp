@@ -21,8 +21,6 @@ using lapack::real_of;
 
 namespace {
 
-Tensor mH(const Tensor& X) { return X.transpose(-2, -1).conj(); }
-
 // geev on every matrix: eigenvalues always, right eigenvectors when `vectors`.
 std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
   check_lapack_input(A, "linalg.eig", true);

@@ -46,7 +46,7 @@ int64_t batch_count(const Tensor& A) {
 }
 
 std::string lapack_error_prefix(const char* api, bool batched, int64_t index) {
-  return batched ? detail::str_cat(api, ": (Batch element ", index, "): ") : detail::str_cat(api, ": ");
+  return batched ? ember::detail::str_cat(api, ": (Batch element ", index, "): ") : ember::detail::str_cat(api, ": ");
 }
 
 }  // namespace linalg_detail
@@ -251,10 +251,6 @@ void lu_det(const T* m, const lint* ipiv, int64_t n, T* det, T* sign, real_of<T>
   }
 }
 
-std::vector<int64_t> batch_shape(const Tensor& A) {
-  return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2);
-}
-
 // Cholesky factor of every matrix; zeroes the triangle LAPACK leaves untouched.
 namespace {
 // tril with the diagonal halved (the "phi" of the Cholesky derivative).
@@ -262,7 +258,6 @@ Tensor phi(const Tensor& X) {
   Tensor t = X.tril();
   return t.sub(t.diagonal(0, -2, -1).mul(0.5).diag_embed(0, -2, -1));
 }
-Tensor mH_(const Tensor& X) { return X.transpose(-2, -1).conj(); }
 }  // namespace
 
 Tensor cholesky_impl(const Tensor& A, bool upper, const char* api, std::vector<lint>* infos_out = nullptr) {
@@ -274,16 +269,16 @@ Tensor cholesky_impl(const Tensor& A, bool upper, const char* api, std::vector<l
         api, {&A}, [&] { return cholesky_impl(A, upper, api, infos_out); },
         [upper](const autograd::VjpCtx& c) {
           Tensor L = c.saved_tensor(0), gL = c.grad();
-          if (upper) L = mH_(L), gL = mH_(gL);
+          if (upper) L = mH(L), gL = mH(gL);
           Tensor Linv = linalg::inv(L);
-          Tensor gA = ember::matmul(ember::matmul(mH_(Linv), phi(ember::matmul(mH_(L), gL))), Linv);
-          return autograd::variable_list{gA.add(mH_(gA)).mul(0.5)};
+          Tensor gA = ember::matmul(ember::matmul(mH(Linv), phi(ember::matmul(mH(L), gL))), Linv);
+          return autograd::variable_list{gA.add(mH(gA)).mul(0.5)};
         },
         [&](const auto& t, const Tensor& R) {
-          Tensor L = upper ? mH_(R) : R;
+          Tensor L = upper ? mH(R) : R;
           Tensor Linv = linalg::inv(L);
-          Tensor dL = ember::matmul(L, phi(ember::matmul(ember::matmul(Linv, t(0)), mH_(Linv))));
-          return upper ? mH_(dL) : dL;
+          Tensor dL = ember::matmul(L, phi(ember::matmul(ember::matmul(Linv, t(0)), mH(Linv))));
+          return upper ? mH(dL) : dL;
         },
         {}, /*save_result=*/true);
   }

@@ -36,10 +36,6 @@ Driver parse_driver(std::optional<std::string_view> driver) {
   return Driver::gelss;
 }
 
-std::vector<int64_t> with(std::vector<int64_t> shape, std::initializer_list<int64_t> tail) {
-  shape.insert(shape.end(), tail);
-  return shape;
-}
 
 // One call per matrix on column-major a (m x n, ld m) and b (ld x nrhs, ld = max(m, n, 1)).
 template <class T>

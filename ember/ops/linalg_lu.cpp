@@ -25,16 +25,6 @@ using lapack::lint;
 
 namespace {
 
-Tensor mH(const Tensor& X) { return X.transpose(-2, -1).conj(); }
-
-std::vector<int64_t> batch_shape(const Tensor& A) {
-  return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2);
-}
-std::vector<int64_t> with(std::vector<int64_t> shape, std::initializer_list<int64_t> tail) {
-  shape.insert(shape.end(), tail);
-  return shape;
-}
-
 struct LuFactors {
   Tensor LU;      // (*, m, n): L below the diagonal (unit diagonal implied), U on and above
   Tensor pivots;  // (*, k) int32, 1-based: row i was interchanged with row pivots[i]

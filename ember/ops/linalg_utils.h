@@ -1,5 +1,5 @@
-// Internal helpers shared by the linear-algebra files (linalg.cpp, linalg_einsum.cpp,
-// linalg_lapack.cpp): the tensor-level GEMM driver and small checks.
+// Internal helpers shared by the linear-algebra files (linalg*.cpp): the tensor-level GEMM
+// driver, small checks and shape helpers.
 #pragma once
 #include <algorithm>
 #include <initializer_list>
@@ -29,6 +29,18 @@ template <class Fn> struct OpDef;
 extern OpDef<GemmFn> mm_op, bmm_op, addmm_op, baddbmm_op, addbmm_op;
 }  // namespace ember
 namespace ember::linalg_detail {
+
+// The conjugate transpose of the last two dims (PyTorch's Tensor.mH).
+inline Tensor mH(const Tensor& t) { return t.transpose(-2, -1).conj(); }
+// The batch dims of a stack of matrices: all but the last two.
+inline std::vector<int64_t> batch_shape(const Tensor& a) {
+  return std::vector<int64_t>(a.sizes().begin(), a.sizes().end() - 2);
+}
+// `shape` followed by `tail`.
+inline std::vector<int64_t> with(std::vector<int64_t> shape, std::initializer_list<int64_t> tail) {
+  shape.insert(shape.end(), tail);
+  return shape;
+}
 
 // Runs g on the device's kernel of the op-table entry for `op` (linalg_gemm.cpp).
 void run_gemm(GemmArgs& g, Device d, const char* op);

@@ -64,7 +64,7 @@ Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Te
     if (op.name == "sign" && isComplexType(dt))
       EMBER_ERROR("sign: unlike NumPy, sign is not intended to support complex numbers. Please use sgn instead.");
     std::string shapes;
-    for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : ", ") + detail::str_cat(t.sizes(), " ", t.scalar_type());
+    for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : ", ") + ember::detail::str_cat(t.sizes(), " ", t.scalar_type());
     EMBER_CHECK_TYPE(false, op.name, ": not implemented for dtype ", dt, " (inputs: ", shapes,
                      "; supported: ", dtype_list(op.dtypes), ")");
   }

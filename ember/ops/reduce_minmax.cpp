@@ -16,7 +16,7 @@ void check_has_elements(const Tensor& self, const DimMask& mask, bool all_dims, 
                         bool index_error = false) {
   if (self.numel() != 0) return;
   if (all_dims) {
-    std::string msg = detail::str_cat(op, "(): Expected reduction dim to be specified for input.numel() == 0.",
+    std::string msg = ember::detail::str_cat(op, "(): Expected reduction dim to be specified for input.numel() == 0.",
                                       index_error ? "" : " Specify the reduction dim with the 'dim' argument.");
     if (index_error) detail::throw_index_error(msg);
     EMBER_ERROR(msg);

@@ -519,7 +519,7 @@ Tensor Tensor::index_put(const List<std::optional<Tensor>>& indices, const Tenso
   return ember::index_put(*this, ArrayRef<std::optional<Tensor>>(v), values, accumulate);
 }
 std::string Tensor::DeprecatedTypeProperties::toString() const {
-  return detail::str_cat(device_type_ == kCUDA ? "CUDA" : device_type_ == kMeta ? "Meta" : "CPU",
+  return ember::detail::str_cat(device_type_ == kCUDA ? "CUDA" : device_type_ == kMeta ? "Meta" : "CPU",
                          ember::to_string(scalar_type_), "Type");
 }
 TensorOptions Tensor::DeprecatedTypeProperties::options() const {

@@ -39,9 +39,9 @@ namespace {
 struct OptionText : OptionVisitor {
   std::vector<std::string> values;
   using OptionVisitor::field;
-  void field(const char* name, double& v) override { values.push_back(detail::str_cat(name, "=", v)); }
-  void field(const char* name, int64_t& v) override { values.push_back(detail::str_cat(name, "=", v)); }
-  void field(const char* name, bool& v) override { values.push_back(detail::str_cat(name, "=", v)); }
+  void field(const char* name, double& v) override { values.push_back(ember::detail::str_cat(name, "=", v)); }
+  void field(const char* name, int64_t& v) override { values.push_back(ember::detail::str_cat(name, "=", v)); }
+  void field(const char* name, bool& v) override { values.push_back(ember::detail::str_cat(name, "=", v)); }
 };
 std::vector<std::string> option_text(const OptimizerOptions& o) {
   OptionText text;

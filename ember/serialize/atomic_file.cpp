@@ -29,7 +29,6 @@ namespace {
 constexpr const char* kTmpSuffix = ".tmp-";
 constexpr size_t kTmpRandom = 6;  // mkstemp's XXXXXX
 
-std::string errno_text() { return std::strerror(errno); }
 
 struct SplitPath {
   std::string dir;   // "." for a bare file name
@@ -49,7 +48,7 @@ int create_locked_temporary(const std::string& path, std::string& tmp) {
   for (int attempt = 0; attempt < 64; ++attempt) {
     tmp = path + kTmpSuffix + "XXXXXX";
     const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-    EMBER_CHECK(fd >= 0, "save: cannot create a temporary file next to '", path, "': ", errno_text());
+    EMBER_CHECK(fd >= 0, "save: cannot create a temporary file next to '", path, "': ", errno_text(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       // A file system without flock: write unlocked (its temporaries are then never removed).
       if (errno != EWOULDBLOCK && errno != EINTR) return fd;
@@ -93,7 +92,7 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
   std::string tmp;
   const int fd = create_locked_temporary(path, tmp);
   auto fail = [&](const char* step) {
-    const std::string reason = errno_text();
+    const std::string reason = errno_text(errno);
     ::unlink(tmp.c_str());
     ::close(fd);
     EMBER_ERROR("save: ", step, " '", tmp, "' failed: ", reason, " ('", path, "' is unchanged)");

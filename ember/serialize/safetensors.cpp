@@ -62,7 +62,6 @@ ScalarType real_of(ScalarType t) {
   }
 }
 
-std::string errno_text() { return std::strerror(errno); }
 
 }  // namespace
 
@@ -209,7 +208,7 @@ void save_file(const std::map<std::string, Tensor>& tensors, const std::string& 
 
 SafetensorsContents load_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY);
-  EMBER_CHECK(fd >= 0, "load: cannot open '", path, "': ", errno_text());
+  EMBER_CHECK(fd >= 0, "load: cannot open '", path, "': ", errno_text(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);

@@ -40,10 +40,6 @@ const char* op_symbol(ArithOp op) {
   return "?";
 }
 
-std::string describe(const Operand& o) {
-  if (o.col) return o.col->dtype().to_string();
-  return std::string("scalar ") + o.scalar->to_string();
-}
 
 // numpy's npy_divmod: Python's floor division and modulo for floats, with x // 0 = x / 0
 // (+-inf or nan) and x % 0 = nan.
@@ -284,8 +280,6 @@ Column arith(ArithOp op, Operand a, Operand b) {
   });
 }
 
-Operand col_op(const Column& c) { return Operand{&c, nullptr}; }
-Operand val_op(const Value& v) { return Operand{nullptr, &v}; }
 
 // ---- unary ----------------------------------------------------------------------------------
 

@@ -90,10 +90,6 @@ void dispatch_compare(CmpOp op, uint64_t* out, int64_t n, const GA& ga, const GB
   }
 }
 
-std::string describe(const Operand& o) {
-  if (o.col) return o.col->dtype().to_string();
-  return std::string("scalar ") + o.scalar->to_string();
-}
 
 // Getters of an operand in type C: a column's values or a broadcast scalar.
 template <class C>
@@ -247,8 +243,6 @@ Column compare_op(CmpOp op, Operand a, Operand b) {
   return make_bool(n, out.buffer, v, nullable);
 }
 
-Operand col_op(const Column& c) { return Operand{&c, nullptr}; }
-Operand val_op(const Value& v) { return Operand{nullptr, &v}; }
 
 // ---- logic ------------------------------------------------------------------------------------
 

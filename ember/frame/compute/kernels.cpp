@@ -144,6 +144,11 @@ EMBER_COMPUTE_INSTANTIATE(uint32_t) EMBER_COMPUTE_INSTANTIATE(uint64_t) EMBER_CO
 EMBER_COMPUTE_INSTANTIATE(double)
 #undef EMBER_COMPUTE_INSTANTIATE
 
+std::string describe(const Operand& o) {
+  if (o.col) return o.col->dtype().to_string();
+  return std::string("scalar ") + o.scalar->to_string();
+}
+
 // ---- promotion -------------------------------------------------------------------------
 
 Category category(TypeId id) {

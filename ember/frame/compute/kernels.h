@@ -182,6 +182,10 @@ struct Operand {
   const Value* scalar = nullptr;
   bool is_scalar() const { return col == nullptr; }
 };
+inline Operand col_op(const Column& c) { return Operand{&c, nullptr}; }
+inline Operand val_op(const Value& v) { return Operand{nullptr, &v}; }
+// "int64" for a column, "scalar 3" for a value: how error messages name an operand.
+std::string describe(const Operand& o);
 // bool < integers < floats; Other for the rest.
 enum class Category { Bool, Int, Float, Other };
 Category category(TypeId id);

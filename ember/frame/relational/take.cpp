@@ -72,7 +72,7 @@ Buffer gather_validity(const ArrayData& a, const I* idx, int64_t n, bool has_neg
 
 // Rows ahead that the gathers prefetch: random positions make every read a cache miss, and
 // the loads of several rows in flight at once hide most of their latency.
-constexpr int64_t kAhead = 16;
+constexpr int64_t kGatherAhead = 16;
 
 template <class T, class I>
 Buffer gather_fixed(const T* src, const I* idx, int64_t n, bool has_neg) {
@@ -81,8 +81,8 @@ Buffer gather_fixed(const T* src, const I* idx, int64_t n, bool has_neg) {
   run_chunks(chunk_bounds(n), [&](int64_t, int64_t b, int64_t e) {
     if (!has_neg) {
       int64_t i = b;
-      for (; i + kAhead < e; ++i) {
-        __builtin_prefetch(src + idx[i + kAhead]);
+      for (; i + kGatherAhead < e; ++i) {
+        __builtin_prefetch(src + idx[i + kGatherAhead]);
         o[i] = src[idx[i]];
       }
       for (; i < e; ++i) o[i] = src[idx[i]];
@@ -122,7 +122,7 @@ int64_t gather_offsets(const O* offs, const I* idx, int64_t n, O* out, const std
   run_chunks(bounds, [&](int64_t c, int64_t b, int64_t e) {
     int64_t run = 0;
     for (int64_t i = b; i < e; ++i) {
-      if (i + kAhead < e) __builtin_prefetch(offs + idx[i + kAhead]);
+      if (i + kGatherAhead < e) __builtin_prefetch(offs + idx[i + kGatherAhead]);
       const I k = idx[i];
       if (k >= 0) run += int64_t(offs[k + 1]) - int64_t(offs[k]);
       out[i + 1] = O(run);  // local; rebased below (checked for overflow first)
@@ -164,10 +164,10 @@ ArrayDataPtr take_binary(const ArrayData& a, const I* idx, int64_t n, bool has_n
   run_chunks(bounds, [&](int64_t, int64_t b, int64_t e) {
     const int64_t dst_end = (e == n ? out_bytes.capacity() : int64_t(oo[e])) - 8;
     for (int64_t i = b; i < e; ++i) {
-      // Two stages: the offsets 2 * kAhead rows ahead, then the bytes kAhead rows ahead (whose
-      // offsets the first stage fetched kAhead rows ago).
-      if (i + 2 * kAhead < e) __builtin_prefetch(offs + std::max<I>(idx[i + 2 * kAhead], 0));
-      if (i + kAhead < e) __builtin_prefetch(bytes + offs[std::max<I>(idx[i + kAhead], 0)]);
+      // Two stages: the offsets 2 * kGatherAhead rows ahead, then the bytes kGatherAhead rows ahead (whose
+      // offsets the first stage fetched kGatherAhead rows ago).
+      if (i + 2 * kGatherAhead < e) __builtin_prefetch(offs + std::max<I>(idx[i + 2 * kGatherAhead], 0));
+      if (i + kGatherAhead < e) __builtin_prefetch(bytes + offs[std::max<I>(idx[i + kGatherAhead], 0)]);
       const I k = idx[i];
       if (k < 0) continue;
       const int64_t len = int64_t(oo[i + 1]) - int64_t(oo[i]);

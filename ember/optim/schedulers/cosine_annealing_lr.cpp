@@ -1,6 +1,7 @@
 #include "ember/optim/schedulers/cosine_annealing_lr.h"
 
 #include <cmath>
+#include <numbers>
 
 namespace ember::optim {
 
@@ -9,14 +10,8 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double
   EMBER_CHECK(T_max > 0, "CosineAnnealingLR: T_max must be positive, got ", T_max);
 }
 double CosineAnnealingLR::lr_at(size_t, double base) const {
-  constexpr double kPi = 3.14159265358979323846;
-  return eta_min_ + (base - eta_min_) * (1 + std::cos(kPi * double(epoch_) / double(t_max_))) / 2;
+  return eta_min_ + (base - eta_min_) * (1 + std::cos(std::numbers::pi * double(epoch_) / double(t_max_))) / 2;
 }
-
-namespace {
-// (CosineAnnealingWarmRestarts's: CosineAnnealingLR::lr_at above has its own.)
-constexpr double kPi = 3.14159265358979323846;
-}  // namespace
 
 CosineAnnealingWarmRestarts::CosineAnnealingWarmRestarts(Optimizer& optimizer, int64_t T_0, int64_t T_mult,
                                                          double eta_min)
@@ -31,7 +26,7 @@ double CosineAnnealingWarmRestarts::lr_at(size_t, double base) const {
   } else {
     for (; t_cur >= t_i; t_i *= t_mult_) t_cur -= t_i;
   }
-  return eta_min_ + (base - eta_min_) * (1 + std::cos(kPi * double(t_cur) / double(t_i))) / 2;
+  return eta_min_ + (base - eta_min_) * (1 + std::cos(std::numbers::pi * double(t_cur) / double(t_i))) / 2;
 }
 
 }  // namespace ember::optim

@@ -2,11 +2,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <numbers>
 
 namespace ember::optim {
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 
 // Sets the momentum that OneCycleLR cycles: the options' "betas.0" when they have betas (as
 // torch's use_beta1), else "momentum". False when they have neither.
@@ -72,7 +72,7 @@ double OneCycleLR::lr_at(size_t group, double) const {
   const double lrs[3] = {initial, max_lrs_[group], initial / o.final_div_factor()};
   const double momenta[2] = {o.max_momentum(), o.base_momentum()};
   auto anneal = [cos = o.anneal_strategy() == "cos"](double start, double end, double pct) {
-    return cos ? end + (start - end) / 2.0 * (std::cos(kPi * pct) + 1) : (end - start) * pct + start;
+    return cos ? end + (start - end) / 2.0 * (std::cos(std::numbers::pi * pct) + 1) : (end - start) * pct + start;
   };
   double start_step = 0;
   for (size_t i = 0;; ++i) {
