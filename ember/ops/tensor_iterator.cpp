@@ -407,21 +407,18 @@ __attribute__((target("avx512f"))) void stream_lines_avx512(char* dst, const cha
 }
 #endif
 
+// dst is 64-byte aligned (streamed_loop stores the elements before the first line normally).
 void stream_out(char* dst, const char* src, int64_t bytes) {
 #if defined(__x86_64__)
-  // The head up to a line boundary and the tail take normal stores.
-  int64_t i = std::min<int64_t>(bytes, (64 - (reinterpret_cast<uintptr_t>(dst) & 63)) & 63);
-  std::memcpy(dst, src, size_t(i));
-  const int64_t lines = (bytes - i) & ~int64_t(63);
+  const int64_t lines = bytes & ~int64_t(63);
   static const bool avx512 = best_cpu_capability() == CpuCapability::AVX512;
   if (avx512) {
-    stream_lines_avx512(dst + i, src + i, lines);
+    stream_lines_avx512(dst, src, lines);
   } else {
-    for (int64_t j = i; j < i + lines; j += 16)
+    for (int64_t j = 0; j < lines; j += 16)
       _mm_stream_si128(reinterpret_cast<__m128i*>(dst + j), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j)));
   }
-  i += lines;
-  std::memcpy(dst + i, src + i, size_t(bytes - i));
+  std::memcpy(dst + lines, src + lines, size_t(bytes - lines));  // the last block's partial line
 #else
   std::memcpy(dst, src, size_t(bytes));
 #endif
