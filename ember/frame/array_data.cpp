@@ -8,12 +8,6 @@
 
 namespace ember::frame {
 
-namespace {
-
-// Element counts are bounded well below overflow of any byte computation below.
-constexpr int64_t kMaxElements = int64_t(1) << 40;
-
-}  // namespace
 
 ArrayData::ArrayData(DType t, int64_t length, std::vector<Buffer> buffers, std::vector<ArrayDataPtr> children,
                      int64_t null_count, int64_t offset, ArrayDataPtr dictionary)
@@ -153,8 +147,8 @@ struct Validator {
     const DType& t = a.type;
     if (a.length < 0) fail(path, a, "negative length");
     if (a.offset < 0) fail(path, a, "negative offset");
-    if (a.length > kMaxElements || a.offset > kMaxElements - a.length)
-      fail(path, a, "offset + length is beyond the supported maximum of " + std::to_string(kMaxElements) + " elements");
+    if (a.length > kMaxArrayElements || a.offset > kMaxArrayElements - a.length)
+      fail(path, a, "offset + length is beyond the supported maximum of " + std::to_string(kMaxArrayElements) + " elements");
     const int64_t end = a.offset + a.length;
     if (int64_t(a.buffers.size()) != t.num_buffers())
       fail(path, a, "has " + std::to_string(a.buffers.size()) + " buffers; the type's layout has " +

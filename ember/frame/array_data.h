@@ -13,6 +13,9 @@
 namespace ember::frame {
 
 constexpr int64_t kUnknownNullCount = -1;
+// The most elements an array may have (validation refuses more): element counts stay well
+// below overflow of any byte computation.
+constexpr int64_t kMaxArrayElements = int64_t(1) << 40;
 
 struct ValidateOptions {
   // Also check that every valid string (string, large_string) is well-formed UTF-8.

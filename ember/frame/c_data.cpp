@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "ember/core/error.h"
+#include "ember/frame/array_data.h"
 
 namespace ember::frame {
 
@@ -12,7 +13,6 @@ namespace {
 
 constexpr int kMaxDepth = 64;                       // nesting deeper than this is refused
 constexpr int64_t kMaxChildren = int64_t(1) << 20;  // struct fields
-constexpr int64_t kMaxElements = int64_t(1) << 40;
 
 // Pointed to for empty buffers ember has no memory for (consumers differ on NULL).
 alignas(64) const uint8_t kZeros[64] = {};
@@ -295,7 +295,7 @@ struct Importer {
   ArrayDataPtr run(const ArrowArray* a, const DType& t, int depth, const std::string& path) {
     if (depth > kMaxDepth) fail(path, t, "arrays nest deeper than " + std::to_string(kMaxDepth) + " levels");
     if (a == nullptr) fail(path, t, "null ArrowArray pointer");
-    if (a->length < 0 || a->offset < 0 || a->length > kMaxElements || a->offset > kMaxElements - a->length)
+    if (a->length < 0 || a->offset < 0 || a->length > kMaxArrayElements || a->offset > kMaxArrayElements - a->length)
       fail(path, t, "bad length " + std::to_string(a->length) + " or offset " + std::to_string(a->offset));
     if (a->n_buffers != t.num_buffers())
       fail(path, t, "has " + std::to_string(a->n_buffers) + " buffers; its Arrow layout has " + std::to_string(t.num_buffers()));

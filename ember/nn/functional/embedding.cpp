@@ -95,7 +95,7 @@ std::optional<int64_t> wrap_padding_idx(std::optional<int64_t> p, int64_t n) {
 using detail::wrap_padding_idx;
 
 namespace {
-std::vector<int64_t> to_vector(const Tensor& t) {
+std::vector<int64_t> index_vector(const Tensor& t) {
   const Tensor c = t.to(kLong).contiguous();
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
@@ -121,7 +121,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   } else {
     EMBER_CHECK(o.offsets().defined(), "offsets has to be a 1D Tensor but got None");
     EMBER_CHECK(o.offsets().dim() == 1, "offsets has to be a 1D Tensor");
-    offsets = to_vector(o.offsets());
+    offsets = index_vector(o.offsets());
   }
   const EmbeddingBagMode::Kind mode = o.mode().kind;
   EMBER_CHECK(mode != EmbeddingBagMode::Max || !o.scale_grad_by_freq(),
@@ -132,7 +132,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
               "'). Please open a feature request on GitHub.");
   const int64_t n = weight.size(0);
   const std::optional<int64_t> padding_idx = wrap_padding_idx(o.padding_idx(), n);
-  const std::vector<int64_t> idx = to_vector(input.reshape({-1}));
+  const std::vector<int64_t> idx = index_vector(input.reshape({-1}));
   const int64_t M = int64_t(idx.size());
   EMBER_CHECK(offsets.empty() || offsets[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the ",
               "mini-batch has to start from position 0. However, got ", offsets.empty() ? 0 : offsets[0]);
