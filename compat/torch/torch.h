@@ -67,10 +67,10 @@ inline const Generator& getDefaultCPUGenerator() { return default_generator(); }
 
 namespace torch {
 using std::make_unique;  // torch::make_unique (LibTorch's, from before C++14)
+// torch::cuda:: is ember::cuda:: (is_available, device_count, synchronize, manual_seed_all...);
+// c10::cuda:: and at::cuda:: reach it through the using-directives above (CUDAStream,
+// CUDAGuard, CUDAEvent, CUDACachingAllocator).
 namespace cuda {
-// ember's CUDA backend is not built into this library yet: no device is available.
-inline bool is_available() { return false; }
-inline int64_t device_count() { return 0; }
-inline bool cudnn_is_available() { return false; }
+using namespace ::ember::cuda;
 }  // namespace cuda
 }  // namespace torch

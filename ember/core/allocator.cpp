@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -177,12 +178,20 @@ class CpuCachingAllocator final : public Allocator {
   AllocatorStats stats_;
 };
 
-Allocator* g_allocators[kNumDeviceTypes] = {&CpuCachingAllocator::instance(), nullptr, nullptr};
+// Constant-initialized (zeros before any constructor runs), so a registration from another
+// translation unit's static initializer cannot be overwritten by this one's; the CPU's
+// allocator is the fallback of its slot.
+Allocator* g_allocators[kNumDeviceTypes] = {};
 
 }  // namespace
 
+void Allocator::copy_data(void* dest, const void* src, size_t n) const {
+  if (n) std::memcpy(dest, src, n);
+}
+
 Allocator* get_allocator(DeviceType t) {
   Allocator* a = g_allocators[int(t)];
+  if (t == kCPU && !a) return &CpuCachingAllocator::instance();
   EMBER_CHECK(a != nullptr, "no allocator registered for device type ", t,
               t == kCUDA ? " (ember was built without CUDA or no GPU is present)" : "");
   return a;

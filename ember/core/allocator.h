@@ -50,10 +50,16 @@ class DataPtr {
 class Allocator {
  public:
   virtual ~Allocator() = default;
+  // Memory on the device's current index (CUDA: the current device and stream).
   virtual DataPtr allocate(size_t nbytes) = 0;
+  // Memory on a given device (a device without index: the current one).
+  virtual DataPtr allocate_on(size_t nbytes, Device device) { return allocate(nbytes); }
+  // Copies n bytes between two blocks of this allocator (c10::Allocator::copy_data).
+  virtual void copy_data(void* dest, const void* src, size_t n) const;
 };
 
-// The process-wide allocator for a device type (CPU, or CUDA once registered).
+// The process-wide allocator for a device type: the CPU's, and CUDA's when ember was built
+// with CUDA (ember/cuda/caching_allocator.cpp registers it).
 Allocator* get_allocator(DeviceType t);
 void set_allocator(DeviceType t, Allocator* a);
 

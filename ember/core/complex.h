@@ -8,6 +8,9 @@
 #include <iosfwd>
 
 #include "ember/core/half.h"
+#if defined(__CUDACC__)
+#include <cuda/std/complex>
+#endif
 
 namespace ember {
 
@@ -86,11 +89,21 @@ template <class T> EMBER_HD std::complex<T> to_std(Complex<T> a) { return {a.rea
 // complex64 transcendentals are evaluated in complex128 and rounded once (libstdc++'s
 // float versions lose up to tens of ulp).
 template <class T> using WideComplex = std::complex<std::conditional_t<std::is_same_v<T, float>, double, T>>;
+// In CUDA device code, libcu++'s ::cuda::std::complex at T's own precision (as PyTorch's
+// CUDA kernels compute).
+#if defined(__CUDA_ARCH__)
+#define EMBER_COMPLEX_VIA_STD(fn)                                                         \
+  template <class T> EMBER_HD Complex<T> fn(Complex<T> a) {                               \
+    auto r = ::cuda::std::fn(::cuda::std::complex<T>(a.real_, a.imag_));                      \
+    return Complex<T>(r.real(), r.imag());                                                \
+  }
+#else
 #define EMBER_COMPLEX_VIA_STD(fn)                                                         \
   template <class T> EMBER_HD Complex<T> fn(Complex<T> a) {                               \
     auto r = std::fn(WideComplex<T>(a.real_, a.imag_));                                   \
     return Complex<T>(T(r.real()), T(r.imag()));                                          \
   }
+#endif
 EMBER_COMPLEX_VIA_STD(exp) EMBER_COMPLEX_VIA_STD(log) EMBER_COMPLEX_VIA_STD(log10)
 EMBER_COMPLEX_VIA_STD(sqrt) EMBER_COMPLEX_VIA_STD(sin) EMBER_COMPLEX_VIA_STD(cos)
 EMBER_COMPLEX_VIA_STD(tan) EMBER_COMPLEX_VIA_STD(asin) EMBER_COMPLEX_VIA_STD(acos)
@@ -99,9 +112,20 @@ EMBER_COMPLEX_VIA_STD(tanh) EMBER_COMPLEX_VIA_STD(asinh) EMBER_COMPLEX_VIA_STD(a
 EMBER_COMPLEX_VIA_STD(atanh)
 #undef EMBER_COMPLEX_VIA_STD
 template <class T> EMBER_HD Complex<T> pow(Complex<T> a, Complex<T> b) {
+#if defined(__CUDA_ARCH__)
+  auto r = ::cuda::std::pow(::cuda::std::complex<T>(a.real_, a.imag_), ::cuda::std::complex<T>(b.real_, b.imag_));
+  return Complex<T>(r.real(), r.imag());
+#else
   return Complex<T>(std::pow(to_std(a), to_std(b)));
+#endif
 }
-template <class T> EMBER_HD Complex<T> polar(T r, T theta) { return Complex<T>(std::polar(r, theta)); }
+template <class T> EMBER_HD Complex<T> polar(T r, T theta) {
+#if defined(__CUDA_ARCH__)
+  return Complex<T>(r * ::cos(theta), r * ::sin(theta));
+#else
+  return Complex<T>(std::polar(r, theta));
+#endif
+}
 
 template <class T> std::ostream& operator<<(std::ostream& os, Complex<T> c);
 

@@ -23,7 +23,8 @@ void refuse_inference_tensor_update() {
 Storage Storage::allocate(size_t nbytes, Device device) {
   if (device.is_meta())
     return Storage(make_intrusive<StorageImpl>(DataPtr(nullptr, nullptr, nullptr, device), nbytes, true));
-  DataPtr d = get_allocator(device.type())->allocate(nbytes);
+  Allocator* a = get_allocator(device.type());
+  DataPtr d = device.is_cpu() ? a->allocate(nbytes) : a->allocate_on(nbytes, device);
   return Storage(make_intrusive<StorageImpl>(std::move(d), nbytes, true));
 }
 
@@ -49,9 +50,9 @@ void Storage::resize_bytes(size_t nbytes) {
               "(memory from from_blob); it holds ", impl_->nbytes, " bytes, ", nbytes, " needed");
   Device dev = device();
   if (dev.is_meta()) { impl_->nbytes = nbytes; return; }
-  EMBER_CHECK(dev.is_cpu(), "resize_: only CPU and meta storages can be resized here, got ", dev);
-  DataPtr d = get_allocator(dev.type())->allocate(nbytes);
-  if (impl_->nbytes) std::memcpy(d.get(), impl_->data_ptr.get(), impl_->nbytes);
+  Allocator* a = get_allocator(dev.type());
+  DataPtr d = a->allocate_on(nbytes, dev);
+  if (impl_->nbytes) a->copy_data(d.get(), impl_->data_ptr.get(), impl_->nbytes);
   impl_->data_ptr = std::move(d);
   impl_->nbytes = nbytes;
 }

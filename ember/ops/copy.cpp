@@ -81,8 +81,17 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
     infer_size(self.sizes(), src.sizes(), "copy_");
     return self;
   }
-  EMBER_CHECK(self.device() == src.device() || src.dim() == 0, "copy_: copying between devices ",
-              src.device(), " -> ", self.device(), " needs the CUDA runtime, which is not available");
+  // A 0-dim CPU source is a scalar any device's kernel takes; other sources on another
+  // device go through the CUDA backend (ember/ops/cuda/copy_across_devices.cpp).
+  if (self.device() != src.device() && !(src.dim() == 0 && src.is_cpu())) {
+    using CopyAcrossFn = void (*)(Tensor&, const Tensor&, bool);
+    static const auto across = reinterpret_cast<CopyAcrossFn>(lookup_kernel("copy_across_devices", kCUDA));
+    EMBER_CHECK(across != nullptr, "copy_: copying from ", src.device(), " to ", self.device(),
+                " needs CUDA, and ember was built without it (torch::cuda::is_available() is false)");
+    across(self, src, non_blocking);
+    self.bump_version();
+    return self;
+  }
   Tensor s = src;
   if (self.is_alias_of(src) && may_overlap(self, src)) {
     bool identical = self.storage_offset() == src.storage_offset() && self.sizes() == src.sizes() &&

@@ -28,7 +28,9 @@ Tensor empty(IntArrayRef size, const TensorOptions& options, std::optional<Memor
   size_t nbytes = 0;
   EMBER_CHECK(!__builtin_mul_overflow(size_t(n), element_size(dt), &nbytes), "empty: size ", size,
               " of dtype ", dt, " overflows the addressable byte count");
-  auto impl = make_intrusive<TensorImpl>(Storage::allocate(nbytes, dev), dt, dev);
+  Storage storage = Storage::allocate(nbytes, dev);
+  if (dev.is_cuda()) dev = storage.device();  // "cuda" means the current device: name it
+  auto impl = make_intrusive<TensorImpl>(std::move(storage), dt, dev);
   impl->set_sizes_contiguous(size, f);
   return finish(Tensor(std::move(impl)), options);
 }
@@ -47,7 +49,9 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   if (empty_tensor) extent = 0;
   ScalarType dt = options.dtype();
   Device dev = options.device();
-  auto impl = make_intrusive<TensorImpl>(Storage::allocate(size_t(extent) * element_size(dt), dev), dt, dev);
+  Storage storage = Storage::allocate(size_t(extent) * element_size(dt), dev);
+  if (dev.is_cuda()) dev = storage.device();
+  auto impl = make_intrusive<TensorImpl>(std::move(storage), dt, dev);
   impl->set_sizes_and_strides(size, stride);
   return finish(Tensor(std::move(impl)), options);
 }

@@ -17,7 +17,8 @@ namespace math {
 template <class T> constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 template <class T> constexpr bool is_float_v = std::is_floating_point_v<T>;
 
-template <class T> EMBER_HD T arg_value(const Scalar& s) {
+// Host only: functors read their arguments when constructed, before a kernel runs.
+template <class T> inline T arg_value(const Scalar& s) {
   if constexpr (is_complex_v<T>) return T(s.toComplexDouble());
   else if constexpr (std::is_same_v<T, bool>) return s.toBool();
   else if constexpr (is_int_v<T>) return static_cast<T>(s.toLong());

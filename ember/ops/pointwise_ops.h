@@ -2,6 +2,9 @@
 // Note [Op definitions]: a functor F<T> is built from the op's PointwiseArgs and called on
 // compute-type values (T = float for Half/BFloat16, Complex<float> for complex32).
 #pragma once
+#include <tuple>
+#include <utility>
+
 #include "ember/ops/math.h"
 #include "ember/ops/pointwise_table.h"
 #include "ember/ops/special_math.h"
@@ -346,8 +349,6 @@ template <class T> struct Polygamma {  // args: n (>= 0, checked by polygamma())
 };
 }  // namespace fn
 
-
-
 // ---- binary -----------------------------------------------------------------------
 namespace fn {
 template <class T> struct Add {  // args: alpha
@@ -568,6 +569,14 @@ EMBER_SIMPLE_BINARY(Zeta, math::zeta(a, b))
 #undef EMBER_SIMPLE_BINARY
 }  // namespace fn
 
-
+// The output storage type of functor F applied to inputs of storage types T... (the CPU and
+// CUDA kernels of the table use it to instantiate their loops).
+template <template <class> class F, class... T>
+struct PwTypes {
+  using First = std::tuple_element_t<0, std::tuple<T...>>;
+  using R = decltype(std::declval<F<compute_t<First>>>()(std::declval<compute_t<T>>()...));
+  using Out = std::conditional_t<std::is_same_v<R, bool>, bool,
+              std::conditional_t<is_complex_v<First> && !is_complex_v<R>, real_t<First>, First>>;
+};
 
 }  // namespace ember

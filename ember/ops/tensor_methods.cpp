@@ -1,4 +1,5 @@
 // Tensor's methods: each forwards to the free function of the same name (ops/functions.h).
+#include "ember/cuda/cuda.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/tensor_iterator.h"
@@ -75,30 +76,38 @@ bool needs_copy(const Tensor& t, std::optional<ScalarType> dt, std::optional<Dev
   if (f && *f != MemoryFormat::Preserve && !t.is_contiguous(*f)) return true;
   return false;
 }
+// _to_copy with non_blocking: a copy between pinned host memory and a CUDA device returns
+// before the transfer is done (Note [Pinned host memory]).
 Tensor to_impl(const Tensor& t, std::optional<ScalarType> dt, std::optional<Device> dev, bool copy,
-               std::optional<MemoryFormat> f) {
+               std::optional<MemoryFormat> f, bool non_blocking) {
   if (!needs_copy(t, dt, dev, f, copy)) return t;
-  return _to_copy(t, dt, dev, f);
+  if (!non_blocking) return _to_copy(t, dt, dev, f);
+  TensorOptions o = t.options();
+  if (dt) o = o.dtype(*dt);
+  if (dev) o = o.device(*dev);
+  Tensor r = empty_like(t, o, f.value_or(MemoryFormat::Preserve));
+  if (!r.is_meta()) r.copy_(t, /*non_blocking=*/true);
+  return r;
 }
 }  // namespace
-Tensor Tensor::to(ScalarType t, bool, bool copy, std::optional<MemoryFormat> f) const {
+Tensor Tensor::to(ScalarType t, bool nb, bool copy, std::optional<MemoryFormat> f) const {
   check_defined(*this, "to");
-  return to_impl(*this, t, std::nullopt, copy, f);
+  return to_impl(*this, t, std::nullopt, copy, f, nb);
 }
-Tensor Tensor::to(Device d, ScalarType t, bool, bool copy, std::optional<MemoryFormat> f) const {
+Tensor Tensor::to(Device d, ScalarType t, bool nb, bool copy, std::optional<MemoryFormat> f) const {
   check_defined(*this, "to");
-  return to_impl(*this, t, d, copy, f);
+  return to_impl(*this, t, d, copy, f, nb);
 }
-Tensor Tensor::to(Device d, bool, bool copy, std::optional<MemoryFormat> f) const {
+Tensor Tensor::to(Device d, bool nb, bool copy, std::optional<MemoryFormat> f) const {
   check_defined(*this, "to");
-  return to_impl(*this, std::nullopt, d, copy, f);
+  return to_impl(*this, std::nullopt, d, copy, f, nb);
 }
-Tensor Tensor::to(TensorOptions o, bool, bool copy, std::optional<MemoryFormat> f) const {
+Tensor Tensor::to(TensorOptions o, bool nb, bool copy, std::optional<MemoryFormat> f) const {
   check_defined(*this, "to");
-  return to_impl(*this, o.dtype_opt(), o.device_opt(), copy, f ? f : o.memory_format_opt());
+  return to_impl(*this, o.dtype_opt(), o.device_opt(), copy, f ? f : o.memory_format_opt(), nb);
 }
-Tensor Tensor::to(const Tensor& other, bool, bool copy, std::optional<MemoryFormat> f) const {
-  return to_impl(*this, other.scalar_type(), other.device(), copy, f);
+Tensor Tensor::to(const Tensor& other, bool nb, bool copy, std::optional<MemoryFormat> f) const {
+  return to_impl(*this, other.scalar_type(), other.device(), copy, f, nb);
 }
 Tensor Tensor::contiguous(MemoryFormat f) const { return ember::contiguous(*this, f); }
 Tensor Tensor::clone(std::optional<MemoryFormat> f) const { return ember::clone(*this, f); }
@@ -397,10 +406,23 @@ Tensor Tensor::alias() const { return ember::alias(*this); }
 Tensor Tensor::variable_data() const { return detach(); }
 Tensor Tensor::tensor_data() const { return detach(); }
 Tensor Tensor::to_dense(std::optional<ScalarType> dtype) const { return dtype ? to(*dtype) : *this; }
-bool Tensor::is_pinned(std::optional<Device>) const { return false; }
+bool Tensor::is_pinned(std::optional<Device>) const {
+  return defined() && is_cpu() && numel() > 0 && cuda::is_pinned(data_ptr());
+}
+// A contiguous copy in page-locked memory (Note [Pinned host memory]), or the tensor itself
+// when it is pinned already.
 Tensor Tensor::pin_memory(std::optional<Device>) const {
-  EMBER_ERROR("pin_memory: pinned memory needs a CUDA device, and ember is running without one (tensor on ",
-              device(), ")");
+  EMBER_CHECK(defined(), "pin_memory: undefined tensor");
+  EMBER_CHECK(is_cpu(), "pin_memory: cannot pin '", toString(), "': only dense CPU tensors can be pinned");
+  if (is_pinned()) return *this;
+  const size_t nbytes = size_t(numel()) * element_size();
+  DataPtr d = cuda::pinned_host_allocator()->allocate(nbytes);
+  auto impl = make_intrusive<TensorImpl>(Storage(make_intrusive<StorageImpl>(std::move(d), nbytes, false)),
+                                         scalar_type(), Device(kCPU));
+  impl->set_sizes_contiguous(sizes());
+  Tensor r(std::move(impl));
+  r.copy_(*this);
+  return r;
 }
 bool Tensor::is_set_to(const Tensor& t) const {
   return storage().is_alias_of(t.storage()) && storage_offset() == t.storage_offset() && sizes() == t.sizes() &&

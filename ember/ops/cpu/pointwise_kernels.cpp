@@ -8,15 +8,6 @@ namespace ember::cpu {
 inline namespace EMBER_CPU_NS {
 namespace {
 
-// Output storage type of functor F applied to storage type T.
-template <template <class> class F, class... T>
-struct PwTypes {
-  using First = std::tuple_element_t<0, std::tuple<T...>>;
-  using R = decltype(std::declval<F<compute_t<First>>>()(std::declval<compute_t<T>>()...));
-  using Out = std::conditional_t<std::is_same_v<R, bool>, bool,
-              std::conditional_t<is_complex_v<First> && !is_complex_v<R>, real_t<First>, First>>;
-};
-
 template <template <class> class F, DtypeSet Set>
 void unary_kernel(TensorIterator& it, const PointwiseArgs& args) {
   visit_dtype<Set>(it.input_dtype(0), it.op_name(), [&](auto tag) {

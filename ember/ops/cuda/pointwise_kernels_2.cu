@@ -1,0 +1,3 @@
+// Part 2 of the pointwise table's CUDA kernels (pointwise_kernels.cuh).
+#define EMBER_CUDA_PW_PART 2
+#include "ember/ops/cuda/pointwise_kernels.cuh"

@@ -1,0 +1,3 @@
+// Part 5 of the pointwise table's CUDA kernels (pointwise_kernels.cuh).
+#define EMBER_CUDA_PW_PART 5
+#include "ember/ops/cuda/pointwise_kernels.cuh"

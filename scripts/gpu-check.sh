@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The whole GPU check of ember's CUDA backend in one command (issue 16).
+#
+# How the build reaches the GPU machine: it is built HERE. The GPU machine has nvcc, CMake and
+# PyTorch but none of the Debian -dev packages ember's CPU side links (oneDNN, OpenBLAS, SLEEF,
+# libarchive, curl, RE2...), and no network. `pack` builds the CUDA test binary and the GPU
+# benchmark, strips them and libember.so, and puts them with every shared library they load
+# (ldd, less glibc and the CUDA driver, which the machine has) into gpu-bundle.tar.xz, which the
+# device tool carries (`carry: ["gpu-bundle.tar.xz"]`, within its 64 MiB). `run`, on the GPU
+# machine, unpacks it and runs, printing one summary line per suite:
+#   1. the CUDA tests (tests/cuda: every pointwise op on CUDA against the CPU, copies, the
+#      runtime, the allocator, pinned memory), with a per-test timeout;
+#   2. compute-sanitizer memcheck and racecheck over the CUDA tests;
+#   3. bench/cuda_bench against PyTorch eager on the same card (bench/cuda_bench.py): time
+#      ratio (> 1: ember faster) and bandwidth per case.
+# All of it in under 8 minutes. Output also goes to $OUT/gpu-check.log when $OUT is set.
+# Usage:
+#   scripts/gpu-check.sh pack [BUILD=build]   here
+#   scripts/gpu-check.sh run                  on the GPU machine, from the repository root
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-run}
+BUILD=${BUILD:-build}
+BUNDLE=gpu-bundle.tar.xz
+
+if [[ $mode == pack ]]; then
+  set -e
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON >/dev/null
+  cmake --build "$BUILD" --target ember cuda_tests
+  stage=$(mktemp -d)
+  mkdir -p "$stage/bin" "$stage/lib"
+  g++ -O2 -std=c++20 -o "$stage/bin/cuda_bench" bench/cuda_bench.cpp -Icompat -I"$BUILD/compat-gen" -I. \
+    -I/usr/local/cuda/include -DEMBER_WITH_CUDA=1 -L"$BUILD" -lember -Wl,-rpath,'$ORIGIN/../lib'
+  cp "$BUILD/tests/cuda_tests" "$stage/bin/"
+  cp -L "$BUILD"/libember.so.0 "$stage/lib/"
+  # Every library the binaries load, but glibc's own and the CUDA driver.
+  for f in "$stage/bin/"* "$stage/lib/libember.so.0"; do
+    LD_LIBRARY_PATH=$BUILD ldd "$f" | awk '/=> \//{print $3}'
+  done | sort -u | grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libcuda)\.so' |
+    while read -r lib; do cp -Ln "$lib" "$stage/lib/"; done
+  strip --strip-unneeded "$stage/bin/"* "$stage/lib/"*.so* 2>/dev/null || true
+  chmod u+w "$stage/lib/"*
+  patchelf --version >/dev/null 2>&1 && patchelf --set-rpath '$ORIGIN/../lib' "$stage/bin/cuda_tests" || true
+  tar -C "$stage" -cf - bin lib | xz -T2 -6 >"$BUNDLE"
+  rm -rf "$stage"
+  echo "gpu-check: packed $(du -h "$BUNDLE" | cut -f1) into $BUNDLE"
+  exit 0
+fi
+
+[[ $mode == run ]] || { echo "usage: $0 pack|run" >&2; exit 2; }
+log=${OUT:-/tmp}/gpu-check.log
+exec > >(tee "$log") 2>&1
+start=$SECONDS
+summary=()
+say() { summary+=("$*"); echo "== $*"; }
+
+[[ -f $BUNDLE ]] || { echo "gpu-check: $BUNDLE is missing: run '$0 pack' here and carry it"; exit 1; }
+root=$(mktemp -d)
+tar -C "$root" -xJf "$BUNDLE"
+export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
+
+# 1. The CUDA tests.
+timeout 300 "$root/bin/cuda_tests" --gtest_brief=1 >"$root/tests.txt" 2>&1
+rc=$?
+tail -n 40 "$root/tests.txt"
+passed=$(grep -c '^\[       OK \]' "$root/tests.txt" || true)
+failed=$(grep -c '^\[  FAILED  \].*ms)' "$root/tests.txt" || true)
+skipped=$(grep -c '^\[  SKIPPED \]' "$root/tests.txt" || true)
+say "cuda_tests: exit $rc; $(grep -E '^\[  PASSED  \]' "$root/tests.txt" || echo "no PASSED line"); failed $failed, skipped $skipped"
+
+# 2. compute-sanitizer over the device tests (memcheck: out-of-bounds and misaligned accesses,
+#    leaks of device memory; racecheck: shared-memory races).
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 "$root/bin/cuda_tests" \
+      --gtest_brief=1 --gtest_filter='CudaRuntime.*:CudaPointwise.InPlace*:CudaCopy.*' >"$root/$tool.txt" 2>&1
+    rc=$?
+    tail -n 5 "$root/$tool.txt"
+    say "compute-sanitizer $tool: exit $rc ($(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$root/$tool.txt" | tail -1))"
+  done
+else
+  say "compute-sanitizer: not found on this machine"
+fi
+
+# 3. Benchmarks against PyTorch on the same card.
+"$root/bin/cuda_bench" >"$root/ember.txt" 2>&1 || true
+python3 bench/cuda_bench.py >"$root/torch.txt" 2>&1 || true
+echo "-- benchmarks (ratio = PyTorch time / ember time; > 1: ember faster)"
+awk -F'\t' '
+  FNR == 1 { file++ }
+  NF < 4 { next }
+  file == 1 { tt[$1] = $2; next }
+  { order[++n] = $1; et[$1] = $2; w[$1] = $3; u[$1] = $4 }
+  END {
+    for (i = 1; i <= n; i++) {
+      c = order[i]
+      rate = u[c] == "B" ? sprintf("%.0f GB/s", w[c] / et[c] / 1e9) : sprintf("%.2f us/op", et[c] * 1e6)
+      trate = (c in tt) ? (u[c] == "B" ? sprintf("%.0f GB/s", w[c] / tt[c] / 1e9) : sprintf("%.2f us/op", tt[c] * 1e6)) : "n/a"
+      ratio = (c in tt) ? sprintf("%.2f", tt[c] / et[c]) : "n/a"
+      printf "bench %-34s ember %12s  torch %12s  ratio %s\n", c, rate, trate, ratio
+    }
+  }' "$root/torch.txt" "$root/ember.txt" | tee "$root/bench.txt"
+grep -v $'\t' "$root/ember.txt" "$root/torch.txt" | head -5
+say "benchmarks: $(wc -l <"$root/bench.txt") cases; not yet measurable: bf16 matmul 8192^3, ResNet-18 and TransformerEncoder steps (ember has no CUDA matmul/conv yet)"
+
+echo
+echo "gpu-check summary ($((SECONDS - start)) s):"
+printf '  %s\n' "${summary[@]}"
