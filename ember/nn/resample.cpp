@@ -15,6 +15,7 @@
 #define EMBER_VECTOR_CLONES
 #endif
 
+#include "ember/ops/device_check.h"
 #include "ember/autograd/record.h"
 #include "ember/core/parallel.h"
 #include "ember/ops/dispatch.h"
@@ -299,6 +300,7 @@ Tensor resample_impl(const Tensor& x, const ResamplePlan& plan, bool transpose) 
 }  // namespace
 
 Tensor resample(const Tensor& x, const std::shared_ptr<const ResamplePlan>& plan, bool transpose) {
+  check_cpu_only(x, "interpolate");
   bool weighted = false;
   for (const auto& s : plan->steps) weighted = weighted || !is_copy(s.second);
   if (weighted || transpose) {

@@ -11,6 +11,7 @@
 
 #include "ember/core/parallel.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/device_check.h"
 #include "ember/ops/dnnl_common.h"
 #include "ember/ops/functions.h"
 
@@ -181,6 +182,7 @@ Tensor dnnl_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, Me
 }
 
 std::pair<Tensor, Tensor> max_pool_indices(const Tensor& input, const std::vector<WindowDim>& wd, const char* op) {
+  check_cpu_only(input, op);
   const size_t d = wd.size();
   EMBER_INTERNAL_ASSERT(input.dim() == int64_t(d) + 2 && d >= 1 && d <= 3, "max_pool_indices: bad rank");
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};

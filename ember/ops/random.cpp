@@ -514,7 +514,8 @@ Tensor randperm(int64_t n, OptGen g, const TensorOptions& o) {
     std::lock_guard<std::mutex> lock(gen.mutex_);
     for (int64_t i = 0; i < n - 1; ++i) std::swap(p[i], p[i + int64_t(gen.random()) % (n - i)]);
   }
-  Tensor r = idx.to(dt);
+  // Shuffled on the CPU by the generator, then moved: the same permutation on every device.
+  Tensor r = idx.to(o.device(), dt);
   if (o.requires_grad()) r.requires_grad_(true);
   return r;
 }
