@@ -9,6 +9,7 @@
 
 #include "ember/core/allocator.h"
 #include "ember/core/caching_block_allocator.h"
+#include "ember/core/context.h"
 #include "ember/core/device.h"
 #include "ember/core/generator.h"
 

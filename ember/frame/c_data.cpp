@@ -11,7 +11,7 @@ namespace ember::frame {
 
 namespace {
 
-constexpr int kMaxDepth = 64;                       // nesting deeper than this is refused
+constexpr int kMaxImportDepth = 64;                       // nesting deeper than this is refused
 constexpr int64_t kMaxChildren = int64_t(1) << 20;  // struct fields
 
 // Pointed to for empty buffers ember has no memory for (consumers differ on NULL).
@@ -186,7 +186,7 @@ std::optional<DType> primitive_type(std::string_view f, bool nullable) {
 }
 
 DType parse_schema(const ArrowSchema* s, int depth, const std::string& path) {
-  EMBER_CHECK(depth <= kMaxDepth, "import: ", path, ": types nest deeper than ", kMaxDepth, " levels");
+  EMBER_CHECK(depth <= kMaxImportDepth, "import: ", path, ": types nest deeper than ", kMaxImportDepth, " levels");
   EMBER_CHECK(s != nullptr, "import: ", path, ": null ArrowSchema pointer");
   EMBER_CHECK(s->format != nullptr, "import: ", path, ": the schema's format is NULL");
   const std::string_view f(s->format, ::strnlen(s->format, 256));
@@ -233,7 +233,7 @@ DType parse_schema(const ArrowSchema* s, int depth, const std::string& path) {
     EMBER_CHECK(entries->format != nullptr && std::string_view(entries->format) == "+s" && entries->n_children == 2 &&
                     entries->children != nullptr && entries->children[0] != nullptr && entries->children[1] != nullptr,
                 "import: ", path, ": a map's child must be a struct of two fields (key, value)");
-    EMBER_CHECK(depth + 2 <= kMaxDepth, "import: ", path, ": types nest deeper than ", kMaxDepth, " levels");
+    EMBER_CHECK(depth + 2 <= kMaxImportDepth, "import: ", path, ": types nest deeper than ", kMaxImportDepth, " levels");
     // Keys are never null by Arrow's rule, whatever the key field's flag says; validate()
     // rejects an array whose keys hold nulls.
     DType key = parse_schema(entries->children[0], depth + 2, path + ".key").with_nullable(false);
@@ -293,7 +293,7 @@ struct Importer {
   }
 
   ArrayDataPtr run(const ArrowArray* a, const DType& t, int depth, const std::string& path) {
-    if (depth > kMaxDepth) fail(path, t, "arrays nest deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (depth > kMaxImportDepth) fail(path, t, "arrays nest deeper than " + std::to_string(kMaxImportDepth) + " levels");
     if (a == nullptr) fail(path, t, "null ArrowArray pointer");
     if (a->length < 0 || a->offset < 0 || a->length > kMaxArrayElements || a->offset > kMaxArrayElements - a->length)
       fail(path, t, "bad length " + std::to_string(a->length) + " or offset " + std::to_string(a->offset));

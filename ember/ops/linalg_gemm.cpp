@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "ember/cuda/guard.h"
 #include "ember/ops/blas.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
@@ -115,6 +116,7 @@ Tensor widen(const Tensor& x, ScalarType w) {
 void run_gemm(GemmArgs& g, Device d, const char* op) {
   GemmFn k = gemm_op_for(op).kernel(d.type());
   EMBER_CHECK(k != nullptr, op, ": no kernel for device ", d);
+  DeviceGuard guard(d);  // a CUDA kernel runs on the operands' device
   k(g);
 }
 
@@ -129,8 +131,9 @@ void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& 
   if (B == 0 || m == 0 || n == 0 || c.is_meta()) return;
   EMBER_INTERNAL_ASSERT(a.scalar_type() == dt && b.scalar_type() == dt, op, ": gemm_into dtypes");
   const bool beta_zero = beta.toComplexDouble() == Complex<double>(0);
-  if (dt == kHalf || dt == kComplexHalf) {
-    // No BLAS library multiplies these on CPU: compute in Float / ComplexFloat, round once.
+  if (dt == kComplexHalf || (dt == kHalf && !c.is_cuda())) {
+    // No BLAS library multiplies these on CPU (nor complex32 on CUDA): compute in Float /
+    // ComplexFloat, round once.
     const ScalarType w = computeType(dt);
     Tensor cw = beta_zero ? empty(c.sizes(), c.options().dtype(w)) : c.to(w);
     gemm_into(cw, widen(a, w), widen(b, w), alpha, beta, op);

@@ -14,7 +14,7 @@
 namespace ember::data::io {
 
 namespace {
-constexpr size_t kChunkBytes = 256 << 10;
+constexpr size_t kCsvChunkBytes = 256 << 10;
 constexpr size_t kPad = 1 + 16;  // the sentinel '\n', then bytes the tokenizer's 16-byte loads may read
 
 namespace csv = frame::io::detail;
@@ -42,7 +42,7 @@ CsvReader::CsvReader(StreamPtr stream, CsvOptions options) : stream_(std::move(s
               "parse_csv: '", stream_->name(), "': delimiter ", csv::show_char(opt_.delimiter),
               ", quotechar and escapechar must differ");
   impl_ = std::make_unique<Impl>(opt_);
-  cap_ = kChunkBytes;
+  cap_ = kCsvChunkBytes;
   buf_.reset(new char[cap_ + kPad]());
   buf_[0] = '\n';
 }

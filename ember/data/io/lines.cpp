@@ -7,10 +7,10 @@
 namespace ember::data::io {
 
 namespace {
-constexpr size_t kChunkBytes = 64 << 10;
+constexpr size_t kLineChunkBytes = 64 << 10;
 }
 
-LineReader::LineReader(StreamPtr stream) : stream_(std::move(stream)), buf_(new char[kChunkBytes]) {
+LineReader::LineReader(StreamPtr stream) : stream_(std::move(stream)), buf_(new char[kLineChunkBytes]) {
   EMBER_CHECK(stream_, "readlines: null stream");
 }
 
@@ -19,7 +19,7 @@ bool LineReader::next(std::string& line) {
   for (;;) {
     if (pos_ == len_) {
       if (eof_) break;
-      len_ = stream_->read(buf_.get(), kChunkBytes);
+      len_ = stream_->read(buf_.get(), kLineChunkBytes);
       pos_ = 0;
       if (len_ == 0) {
         eof_ = true;

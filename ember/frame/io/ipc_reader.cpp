@@ -28,7 +28,7 @@ namespace fb = io::fb;
 
 namespace {
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxSchemaDepth = 64;
 constexpr int64_t kMaxElements = int64_t(1) << 40;
 constexpr int64_t kMaxMetadataBytes = int64_t(1) << 28;
 // A compressed buffer may claim at most this ratio (plus kRatioSlack bytes): a corrupt length
@@ -200,7 +200,7 @@ class ArrayLoader {
   int64_t length() const { return length_; }
 
   ArrayDataPtr load(const DType& t, const SchemaNode& node, int depth, const std::string& path) {
-    EMBER_CHECK(depth <= kMaxDepth, path, ": arrays nest deeper than ", kMaxDepth, " levels");
+    EMBER_CHECK(depth <= kMaxSchemaDepth, path, ": arrays nest deeper than ", kMaxSchemaDepth, " levels");
     EMBER_CHECK(node_i_ < nodes_.size(), path, ": the batch has ", nodes_.size(),
                 " field nodes, fewer than its schema needs");
     const FieldNodeMeta fn = nodes_.get<FieldNodeMeta>(node_i_++);

@@ -9,7 +9,7 @@
 namespace ember::nn {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 }  // namespace
 
 // ---- MultiheadAttention -----------------------------------------------------------------------
@@ -284,7 +284,7 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
 
 Tensor TransformerImpl::generate_square_subsequent_mask(int64_t sz) {
   EMBER_CHECK(sz >= 0, "Input size must be non-negative to generate a valid square subsequent mask, but got ", sz);
-  return full({sz, sz}, -kInf).triu(1);
+  return full({sz, sz}, -kInfinity).triu(1);
 }
 
 }  // namespace ember::nn
