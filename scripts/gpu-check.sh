@@ -5,8 +5,9 @@
 # PyTorch but none of the Debian -dev packages ember's CPU side links (oneDNN, OpenBLAS, SLEEF,
 # libarchive, curl, RE2...), and no network. `pack` builds the CUDA test binary and the GPU
 # benchmark, strips them and libember.so, and puts them with every shared library they load
-# (ldd, less glibc and the CUDA driver, which the machine has) into gpu-bundle.tar.xz, which the
-# device tool carries (`carry: ["gpu-bundle.tar.xz"]`, within its 64 MiB). `run`, on the GPU
+# (ldd, less glibc, the CUDA driver and the CUDA libraries, which the machine has: PyTorch's
+# nvidia-* wheels hold libcudart, cuBLAS, cuDNN, NCCL... for CUDA 13) into gpu-bundle.tar.xz,
+# which the device tool carries (`carry: ["gpu-bundle.tar.xz"]`, within its 64 MiB). `run`, on the GPU
 # machine, unpacks it and runs, printing one summary line per suite:
 #   1. the CUDA tests (tests/cuda: every pointwise op on CUDA against the CPU, copies, the
 #      runtime, the allocator, pinned memory), with a per-test timeout;
@@ -37,6 +38,7 @@ if [[ $mode == pack ]]; then
   for f in "$stage/bin/"* "$stage/lib/libember.so.0"; do
     LD_LIBRARY_PATH=$BUILD ldd "$f" | awk '/=> \//{print $3}'
   done | sort -u | grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libcuda)\.so' |
+    grep -Ev '/lib(cudart|cublas|cublasLt|cudnn[a-z_]*|nccl|nvrtc|cufft|cusolver|curand|cusparse|nvJitLink)\.so' |
     while read -r lib; do cp -Ln "$lib" "$stage/lib/"; done
   strip --strip-unneeded "$stage/bin/"* "$stage/lib/"*.so* 2>/dev/null || true
   chmod u+w "$stage/lib/"*
@@ -57,7 +59,17 @@ say() { summary+=("$*"); echo "== $*"; }
 [[ -f $BUNDLE ]] || { echo "gpu-check: $BUNDLE is missing: run '$0 pack' here and carry it"; exit 1; }
 root=$(mktemp -d)
 tar -C "$root" -xJf "$BUNDLE"
-export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The CUDA libraries: PyTorch's nvidia-* wheels, then the toolkit's.
+cuda_libs=$(python3 - <<'PY'
+import glob, os, site
+dirs = set()
+for sp in site.getsitepackages() + [site.getusersitepackages()]:
+    dirs.update(os.path.dirname(p) for p in glob.glob(os.path.join(sp, "nvidia", "**", "lib*.so*"), recursive=True))
+print(":".join(sorted(dirs)))
+PY
+)
+export LD_LIBRARY_PATH="$root/lib:${cuda_libs}:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+LD_LIBRARY_PATH=$LD_LIBRARY_PATH ldd "$root/bin/cuda_tests" | grep 'not found' && echo "gpu-check: libraries missing (above)"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 
 # 1. The CUDA tests.
