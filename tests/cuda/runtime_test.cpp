@@ -91,7 +91,8 @@ TEST(CudaRuntime, StreamsEventsAndGuards) {
     c10::cuda::CUDAStreamGuard g(s);
     EXPECT_EQ(c10::cuda::getCurrentCUDAStream(), s);
     Tensor x = torch::ones({1 << 20}, torch::kCUDA);
-    at::cuda::CUDAEvent start(cudaEventDefault), stop(cudaEventDefault);
+    // cudaEventDefault (0), spelled as ember's constant: this file also builds without CUDA headers.
+    at::cuda::CUDAEvent start(cuda::kEventDefault), stop(cuda::kEventDefault);
     start.record();
     Tensor y = x * 2 + 1;
     stop.record();

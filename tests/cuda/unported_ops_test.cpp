@@ -48,6 +48,14 @@ class UnportedOps : public ::testing::Test {
     std::memcpy(t.data_ptr(), c.data_ptr(), size_t(c.numel()) * c.element_size());
     return t;
   }
+  // One optimizer step over a CUDA parameter with a CUDA gradient.
+  template <class Opt, class Options>
+  static void step(const Options& o) {
+    Tensor p = fake_cuda(torch::ones({3}));
+    p.mutable_grad() = fake_cuda(torch::full({3}, 0.5));
+    Opt opt({p}, o);
+    opt.step();
+  }
   HostMemoryAsCuda fake_;
   Allocator* saved_ = nullptr;
 };
@@ -149,6 +157,23 @@ TEST_F(UnportedOps, RefuseCudaTensorsInsteadOfRunningCpuCode) {
       {"bincount", [&] { torch::bincount(idx); }},
       {"searchsorted", [&] { torch::searchsorted(v, v); }},
       {"cdist", [&] { torch::cdist(m, m); }},
+      {"sgd step", [&] { step<torch::optim::SGD>(torch::optim::SGDOptions(0.1).momentum(0.9)); }},
+      {"adam step", [&] { step<torch::optim::Adam>(torch::optim::AdamOptions(0.1)); }},
+      {"adamw step", [&] { step<torch::optim::AdamW>(torch::optim::AdamWOptions(0.1)); }},
+      {"rmsprop step", [&] { step<torch::optim::RMSprop>(torch::optim::RMSpropOptions(0.1)); }},
+      {"adagrad step", [&] { step<torch::optim::Adagrad>(torch::optim::AdagradOptions(0.1)); }},
+      {"clip_grad_norm_", [&] {
+         Tensor p = fake_cuda(torch::ones({3}));
+         p.mutable_grad() = fake_cuda(torch::ones({3}));
+         torch::nn::utils::clip_grad_norm_({p}, 1.0);
+       }},
+      {"grad scaler unscale", [&] {
+         Tensor p = fake_cuda(torch::ones({3}));
+         p.mutable_grad() = fake_cuda(torch::ones({3}));
+         torch::optim::SGD opt({p}, torch::optim::SGDOptions(0.1));
+         torch::amp::GradScaler scaler;
+         scaler.unscale_(opt);
+       }},
       {"stft", [&] { torch::stft(fake_cuda(random_tensor({64}, kFloat)), 16, std::nullopt, std::nullopt,
                                  std::nullopt, false, std::nullopt, true); }},
   };
