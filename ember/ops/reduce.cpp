@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ember/cuda/guard.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 
@@ -141,6 +142,7 @@ void run_reduction(const ReduceOp& op, const Tensor& in, const DimMask& mask, bo
   }
   ReduceFn k = op.kernel(in.device().type());
   EMBER_CHECK(k != nullptr, op.name, ": no kernel for device ", in.device());
+  DeviceGuard guard(in.device());  // a CUDA kernel runs on the tensor's device
   k(p, args);
   out.bump_version();
   if (out2.defined()) out2.bump_version();

@@ -1,0 +1,277 @@
+// CUDA kernels of the accumulating reductions over a ReducePlan (Note [Reduction plan]):
+// sum, nansum and mean, prod, all/any, amax/amin. Index-producing reductions (max/min with
+// indices, argmax), var/std and norms have no CUDA kernel yet: they say so.
+//
+// Note [CUDA reductions]
+// Each output (kept position) is reduced by a warp whose lanes stride over the reduced
+// elements (coalesced when the reduced dims are innermost), or, when the kept dims are
+// innermost and the reduced ones are not (a column sum), by one thread per output, so that
+// neighbouring threads read neighbouring elements. When there are too few outputs to fill the
+// GPU (a full reduction), the reduced range is split into chunks reduced in parallel into a
+// buffer of partial results, which a second kernel combines per output. Lanes combine through
+// shared memory, so any accumulator type works. Accumulators: float for Half, BFloat16 and
+// float (as PyTorch's CUDA kernels), double, int64 for bool and integers, complex64/128.
+// The order of additions differs from the CPU's, so float results differ in the last bits.
+#include "ember/cuda/caching_allocator.h"
+#include "ember/ops/cuda/loops.cuh"
+#include "ember/ops/reduce.h"
+
+namespace ember::cuda {
+namespace {
+
+constexpr int kReduceThreads = 256;
+constexpr int kWarps = kReduceThreads / 32;
+
+struct ReduceDesc {
+  const char* in;
+  char* out;
+  int nk, nr;
+  int64_t ksize[kMaxReduceDims], kin[kMaxReduceDims], kout[kMaxReduceDims];
+  int64_t rsize[kMaxReduceDims], rin[kMaxReduceDims];
+  int64_t num_outputs, reduce_numel;
+  int64_t splits, chunk;  // the reduced range in `splits` chunks of `chunk` elements
+};
+
+__device__ __forceinline__ void kept_offsets(const ReduceDesc& d, int64_t k, int64_t& in_off, int64_t& out_off) {
+  in_off = 0;
+  out_off = 0;
+  for (int i = 0; i < d.nk; ++i) {
+    const int64_t q = k / d.ksize[i], idx = k - q * d.ksize[i];
+    k = q;
+    in_off += idx * d.kin[i];
+    out_off += idx * d.kout[i];
+  }
+}
+
+__device__ __forceinline__ int64_t reduced_offset(const ReduceDesc& d, int64_t r) {
+  if (d.nr == 1) return r * d.rin[0];
+  int64_t off = 0;
+  for (int i = 0; i < d.nr; ++i) {
+    const int64_t q = r / d.rsize[i];
+    off += (r - q * d.rsize[i]) * d.rin[i];
+    r = q;
+  }
+  return off;
+}
+
+// ---- the reductions: In (storage) -> A (accumulator) -> Out ----
+template <class S, bool kNan>
+struct SumR {
+  using In = S;
+  using C = std::conditional_t<std::is_integral_v<S>, int64_t, compute_t<S>>;
+  using A = C;
+  using Out = std::conditional_t<std::is_integral_v<S>, int64_t, S>;
+  bool mean = false;
+  double divisor = 1;
+  __device__ A identity() const { return A(0); }
+  __device__ A load(S x) const {
+    const C c = convert<C>(x);
+    if constexpr (kNan && !std::is_integral_v<C> && !is_complex_v<C>) return c != c ? A(0) : c;
+    else return c;
+  }
+  __device__ void combine(A& a, const A& b) const { a += b; }
+  __device__ Out finish(const A& a) const {
+    if constexpr (std::is_integral_v<A>) {
+      return convert<Out>(a);
+    } else if constexpr (is_complex_v<A>) {
+      using R = real_t<A>;
+      return convert<Out>(mean ? A(R(double(a.real()) / divisor), R(double(a.imag()) / divisor)) : a);
+    } else {
+      return convert<Out>(mean ? A(double(a) / divisor) : a);
+    }
+  }
+};
+
+template <class S>
+struct ProdR {
+  using In = S;
+  using A = std::conditional_t<std::is_integral_v<S>, int64_t, compute_t<S>>;
+  using Out = std::conditional_t<std::is_integral_v<S>, int64_t, S>;
+  __device__ A identity() const { return A(1); }
+  __device__ A load(S x) const { return convert<A>(x); }
+  __device__ void combine(A& a, const A& b) const { a = a * b; }
+  __device__ Out finish(const A& a) const { return convert<Out>(a); }
+};
+
+template <class S, bool kAll, class OutT>
+struct AllAnyR {
+  using In = S;
+  using A = uint8_t;
+  using Out = OutT;
+  __device__ A identity() const { return kAll ? 1 : 0; }
+  __device__ A load(S x) const { return convert<bool>(x) ? 1 : 0; }
+  __device__ void combine(A& a, const A& b) const { a = kAll ? (a < b ? a : b) : (a > b ? a : b); }
+  __device__ Out finish(const A& a) const { return Out(a != 0); }
+};
+
+// amax/amin: NaN wins, as on the CPU.
+template <class S, bool kMax>
+struct MinMaxR {
+  using In = S;
+  using A = std::conditional_t<std::is_same_v<S, bool>, uint8_t, compute_t<S>>;
+  using Out = S;
+  __device__ A identity() const {
+    if constexpr (std::is_floating_point_v<A>)
+      return kMax ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
+    else return kMax ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
+  }
+  __device__ A load(S x) const { return convert<A>(x); }
+  __device__ void combine(A& a, const A& b) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      if (a != a) return;
+      if (b != b) { a = b; return; }
+    }
+    if (kMax ? b > a : b < a) a = b;
+  }
+  __device__ Out finish(const A& a) const { return convert<Out>(a); }
+};
+
+// ---- kernels ----
+template <class Op>
+__device__ __forceinline__ void write_result(const ReduceDesc& d, const Op& op, typename Op::A* partial, int64_t k,
+                                             int64_t split, int64_t out_off, const typename Op::A& acc) {
+  if (d.splits == 1) reinterpret_cast<typename Op::Out*>(d.out)[out_off] = op.finish(acc);
+  else partial[k * d.splits + split] = acc;
+}
+
+// A warp per output, lanes striding over the reduced elements.
+template <class Op>
+__global__ void __launch_bounds__(kReduceThreads) reduce_warp_kernel(ReduceDesc d, Op op, typename Op::A* partial) {
+  using A = typename Op::A;
+  __shared__ alignas(16) unsigned char smem[kReduceThreads * sizeof(A)];
+  A* buf = reinterpret_cast<A*>(smem) + (threadIdx.x / 32) * 32;
+  const int lane = threadIdx.x % 32;
+  const int64_t k = int64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+  if (k >= d.num_outputs) return;  // the whole warp leaves together
+  int64_t in_off, out_off;
+  kept_offsets(d, k, in_off, out_off);
+  const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + in_off;
+  const int64_t r0 = int64_t(blockIdx.y) * d.chunk;
+  const int64_t r1 = r0 + d.chunk < d.reduce_numel ? r0 + d.chunk : d.reduce_numel;
+  A acc = op.identity();
+  for (int64_t r = r0 + lane; r < r1; r += 32) op.combine(acc, op.load(base[reduced_offset(d, r)]));
+  buf[lane] = acc;
+  __syncwarp();
+  for (int s = 16; s > 0; s >>= 1) {
+    if (lane < s) {
+      A v = buf[lane];
+      op.combine(v, buf[lane + s]);
+      buf[lane] = v;
+    }
+    __syncwarp();
+  }
+  if (lane == 0) write_result(d, op, partial, k, blockIdx.y, out_off, buf[0]);
+}
+
+// A thread per output (kept dims innermost: neighbouring threads read neighbouring elements).
+template <class Op>
+__global__ void __launch_bounds__(kReduceThreads) reduce_thread_kernel(ReduceDesc d, Op op, typename Op::A* partial) {
+  using A = typename Op::A;
+  const int64_t k = int64_t(blockIdx.x) * kReduceThreads + threadIdx.x;
+  if (k >= d.num_outputs) return;
+  int64_t in_off, out_off;
+  kept_offsets(d, k, in_off, out_off);
+  const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + in_off;
+  const int64_t r0 = int64_t(blockIdx.y) * d.chunk;
+  const int64_t r1 = r0 + d.chunk < d.reduce_numel ? r0 + d.chunk : d.reduce_numel;
+  A acc = op.identity();
+  for (int64_t r = r0; r < r1; ++r) op.combine(acc, op.load(base[reduced_offset(d, r)]));
+  write_result(d, op, partial, k, blockIdx.y, out_off, acc);
+}
+
+// Combines each output's partial results.
+template <class Op>
+__global__ void __launch_bounds__(kReduceThreads) reduce_finish_kernel(ReduceDesc d, Op op, const typename Op::A* partial) {
+  const int64_t k = int64_t(blockIdx.x) * kReduceThreads + threadIdx.x;
+  if (k >= d.num_outputs) return;
+  int64_t in_off, out_off;
+  kept_offsets(d, k, in_off, out_off);
+  typename Op::A acc = op.identity();
+  for (int64_t s = 0; s < d.splits; ++s) op.combine(acc, partial[k * d.splits + s]);
+  reinterpret_cast<typename Op::Out*>(d.out)[out_off] = op.finish(acc);
+}
+
+template <class Op>
+void launch_reduction(const ReducePlan& p, const Op& op) {
+  EMBER_INTERNAL_ASSERT(p.out_dtype == scalar_type_of<typename Op::Out>, "CUDA reduction output dtype ", p.out_dtype);
+  if (p.num_outputs == 0) return;
+  ReduceDesc d{};
+  d.in = p.in;
+  d.out = p.out;
+  d.nk = p.nk;
+  d.nr = p.nr;
+  for (int i = 0; i < p.nk; ++i) d.ksize[i] = p.ksize[i], d.kin[i] = p.kin[i], d.kout[i] = p.kout[i];
+  for (int i = 0; i < p.nr; ++i) d.rsize[i] = p.rsize[i], d.rin[i] = p.rin[i];
+  d.num_outputs = p.num_outputs;
+  d.reduce_numel = p.reduce_numel;
+  // Kept dims innermost and reduced ones not: a thread per output; otherwise a warp.
+  const bool per_thread = p.nk > 0 && p.kin[0] == 1 && p.ksize[0] > 1 && !(p.nr > 0 && p.rin[0] == 1);
+  // Enough parallel work for a large GPU (about 132 SMs x 2048 threads); split the reduced
+  // range when the outputs alone do not give it, in chunks of at least 4096 elements.
+  constexpr int64_t kTargetThreads = int64_t(132) * 2048, kMinChunk = 4096;
+  const int64_t threads = d.num_outputs * (per_thread ? 1 : 32);
+  int64_t splits = 1;
+  if (threads < kTargetThreads && d.reduce_numel > kMinChunk)
+    splits = std::min<int64_t>({(kTargetThreads + threads - 1) / threads, (d.reduce_numel + kMinChunk - 1) / kMinChunk,
+                                65535});
+  d.chunk = std::max<int64_t>(1, (d.reduce_numel + splits - 1) / splits);
+  d.splits = std::max<int64_t>(1, (d.reduce_numel + d.chunk - 1) / d.chunk);
+  using A = typename Op::A;
+  cudaStream_t stream = getCurrentCUDAStream().stream();
+  A* partial = d.splits > 1 ? static_cast<A*>(CUDACachingAllocator::raw_alloc(size_t(d.num_outputs * d.splits) * sizeof(A)))
+                            : nullptr;
+  const int64_t per_block = per_thread ? kReduceThreads : kWarps;
+  const dim3 grid(unsigned((d.num_outputs + per_block - 1) / per_block), unsigned(d.splits));
+  EMBER_CHECK(grid.x <= 0x7fffffffu, "CUDA reduction: too many outputs (", d.num_outputs, ")");
+  if (per_thread) reduce_thread_kernel<<<grid, kReduceThreads, 0, stream>>>(d, op, partial);
+  else reduce_warp_kernel<<<grid, kReduceThreads, 0, stream>>>(d, op, partial);
+  EMBER_CUDA_CHECK(cudaGetLastError());
+  if (partial) {
+    reduce_finish_kernel<<<unsigned((d.num_outputs + kReduceThreads - 1) / kReduceThreads), kReduceThreads, 0, stream>>>(
+        d, op, partial);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+    CUDACachingAllocator::raw_delete(partial);  // stream-ordered: reused only after the kernels
+  }
+}
+
+template <bool kNan>
+void sum_kernel(const ReducePlan& p, const ReduceArgs& args) {
+  constexpr DtypeSet kSet = kNan ? (kBoolType | kRealTypes) : kAllTypes;
+  visit_dtype<kSet>(p.in_dtype, kNan ? "nansum" : "sum", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    SumR<S, kNan> op;
+    op.mean = args.mean;
+    op.divisor = args.p;
+    launch_reduction(p, op);
+  });
+}
+
+void prod_kernel(const ReducePlan& p, const ReduceArgs&) {
+  visit_dtype<kAllTypes>(p.in_dtype, "prod", [&](auto tag) { launch_reduction(p, ProdR<typename decltype(tag)::type>{}); });
+}
+
+template <bool kAll>
+void all_any_kernel(const ReducePlan& p, const ReduceArgs&) {
+  visit_dtype<kAllTypes>(p.in_dtype, kAll ? "all" : "any", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<S, uint8_t>) launch_reduction(p, AllAnyR<S, kAll, uint8_t>{});
+    else launch_reduction(p, AllAnyR<S, kAll, bool>{});
+  });
+}
+
+template <bool kMax>
+void minmax_kernel(const ReducePlan& p, const ReduceArgs&) {
+  visit_dtype<kBoolType | kRealTypes>(p.in_dtype, kMax ? "amax" : "amin",
+                                      [&](auto tag) { launch_reduction(p, MinMaxR<typename decltype(tag)::type, kMax>{}); });
+}
+
+const KernelRegistrar<ReduceFn> r_sum("sum", kCUDA, CpuCapability::Default, &sum_kernel<false>);
+const KernelRegistrar<ReduceFn> r_nansum("nansum", kCUDA, CpuCapability::Default, &sum_kernel<true>);
+const KernelRegistrar<ReduceFn> r_prod("prod", kCUDA, CpuCapability::Default, &prod_kernel);
+const KernelRegistrar<ReduceFn> r_all("all", kCUDA, CpuCapability::Default, &all_any_kernel<true>);
+const KernelRegistrar<ReduceFn> r_any("any", kCUDA, CpuCapability::Default, &all_any_kernel<false>);
+const KernelRegistrar<ReduceFn> r_amax("amax", kCUDA, CpuCapability::Default, &minmax_kernel<true>);
+const KernelRegistrar<ReduceFn> r_amin("amin", kCUDA, CpuCapability::Default, &minmax_kernel<false>);
+
+}  // namespace
+}  // namespace ember::cuda

@@ -1,0 +1,82 @@
+// Reductions on CUDA against the CPU: sum, mean, nansum, prod, all, any, amax, amin over
+// every dtype they take, reduced dims innermost, outermost and in the middle, several dims,
+// keepdim, strided inputs, and a full reduction large enough to be split across blocks.
+// Skipped without a GPU.
+#include <torch/torch.h>
+
+#include "cuda_test_util.h"
+#include "test_util.h"
+
+namespace ember::test {
+namespace {
+
+double reduce_rtol(ScalarType dt) {
+  switch (dt) {
+    case kHalf: case kBFloat16: case kComplexHalf: return 2e-2;
+    case kFloat: case kComplexFloat: return 1e-4;
+    case kDouble: case kComplexDouble: return 1e-10;
+    default: return 0;
+  }
+}
+
+using Reduction = std::function<Tensor(const Tensor&)>;
+
+void check_reduction(const std::string& what, const Reduction& f, const Tensor& x) {
+  SCOPED_TRACE(what + " " + torch_name(x.scalar_type()) + " " + ::testing::PrintToString(x.sizes()));
+  Tensor expected = f(x);
+  Tensor got = f(x.cuda());
+  ASSERT_TRUE(got.is_cuda());
+  const double t = reduce_rtol(x.scalar_type());
+  EXPECT_TENSOR_CLOSE(got.cpu(), expected, t, t * 10);
+}
+
+TEST(CudaReduce, MatchTheCpuOverDtypesAndLayouts) {
+  EMBER_REQUIRE_GPU();
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    const ScalarType dt = ScalarType(i);
+    if (!kAllTypes.contains(dt)) continue;
+    Tensor x = random_tensor({6, 37, 41}, dt, 0, 3);
+    const bool real = !isComplexType(dt);
+    for (const Tensor& in : {x, x.transpose(0, 2), x.slice(1, 1, 37, 3)}) {
+      check_reduction("sum all", [](const Tensor& t) { return t.sum(); }, in);
+      check_reduction("sum inner", [](const Tensor& t) { return t.sum(2); }, in);
+      check_reduction("sum outer", [](const Tensor& t) { return t.sum(0); }, in);
+      check_reduction("sum middle keepdim", [](const Tensor& t) { return t.sum(1, true); }, in);
+      check_reduction("sum two dims", [](const Tensor& t) { return t.sum({0, 2}); }, in);
+      check_reduction("prod inner", [](const Tensor& t) { return t.prod(2); }, in.slice(2, 0, 5));
+      check_reduction("all", [](const Tensor& t) { return t.all(1); }, in);
+      check_reduction("any", [](const Tensor& t) { return t.any(0); }, in);
+      if (isFloatingType(dt) || isComplexType(dt)) check_reduction("mean", [](const Tensor& t) { return t.mean({1, 2}); }, in);
+      if (real) {
+        check_reduction("amax", [](const Tensor& t) { return t.amax(2); }, in);
+        check_reduction("amin", [](const Tensor& t) { return t.amin({0, 1}); }, in);
+      }
+    }
+  }
+}
+
+TEST(CudaReduce, LargeFullReductionsSplitAcrossBlocks) {
+  EMBER_REQUIRE_GPU();
+  Tensor x = torch::rand({10000019}, kDouble);
+  EXPECT_TENSOR_CLOSE(x.cuda().sum().cpu(), x.sum(), 1e-10, 1e-8);
+  EXPECT_TENSOR_CLOSE(x.cuda().amax().cpu(), x.amax(), 0, 0);
+  Tensor f = torch::ones({1 << 24});
+  EXPECT_EQ(f.cuda().sum().item<float>(), float(1 << 24)) << "16M ones: exact in float partial sums";
+  Tensor cols = torch::rand({100000, 3}, kFloat);
+  EXPECT_TENSOR_CLOSE(cols.cuda().sum(0).cpu(), cols.sum(0), 1e-4, 1e-2);  // thread per output, split
+}
+
+TEST(CudaReduce, NansAndEmptyInputs) {
+  EMBER_REQUIRE_GPU();
+  Tensor x = torch::tensor({1.f, NAN, 2.f, 3.f});
+  EXPECT_TRUE(std::isnan(x.cuda().sum().item<float>()));
+  EXPECT_EQ(x.cuda().nansum().item<float>(), 6.f);
+  EXPECT_TRUE(std::isnan(x.cuda().amax().item<float>())) << "NaN propagates";
+  Tensor e = torch::empty({0, 4}, torch::kCUDA);
+  EXPECT_TENSOR_EQ(e.sum(0).cpu(), torch::zeros({4}));
+  EXPECT_TENSOR_EQ(e.prod(0).cpu(), torch::ones({4}));
+  EXPECT_ERROR_WITH(e.amax(0), "amax");
+}
+
+}  // namespace
+}  // namespace ember::test
