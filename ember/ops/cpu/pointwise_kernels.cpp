@@ -57,11 +57,12 @@ void ternary_kernel(TensorIterator& it, const PointwiseArgs& args) {
 
 constexpr CpuCapability kCap = CpuCapability(EMBER_CPU_CAP_INDEX);
 
-#define EMBER_REGISTER_PW(kernel, name, F, dtypes)                                        \
-  const KernelRegistrar<PointwiseFn> name##_reg(#name, kCPU, kCap, &kernel<fn::F, dtypes>);
-#define EMBER_REGISTER_UNARY(name, F, dtypes, ...) EMBER_REGISTER_PW(unary_kernel, name, F, dtypes)
-#define EMBER_REGISTER_BINARY(name, F, dtypes, ...) EMBER_REGISTER_PW(binary_kernel, name, F, dtypes)
-#define EMBER_REGISTER_TERNARY(name, F, dtypes, ...) EMBER_REGISTER_PW(ternary_kernel, name, F, dtypes)
+#define EMBER_REGISTER_PW(kernel, name, F, dtypes, kind)                                                      \
+  const KernelRegistrar<PointwiseFn> name##_reg(#name, kCPU, kCap,                                          \
+                                                &kernel<fn::F, kernel_dtypes(dtypes, ResultKind::kind)>);
+#define EMBER_REGISTER_UNARY(name, F, dtypes, kind, ...) EMBER_REGISTER_PW(unary_kernel, name, F, dtypes, kind)
+#define EMBER_REGISTER_BINARY(name, F, dtypes, kind, ...) EMBER_REGISTER_PW(binary_kernel, name, F, dtypes, kind)
+#define EMBER_REGISTER_TERNARY(name, F, dtypes, kind, ...) EMBER_REGISTER_PW(ternary_kernel, name, F, dtypes, kind)
 EMBER_UNARY_OPS(EMBER_REGISTER_UNARY)
 EMBER_BINARY_OPS(EMBER_REGISTER_BINARY)
 EMBER_TERNARY_OPS(EMBER_REGISTER_TERNARY)

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "ember/cuda/check.h"
 #include "ember/cuda/guard.h"
@@ -37,7 +38,7 @@ namespace ember::cuda {
 // through a temporary when the output's dtype differs, as on the CPU.
 
 constexpr int kThreads = 128;
-constexpr int kItems = 4;  // strided kernel: elements per thread
+constexpr int kItems = 2;  // strided kernel: elements per thread
 constexpr int kVecBytes = 16;
 
 template <class T>
@@ -181,52 +182,72 @@ strided_kernel(uint32_t n, Op op, KernelPtrs<Op::N> ptrs, OffsetCalculator<Op::N
   op.template run<kItems>(valid, [&](int k, int l) { return ptrs.p[k] + off[l].v[k]; }, hs);
 }
 
+// How gpu_kernel launches over an iterator: everything but the functor's types, so that this
+// host code is compiled once per operand count, not once per op and dtype.
+template <int N>
+struct LaunchPlan {
+  HostScalars hs;
+  KernelPtrs<N> ptrs;
+  int64_t n = 0;
+  bool contiguous = false, aligned = false;
+  std::vector<IterDesc<N>> pieces;  // strided: pieces that fit 32-bit offsets
+};
+
+// sizes[k]: operand k's element size; vec: the contiguous kernel's elements per thread.
+template <int N>
+void plan_launch(const TensorIterator& it, const size_t* sizes, int vec, LaunchPlan<N>& L) {
+  EMBER_INTERNAL_ASSERT(it.ntensors() == N && it.noutputs() == 1, it.op_name(), ": gpu_kernel expects one output and ",
+                        N - 1, " inputs");
+  L.n = it.numel();
+  for (int i = 0; i + 1 < N; ++i) {
+    if (!it.input(i).is_cpu()) continue;
+    std::memcpy(L.hs.bytes[i], it.data_ptr(1 + i), sizes[1 + i]);
+    L.hs.mask |= 1u << i;
+  }
+  // Contiguous: one dimension, every operand dense (host scalars need no stride).
+  L.contiguous = it.ndim() <= 1;
+  for (int k = 0; L.contiguous && k < N; ++k)
+    L.contiguous = (k > 0 && L.hs.has(k - 1)) || L.n == 1 || it.strides(k)[0] == int64_t(sizes[k]);
+  if (L.contiguous) {
+    L.aligned = true;
+    for (int k = 0; k < N; ++k) {
+      L.ptrs.p[k] = it.data_ptr(k);
+      if (!(k > 0 && L.hs.has(k - 1)) && reinterpret_cast<uintptr_t>(L.ptrs.p[k]) % (sizes[k] * vec) != 0)
+        L.aligned = false;
+    }
+    return;
+  }
+  split_32bit(IterDesc<N>(it), [&](const IterDesc<N>& piece) { L.pieces.push_back(piece); });
+}
+
 template <class Out, class... In, class F>
 void gpu_kernel(TensorIterator& it, const F& f) {
   using Op = Elementwise<Out, F, In...>;
   constexpr int N = Op::N;
-  EMBER_INTERNAL_ASSERT(it.ntensors() == N && it.noutputs() == 1, it.op_name(), ": gpu_kernel expects one output and ",
-                        N - 1, " inputs");
-  const int64_t n = it.numel();
-  if (n == 0) return;
+  if (it.numel() == 0) return;
   const Device dev = it.output(0).device();
   EMBER_INTERNAL_ASSERT(dev.is_cuda(), it.op_name(), ": gpu_kernel on ", dev);
   CUDAGuard guard(dev.index());
   cudaStream_t stream = getCurrentCUDAStream(dev.index()).stream();
+  static constexpr size_t kSizes[N] = {sizeof(Out), sizeof(In)...};
+  LaunchPlan<N> L;
+  plan_launch<N>(it, kSizes, Op::V, L);
   const Op op{f};
-
-  HostScalars hs;
-  for (int i = 0; i + 1 < N; ++i) {
-    if (!it.input(i).is_cpu()) continue;
-    std::memcpy(hs.bytes[i], it.data_ptr(1 + i), Op::size_of(1 + i));
-    hs.mask |= 1u << i;
-  }
-  // Contiguous: one dimension, every operand dense (host scalars need no stride).
-  bool contiguous = it.ndim() <= 1;
-  for (int k = 0; contiguous && k < N; ++k)
-    contiguous = (k > 0 && hs.has(k - 1)) || n == 1 || it.strides(k)[0] == int64_t(Op::size_of(k));
-  if (contiguous) {
-    KernelPtrs<N> ptrs;
-    bool aligned = true;
-    for (int k = 0; k < N; ++k) {
-      ptrs.p[k] = it.data_ptr(k);
-      if (!(k > 0 && hs.has(k - 1)) && reinterpret_cast<uintptr_t>(ptrs.p[k]) % (Op::size_of(k) * Op::V) != 0)
-        aligned = false;
-    }
+  if (L.contiguous) {
     const int64_t per_block = int64_t(kThreads) * Op::V;
-    contiguous_kernel<<<unsigned((n + per_block - 1) / per_block), kThreads, 0, stream>>>(n, op, ptrs, hs, aligned);
+    contiguous_kernel<<<unsigned((L.n + per_block - 1) / per_block), kThreads, 0, stream>>>(L.n, op, L.ptrs, L.hs,
+                                                                                              L.aligned);
     EMBER_CUDA_CHECK(cudaGetLastError());
     return;
   }
-  split_32bit(IterDesc<N>(it), [&](const IterDesc<N>& piece) {
+  for (const IterDesc<N>& piece : L.pieces) {
     KernelPtrs<N> ptrs;
     for (int k = 0; k < N; ++k) ptrs.p[k] = piece.data[k];
-    const int64_t m = piece.numel();
-    const int64_t per_block = int64_t(kThreads) * kItems;
-    strided_kernel<<<unsigned((m + per_block - 1) / per_block), kThreads, 0, stream>>>(
-        uint32_t(m), op, ptrs, OffsetCalculator<N>(piece), hs);
+    const int64_t m = piece.numel(), per_block = int64_t(kThreads) * kItems;
+    strided_kernel<<<unsigned((m + per_block - 1) / per_block), kThreads, 0, stream>>>(uint32_t(m), op, ptrs,
+                                                                                       OffsetCalculator<N>(piece), L.hs);
     EMBER_CUDA_CHECK(cudaGetLastError());
-  });
+  }
 }
 
 }  // namespace ember::cuda

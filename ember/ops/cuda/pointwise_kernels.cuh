@@ -42,16 +42,16 @@ struct PartRegistrar {
 };
 
 constexpr int kRowBase = __COUNTER__;
-#define EMBER_CUDA_PW_ROW(name, F, dtypes, arity)                                                 \
+#define EMBER_CUDA_PW_ROW(name, F, dtypes, kind, arity)                                           \
   struct name##_dtypes {                                                                           \
-    static constexpr DtypeSet value = dtypes;                                                      \
+    static constexpr DtypeSet value = kernel_dtypes(dtypes, ResultKind::kind);                     \
   };                                                                                               \
   const bool name##_cuda_reg =                                                                     \
       PartRegistrar<(__COUNTER__ - kRowBase - 1) % kPointwiseParts == EMBER_CUDA_PW_PART>::template \
           add<fn::F, name##_dtypes, arity>(#name);
-#define EMBER_CUDA_PW_UNARY(name, F, dtypes, ...) EMBER_CUDA_PW_ROW(name, F, dtypes, 1)
-#define EMBER_CUDA_PW_BINARY(name, F, dtypes, ...) EMBER_CUDA_PW_ROW(name, F, dtypes, 2)
-#define EMBER_CUDA_PW_TERNARY(name, F, dtypes, ...) EMBER_CUDA_PW_ROW(name, F, dtypes, 3)
+#define EMBER_CUDA_PW_UNARY(name, F, dtypes, kind, ...) EMBER_CUDA_PW_ROW(name, F, dtypes, kind, 1)
+#define EMBER_CUDA_PW_BINARY(name, F, dtypes, kind, ...) EMBER_CUDA_PW_ROW(name, F, dtypes, kind, 2)
+#define EMBER_CUDA_PW_TERNARY(name, F, dtypes, kind, ...) EMBER_CUDA_PW_ROW(name, F, dtypes, kind, 3)
 EMBER_UNARY_OPS(EMBER_CUDA_PW_UNARY)
 EMBER_BINARY_OPS(EMBER_CUDA_PW_BINARY)
 EMBER_TERNARY_OPS(EMBER_CUDA_PW_TERNARY)
