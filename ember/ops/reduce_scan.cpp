@@ -3,6 +3,7 @@
 // (see ScanPlan in reduce.h); the kernels live in cpu/scan_kernels.cpp and
 // cpu/softmax_kernels.cpp.
 #include "ember/autograd/record.h"
+#include "ember/cuda/guard.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/reduce.h"
 
@@ -216,6 +217,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   if (x.numel() == 0 || x.is_meta()) return out;
   p.out = static_cast<char*>(out.unsafeGetTensorImpl()->data());
   p.out_dtype = x.scalar_type();
+  DeviceGuard guard(x.device());  // a CUDA kernel runs on the tensor's device
   kernel_of(softmax_op, x)(p, log);
   return out;
 }

@@ -78,5 +78,24 @@ TEST(CudaReduce, NansAndEmptyInputs) {
   EXPECT_ERROR_WITH(e.amax(0), "amax");
 }
 
+TEST(CudaReduce, SoftmaxAndLogSoftmax) {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    Tensor x = random_tensor({5, 33, 70}, dt);
+    for (int64_t dim : {2, 1, 0}) {
+      check_reduction("softmax dim " + std::to_string(dim), [&](const Tensor& t) { return t.softmax(dim); }, x);
+      check_reduction("log_softmax dim " + std::to_string(dim), [&](const Tensor& t) { return t.log_softmax(dim); }, x);
+    }
+  }
+  // A long row (a vocabulary) and the gradient through sum on the device.
+  Tensor logits = random_tensor({4, 50000}, kFloat);
+  check_reduction("log_softmax long row", [](const Tensor& t) { return t.log_softmax(1); }, logits);
+  Tensor g = logits.cuda().requires_grad_();
+  g.log_softmax(1).sum().backward();
+  Tensor c = logits.clone().requires_grad_();
+  c.log_softmax(1).sum().backward();
+  EXPECT_TENSOR_CLOSE(g.grad().cpu(), c.grad(), 1e-4, 1e-5);
+}
+
 }  // namespace
 }  // namespace ember::test
