@@ -49,13 +49,7 @@ class DeviceBackend final : public BlockBackend {
     return e;
   }
   bool done(Event e) override {
-    cudaError_t r = cudaEventQuery(static_cast<cudaEvent_t>(e));
-    if (r == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(r);
-    return true;
+    return detail::query_done(cudaEventQuery(static_cast<cudaEvent_t>(e)), "cudaEventQuery");
   }
   void wait(Event e) override { EMBER_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(e))); }
   void destroy(Event e) override { (void)cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
@@ -267,9 +261,7 @@ class PinnedAllocator final : public Allocator {
       for (cudaEvent_t& e : b.events) {
         if (!e) continue;
         if (wait) (void)cudaEventSynchronize(e);
-        cudaError_t r = cudaEventQuery(e);
-        if (r == cudaErrorNotReady) {
-          (void)cudaGetLastError();
+        if (!detail::query_done(cudaEventQuery(e), "cudaEventQuery")) {
           done = false;
           continue;
         }

@@ -8,6 +8,16 @@
 
 namespace ember::cuda::detail {
 [[noreturn]] void raise_cuda_error(cudaError_t err, const char* call, const char* file, int line);
+
+// The answer of cudaStreamQuery / cudaEventQuery: done (true), not yet (false), or an error.
+inline bool query_done(cudaError_t err, const char* call) {
+  if (err == cudaSuccess) return true;
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();  // not an error: clear it
+    return false;
+  }
+  raise_cuda_error(err, call, __FILE__, __LINE__);
+}
 }  // namespace ember::cuda::detail
 
 #define EMBER_CUDA_CHECK(expr)                                                              \

@@ -49,15 +49,7 @@ void CUDAEvent::block(const CUDAStream& stream) {
 }
 
 bool CUDAEvent::query() const {
-  if (!event_) return true;
-  cudaError_t e = cudaEventQuery(event_);
-  if (e == cudaSuccess) return true;
-  if (e == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  EMBER_CUDA_CHECK(e);
-  return false;
+  return !event_ || detail::query_done(cudaEventQuery(event_), "cudaEventQuery");
 }
 
 void CUDAEvent::synchronize() const {

@@ -51,14 +51,7 @@ thread_local std::array<cudaStream_t, kMaxDevices> t_current{};
 
 bool CUDAStream::query() const {
   CUDAGuard g(device_index());
-  cudaError_t e = cudaStreamQuery(stream_);
-  if (e == cudaSuccess) return true;
-  if (e == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  EMBER_CUDA_CHECK(e);
-  return false;
+  return detail::query_done(cudaStreamQuery(stream_), "cudaStreamQuery");
 }
 
 void CUDAStream::synchronize() const {

@@ -54,6 +54,12 @@ __device__ __forceinline__ int64_t reduced_offset(const ReduceDesc& d, int64_t r
   return off;
 }
 
+// The reduced range [r0, r1) of this block's chunk (blockIdx.y).
+__device__ __forceinline__ void chunk_bounds(const ReduceDesc& d, int64_t& r0, int64_t& r1) {
+  r0 = int64_t(blockIdx.y) * d.chunk;
+  r1 = r0 + d.chunk < d.reduce_numel ? r0 + d.chunk : d.reduce_numel;
+}
+
 // ---- the reductions: In (storage) -> A (accumulator) -> Out ----
 template <class S, bool kNan>
 struct SumR {
@@ -146,8 +152,8 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_warp_kernel(ReduceDesc 
   int64_t in_off, out_off;
   kept_offsets(d, k, in_off, out_off);
   const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + in_off;
-  const int64_t r0 = int64_t(blockIdx.y) * d.chunk;
-  const int64_t r1 = r0 + d.chunk < d.reduce_numel ? r0 + d.chunk : d.reduce_numel;
+  int64_t r0, r1;
+  chunk_bounds(d, r0, r1);
   A acc = op.identity();
   for (int64_t r = r0 + lane; r < r1; r += 32) op.combine(acc, op.load(base[reduced_offset(d, r)]));
   buf[lane] = acc;
@@ -172,8 +178,8 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_thread_kernel(ReduceDes
   int64_t in_off, out_off;
   kept_offsets(d, k, in_off, out_off);
   const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + in_off;
-  const int64_t r0 = int64_t(blockIdx.y) * d.chunk;
-  const int64_t r1 = r0 + d.chunk < d.reduce_numel ? r0 + d.chunk : d.reduce_numel;
+  int64_t r0, r1;
+  chunk_bounds(d, r0, r1);
   A acc = op.identity();
   for (int64_t r = r0; r < r1; ++r) op.combine(acc, op.load(base[reduced_offset(d, r)]));
   write_result(d, op, partial, k, blockIdx.y, out_off, acc);
