@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 
 #include "test_util.h"
 
@@ -48,151 +49,184 @@ class UnportedOps : public ::testing::Test {
     std::memcpy(t.data_ptr(), c.data_ptr(), size_t(c.numel()) * c.element_size());
     return t;
   }
-  // One optimizer step over a CUDA parameter with a CUDA gradient.
-  template <class Opt, class Options>
-  static void step(const Options& o) {
-    Tensor p = fake_cuda(torch::ones({3}));
-    p.mutable_grad() = fake_cuda(torch::full({3}, 0.5));
-    Opt opt({p}, o);
-    opt.step();
-  }
   HostMemoryAsCuda fake_;
   Allocator* saved_ = nullptr;
 };
 
-TEST_F(UnportedOps, RefuseCudaTensorsInsteadOfRunningCpuCode) {
-  Tensor m = fake_cuda(random_tensor({4, 4}, kFloat) + torch::eye(4) * 4);
-  Tensor v = fake_cuda(random_tensor({4}, kFloat));
-  Tensor img = fake_cuda(random_tensor({2, 3, 8, 8}, kFloat));
-  Tensor w = fake_cuda(random_tensor({4, 3, 3, 3}, kFloat));
-  Tensor idx = fake_cuda(torch::tensor({0, 2, 1}, kLong));
-  Tensor mask = fake_cuda(torch::tensor({true, false, true, false}));
-  Tensor cm = fake_cuda(random_tensor({4, 4}, kComplexFloat));
-  std::vector<std::pair<std::string, std::function<void()>>> ops = {
-      {"sum", [&] { torch::sum(m); }},
-      {"mean dim", [&] { torch::mean(m, 1); }},
-      {"max dim", [&] { torch::max(m, 1); }},
-      {"argmax", [&] { torch::argmax(m); }},
-      {"var", [&] { torch::var(m); }},
-      {"norm", [&] { torch::norm(m); }},
-      {"logsumexp", [&] { torch::logsumexp(m, 1); }},
-      {"softmax", [&] { torch::softmax(m, 1); }},
-      {"log_softmax", [&] { torch::log_softmax(m, 1); }},
-      {"cumsum", [&] { torch::cumsum(m, 1); }},
-      {"cumprod", [&] { torch::cumprod(m, 1); }},
-      {"sort", [&] { torch::sort(v); }},
-      {"topk", [&] { torch::topk(v, 2); }},
-      {"unique", [&] { torch::_unique(v); }},
-      {"nonzero", [&] { torch::nonzero(v); }},
-      {"index_select", [&] { torch::index_select(m, 0, idx); }},
-      {"gather", [&] { torch::gather(m, 1, fake_cuda(torch::zeros({4, 2}, kLong))); }},
-      {"scatter_add", [&] { m.clone().scatter_add_(1, fake_cuda(torch::zeros({4, 2}, kLong)), m.slice(1, 0, 2)); }},
-      {"index_put accumulate", [&] { m.clone().index_put_({idx}, v.slice(0, 0, 3).unsqueeze(1), true); }},
-      {"masked_fill", [&] { v.masked_fill(mask, 1.0); }},
-      {"masked_select", [&] { torch::masked_select(v, mask); }},
-      {"where", [&] { torch::where(mask, v, v); }},
-      {"indexing", [&] { m.index({idx}); }},
-      {"embedding", [&] { torch::embedding(m, idx); }},
-      {"mm", [&] { torch::mm(m, m); }},
-      {"matmul", [&] { torch::matmul(m, v); }},
-      {"bmm", [&] { torch::bmm(m.unsqueeze(0), m.unsqueeze(0)); }},
-      {"addmm", [&] { torch::addmm(m, m, m); }},
-      {"linear", [&] { torch::nn::functional::linear(m, m); }},
-      {"inverse", [&] { torch::inverse(m); }},
-      {"linalg_solve", [&] { torch::linalg::solve(m, v); }},
-      {"cholesky", [&] { torch::linalg::cholesky(torch::mm(m, m.t())); }},
-      {"qr", [&] { torch::linalg::qr(m); }},
-      {"svd", [&] { torch::linalg::svd(m); }},
-      {"eigh", [&] { torch::linalg::eigh(m); }},
-      {"det", [&] { torch::linalg::det(m); }},
-      {"fft", [&] { torch::fft::fft(v); }},
-      {"rfft", [&] { torch::fft::rfft(v); }},
-      {"complex fft2", [&] { torch::fft::fft2(cm); }},
-      {"conv2d", [&] { torch::conv2d(img, w); }},
-      {"conv_transpose2d", [&] { torch::conv_transpose2d(img, w.transpose(0, 1).contiguous()); }},
-      {"max_pool2d", [&] { torch::max_pool2d(img, 2); }},
-      {"avg_pool2d", [&] { torch::avg_pool2d(img, 2); }},
-      {"adaptive_avg_pool2d", [&] { torch::adaptive_avg_pool2d(img, {1, 1}); }},
-      {"batch_norm", [&] {
-         torch::batch_norm(img, fake_cuda(torch::ones({3})), fake_cuda(torch::zeros({3})), fake_cuda(torch::zeros({3})),
-                           fake_cuda(torch::ones({3})), true, 0.1, 1e-5, false);
+// The tensors the sweep feeds the ops, made on the device under test by `dev`.
+struct SweepInputs {
+  std::function<Tensor(const Tensor&)> dev;
+  Tensor m, v, img, w, idx, mask, cm;
+  explicit SweepInputs(std::function<Tensor(const Tensor&)> to_device) : dev(std::move(to_device)) {
+    m = dev(random_tensor({4, 4}, kFloat) + torch::eye(4) * 4);
+    v = dev(random_tensor({4}, kFloat));
+    img = dev(random_tensor({2, 3, 8, 8}, kFloat));
+    w = dev(random_tensor({4, 3, 3, 3}, kFloat));
+    idx = dev(torch::tensor({0, 2, 1}, kLong));
+    mask = dev(torch::tensor({true, false, true, false}));
+    cm = dev(random_tensor({4, 4}, kComplexFloat));
+  }
+};
+
+// One optimizer step over a device parameter with a device gradient.
+template <class Opt, class Options>
+void step(const SweepInputs& in, const Options& o) {
+  Tensor p = in.dev(torch::ones({3}));
+  p.mutable_grad() = in.dev(torch::full({3}, 0.5));
+  Opt opt({p}, o);
+  opt.step();
+}
+
+using NamedOps = std::vector<std::pair<std::string, std::function<void()>>>;
+NamedOps sweep_ops(const SweepInputs& in) {
+  return {
+      {"sum", [&in] { torch::sum(in.m); }},
+      {"mean dim", [&in] { torch::mean(in.m, 1); }},
+      {"max dim", [&in] { torch::max(in.m, 1); }},
+      {"argmax", [&in] { torch::argmax(in.m); }},
+      {"var", [&in] { torch::var(in.m); }},
+      {"norm", [&in] { torch::norm(in.m); }},
+      {"logsumexp", [&in] { torch::logsumexp(in.m, 1); }},
+      {"softmax", [&in] { torch::softmax(in.m, 1); }},
+      {"log_softmax", [&in] { torch::log_softmax(in.m, 1); }},
+      {"cumsum", [&in] { torch::cumsum(in.m, 1); }},
+      {"cumprod", [&in] { torch::cumprod(in.m, 1); }},
+      {"sort", [&in] { torch::sort(in.v); }},
+      {"topk", [&in] { torch::topk(in.v, 2); }},
+      {"unique", [&in] { torch::_unique(in.v); }},
+      {"nonzero", [&in] { torch::nonzero(in.v); }},
+      {"index_select", [&in] { torch::index_select(in.m, 0, in.idx); }},
+      {"gather", [&in] { torch::gather(in.m, 1, in.dev(torch::zeros({4, 2}, kLong))); }},
+      {"scatter_add", [&in] { in.m.clone().scatter_add_(1, in.dev(torch::zeros({4, 2}, kLong)), in.m.slice(1, 0, 2)); }},
+      {"index_put accumulate", [&in] { in.m.clone().index_put_({in.idx}, in.v.slice(0, 0, 3).unsqueeze(1), true); }},
+      {"masked_fill", [&in] { in.v.masked_fill(in.mask, 1.0); }},
+      {"masked_select", [&in] { torch::masked_select(in.v, in.mask); }},
+      {"where", [&in] { torch::where(in.mask, in.v, in.v); }},
+      {"indexing", [&in] { in.m.index({in.idx}); }},
+      {"embedding", [&in] { torch::embedding(in.m, in.idx); }},
+      {"mm", [&in] { torch::mm(in.m, in.m); }},
+      {"matmul", [&in] { torch::matmul(in.m, in.v); }},
+      {"bmm", [&in] { torch::bmm(in.m.unsqueeze(0), in.m.unsqueeze(0)); }},
+      {"addmm", [&in] { torch::addmm(in.m, in.m, in.m); }},
+      {"linear", [&in] { torch::nn::functional::linear(in.m, in.m); }},
+      {"inverse", [&in] { torch::inverse(in.m); }},
+      {"linalg_solve", [&in] { torch::linalg::solve(in.m, in.v); }},
+      {"cholesky", [&in] { torch::linalg::cholesky(torch::mm(in.m, in.m.t())); }},
+      {"qr", [&in] { torch::linalg::qr(in.m); }},
+      {"svd", [&in] { torch::linalg::svd(in.m); }},
+      {"eigh", [&in] { torch::linalg::eigh(in.m); }},
+      {"det", [&in] { torch::linalg::det(in.m); }},
+      {"fft", [&in] { torch::fft::fft(in.v); }},
+      {"rfft", [&in] { torch::fft::rfft(in.v); }},
+      {"complex fft2", [&in] { torch::fft::fft2(in.cm); }},
+      {"conv2d", [&in] { torch::conv2d(in.img, in.w); }},
+      {"conv_transpose2d", [&in] { torch::conv_transpose2d(in.img, in.w.transpose(0, 1).contiguous()); }},
+      {"max_pool2d", [&in] { torch::max_pool2d(in.img, 2); }},
+      {"avg_pool2d", [&in] { torch::avg_pool2d(in.img, 2); }},
+      {"adaptive_avg_pool2d", [&in] { torch::adaptive_avg_pool2d(in.img, {1, 1}); }},
+      {"batch_norm", [&in] {
+         torch::batch_norm(in.img, in.dev(torch::ones({3})), in.dev(torch::zeros({3})), in.dev(torch::zeros({3})),
+                           in.dev(torch::ones({3})), true, 0.1, 1e-5, false);
        }},
-      {"layer_norm", [&] { torch::layer_norm(img, {8}); }},
-      {"group_norm", [&] { torch::group_norm(img, 3); }},
-      {"dropout", [&] { torch::dropout(m, 0.5, true); }},
-      {"rand_like", [&] { torch::rand_like(m); }},
-      {"randn on cuda", [&] { torch::randn({3}, torch::kCUDA); }},
-      {"normal_", [&] { m.clone().normal_(); }},
-      {"bernoulli", [&] { torch::bernoulli(fake_cuda(torch::full({4}, 0.5))); }},
-      {"multinomial", [&] { torch::multinomial(fake_cuda(torch::ones({4})), 2); }},
-      {"randperm on cuda", [&] { torch::randperm(5, torch::TensorOptions().device(torch::kCUDA)); }},
-      {"arange on cuda", [&] { torch::arange(5, torch::TensorOptions().device(torch::kCUDA)); }},
-      {"linspace on cuda", [&] { torch::linspace(0, 1, 5, torch::TensorOptions().device(torch::kCUDA)); }},
-      {"eye on cuda", [&] { torch::eye(3, torch::TensorOptions().device(torch::kCUDA)); }},
-      {"zeros on cuda", [&] { torch::zeros({3}, torch::kCUDA); }},
-      {"cross_entropy", [&] { torch::nn::functional::cross_entropy(m, idx.slice(0, 0, 3).repeat({2}).slice(0, 0, 4)); }},
-      {"mse_loss", [&] { torch::mse_loss(m, m); }},
-      {"nll_loss", [&] { torch::nll_loss(m, fake_cuda(torch::tensor({0, 1, 2, 3}, kLong))); }},
-      {"cat", [&] { torch::cat({m, m}); }},
-      {"stack", [&] { torch::stack({m, m}); }},
-      {"flip", [&] { torch::flip(m, {0}); }},
-      {"roll", [&] { torch::roll(m, 1, 0); }},
-      {"tril", [&] { torch::tril(m); }},
-      {"pad", [&] { torch::constant_pad_nd(m, {1, 1}); }},
-      {"interpolate", [&] {
-         torch::nn::functional::interpolate(img, torch::nn::functional::InterpolateFuncOptions().size(
+      {"layer_norm", [&in] { torch::layer_norm(in.img, {8}); }},
+      {"group_norm", [&in] { torch::group_norm(in.img, 3); }},
+      {"dropout", [&in] { torch::dropout(in.m, 0.5, true); }},
+      {"rand_like", [&in] { torch::rand_like(in.m); }},
+      {"randn on cuda", [&in] { torch::randn({3}, torch::kCUDA); }},
+      {"normal_", [&in] { in.m.clone().normal_(); }},
+      {"bernoulli", [&in] { torch::bernoulli(in.dev(torch::full({4}, 0.5))); }},
+      {"multinomial", [&in] { torch::multinomial(in.dev(torch::ones({4})), 2); }},
+      {"randperm on cuda", [&in] { torch::randperm(5, torch::TensorOptions().device(torch::kCUDA)); }},
+      {"arange on cuda", [&in] { torch::arange(5, torch::TensorOptions().device(torch::kCUDA)); }},
+      {"linspace on cuda", [&in] { torch::linspace(0, 1, 5, torch::TensorOptions().device(torch::kCUDA)); }},
+      {"eye on cuda", [&in] { torch::eye(3, torch::TensorOptions().device(torch::kCUDA)); }},
+      {"zeros on cuda", [&in] { torch::zeros({3}, torch::kCUDA); }},
+      {"cross_entropy", [&in] { torch::nn::functional::cross_entropy(in.m, in.idx.slice(0, 0, 3).repeat({2}).slice(0, 0, 4)); }},
+      {"mse_loss", [&in] { torch::mse_loss(in.m, in.m); }},
+      {"nll_loss", [&in] { torch::nll_loss(in.m, in.dev(torch::tensor({0, 1, 2, 3}, kLong))); }},
+      {"cat", [&in] { torch::cat({in.m, in.m}); }},
+      {"stack", [&in] { torch::stack({in.m, in.m}); }},
+      {"flip", [&in] { torch::flip(in.m, {0}); }},
+      {"roll", [&in] { torch::roll(in.m, 1, 0); }},
+      {"tril", [&in] { torch::tril(in.m); }},
+      {"pad", [&in] { torch::constant_pad_nd(in.m, {1, 1}); }},
+      {"interpolate", [&in] {
+         torch::nn::functional::interpolate(in.img, torch::nn::functional::InterpolateFuncOptions().size(
                                                      std::vector<int64_t>{4, 4}).mode(torch::kBilinear).align_corners(false));
        }},
-      {"equal", [&] { torch::equal(m, m); }},
-      {"allclose", [&] { torch::allclose(m, m); }},
-      {"clone", [&] { m.clone(); }},
-      {"contiguous of a transpose", [&] { m.t().contiguous(); }},
-      {"fill_", [&] { m.clone().fill_(2); }},
-      {"item", [&] { v[0].item(); }},
-      {"print", [&] { std::ostringstream os; os << m; }},
-      {"einsum", [&] { torch::einsum("ij,jk->ik", {m, m}); }},
-      {"kthvalue", [&] { torch::kthvalue(v, 2); }},
-      {"median", [&] { torch::median(v); }},
-      {"histc", [&] { torch::histc(v); }},
-      {"bincount", [&] { torch::bincount(idx); }},
-      {"searchsorted", [&] { torch::searchsorted(v, v); }},
-      {"cdist", [&] { torch::cdist(m, m); }},
-      {"sgd step", [&] { step<torch::optim::SGD>(torch::optim::SGDOptions(0.1).momentum(0.9)); }},
-      {"adam step", [&] { step<torch::optim::Adam>(torch::optim::AdamOptions(0.1)); }},
-      {"adamw step", [&] { step<torch::optim::AdamW>(torch::optim::AdamWOptions(0.1)); }},
-      {"rmsprop step", [&] { step<torch::optim::RMSprop>(torch::optim::RMSpropOptions(0.1)); }},
-      {"adagrad step", [&] { step<torch::optim::Adagrad>(torch::optim::AdagradOptions(0.1)); }},
-      {"clip_grad_norm_", [&] {
-         Tensor p = fake_cuda(torch::ones({3}));
-         p.mutable_grad() = fake_cuda(torch::ones({3}));
+      {"equal", [&in] { torch::equal(in.m, in.m); }},
+      {"allclose", [&in] { torch::allclose(in.m, in.m); }},
+      {"clone", [&in] { in.m.clone(); }},
+      {"contiguous of a transpose", [&in] { in.m.t().contiguous(); }},
+      {"fill_", [&in] { in.m.clone().fill_(2); }},
+      {"item", [&in] { in.v[0].item(); }},
+      {"print", [&in] { std::ostringstream os; os << in.m; }},
+      {"einsum", [&in] { torch::einsum("ij,jk->ik", {in.m, in.m}); }},
+      {"kthvalue", [&in] { torch::kthvalue(in.v, 2); }},
+      {"median", [&in] { torch::median(in.v); }},
+      {"histc", [&in] { torch::histc(in.v); }},
+      {"bincount", [&in] { torch::bincount(in.idx); }},
+      {"searchsorted", [&in] { torch::searchsorted(in.v, in.v); }},
+      {"cdist", [&in] { torch::cdist(in.m, in.m); }},
+      {"sgd step", [&in] { step<torch::optim::SGD>(in, torch::optim::SGDOptions(0.1).momentum(0.9)); }},
+      {"adam step", [&in] { step<torch::optim::Adam>(in, torch::optim::AdamOptions(0.1)); }},
+      {"adamw step", [&in] { step<torch::optim::AdamW>(in, torch::optim::AdamWOptions(0.1)); }},
+      {"rmsprop step", [&in] { step<torch::optim::RMSprop>(in, torch::optim::RMSpropOptions(0.1)); }},
+      {"adagrad step", [&in] { step<torch::optim::Adagrad>(in, torch::optim::AdagradOptions(0.1)); }},
+      {"clip_grad_norm_", [&in] {
+         Tensor p = in.dev(torch::ones({3}));
+         p.mutable_grad() = in.dev(torch::ones({3}));
          torch::nn::utils::clip_grad_norm_({p}, 1.0);
        }},
-      {"grad scaler unscale", [&] {
-         Tensor p = fake_cuda(torch::ones({3}));
-         p.mutable_grad() = fake_cuda(torch::ones({3}));
+      {"grad scaler unscale", [&in] {
+         Tensor p = in.dev(torch::ones({3}));
+         p.mutable_grad() = in.dev(torch::ones({3}));
          torch::optim::SGD opt({p}, torch::optim::SGDOptions(0.1));
          torch::amp::GradScaler scaler;
          scaler.unscale_(opt);
        }},
-      {"stft", [&] { torch::stft(fake_cuda(random_tensor({64}, kFloat)), 16, std::nullopt, std::nullopt,
+      {"stft", [&in] { torch::stft(in.dev(random_tensor({64}, kFloat)), 16, std::nullopt, std::nullopt,
                                  std::nullopt, false, std::nullopt, true); }},
   };
-  std::vector<std::string> ran_on_host, other_errors;
+}
+
+// Runs every op; returns those that returned normally and, separately, the errors that do
+// not mention CUDA (a call this sweep got wrong, which would check nothing).
+std::pair<std::vector<std::string>, std::vector<std::string>> run_sweep(const NamedOps& ops,
+                                                                        std::vector<std::string>* refused = nullptr) {
+  std::vector<std::string> ran, other_errors;
   for (auto& [name, fn] : ops) {
     try {
       fn();
-      ran_on_host.push_back(name);
+      ran.push_back(name);
     } catch (const Error& e) {
-      // Refused ("no kernel for device cuda:0", "... on cuda:0"), or reached a CUDA kernel,
-      // which cannot launch without a GPU ("CUDA is not available"). Any other error means
-      // this sweep called the op wrongly and checks nothing.
       const std::string m = e.what();
       if (m.find("cuda") == std::string::npos && m.find("CUDA") == std::string::npos)
         other_errors.push_back(name + ": " + m.substr(0, 160));
+      else if (refused)
+        refused->push_back(name);
     }
   }
+  return {ran, other_errors};
+}
+
+TEST_F(UnportedOps, RefuseCudaTensorsInsteadOfRunningCpuCode) {
+  SweepInputs in(&UnportedOps::fake_cuda);
+  auto [ran_on_host, other_errors] = run_sweep(sweep_ops(in));
   EXPECT_TRUE(ran_on_host.empty()) << "these ops ran CPU code on CUDA memory: " << ::testing::PrintToString(ran_on_host);
   EXPECT_TRUE(other_errors.empty()) << "calls that failed for another reason: " << ::testing::PrintToString(other_errors);
+}
+
+// On a GPU, the same sweep: every op either runs or raises an error that names CUDA (no
+// crash); the ops without a CUDA kernel yet are listed in the output.
+TEST(CudaOps, SweepRunsOrRefusesOnTheGpu) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  SweepInputs in([](const Tensor& t) { return t.cuda(); });
+  std::vector<std::string> refused;
+  auto [ran, other_errors] = run_sweep(sweep_ops(in), &refused);
+  EXPECT_TRUE(other_errors.empty()) << "errors that do not name CUDA: " << ::testing::PrintToString(other_errors);
+  std::cout << "ops without a CUDA kernel yet (" << refused.size() << "): " << ::testing::PrintToString(refused)
+            << "\nops that ran on CUDA (" << ran.size() << ")" << std::endl;
 }
 
 }  // namespace
