@@ -55,6 +55,11 @@ TEST(MiscUsage, DevicesAndCuda) {
   EXPECT_FALSE(torch::cuda::is_available());
   EXPECT_EQ(torch::cuda::device_count(), 0u);
   EXPECT_FALSE(torch::cuda::cudnn_is_available());
+  // Without a GPU: seeding is a no-op, using the device is an error.
+  torch::cuda::manual_seed_all(0);
+  EXPECT_THROW(torch::cuda::synchronize(), c10::Error);
+  EXPECT_THROW(torch::zeros({2}, torch::kCUDA), c10::Error);
+  EXPECT_THROW(torch::ones({2}).to(torch::kCUDA), c10::Error);
   torch::Device device = torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
   EXPECT_TRUE(device.is_cpu());
   EXPECT_EQ(device.type(), torch::kCPU);
