@@ -186,6 +186,15 @@ TEST(CachingBlockAllocator, BlocksAreReusedOnlyOnTheirStream) {
   EXPECT_EQ(r, p) << "stream 0 reuses its own block at once";
   a.free(q);
   a.free(r);
+  // Streams are ordered in the pool: a block of a higher stream must not serve a lower one.
+  const BlockBackend::Stream kHigh = 99;
+  void* h = a.malloc(3 * kMiB, kHigh);
+  a.free(h);
+  const int before = dev.allocs;
+  void* l = a.malloc(3 * kMiB, kS0);
+  EXPECT_NE(l, h);
+  EXPECT_EQ(dev.allocs, before + 1) << "stream 0 needed a segment of its own";
+  a.free(l);
 }
 
 TEST(CachingBlockAllocator, RecordStreamHoldsTheBlockUntilTheOtherStreamIsDone) {
