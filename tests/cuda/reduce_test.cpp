@@ -78,6 +78,22 @@ TEST(CudaReduce, NansAndEmptyInputs) {
   EXPECT_ERROR_WITH(e.amax(0), "amax");
 }
 
+TEST(CudaReduce, VarStdAndVarMean) {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    Tensor x = random_tensor({6, 37, 41}, dt).add(3);  // a mean away from 0
+    for (const Tensor& in : {x, x.transpose(0, 2)}) {
+      check_reduction("var all", [](const Tensor& t) { return t.var(); }, in);
+      check_reduction("var inner", [](const Tensor& t) { return torch::var(t, {2}); }, in);
+      check_reduction("std outer", [](const Tensor& t) { return torch::std(t, {0}); }, in);
+      check_reduction("var_mean var", [](const Tensor& t) { return std::get<0>(torch::var_mean(t, {1, 2})); }, in);
+      check_reduction("var_mean mean", [](const Tensor& t) { return std::get<1>(torch::var_mean(t, {1, 2})); }, in);
+    }
+  }
+  Tensor big = torch::randn({3000000}, kDouble);
+  EXPECT_TENSOR_CLOSE(big.cuda().var().cpu(), big.var(), 1e-9, 1e-9);  // split across blocks
+}
+
 TEST(CudaReduce, SoftmaxAndLogSoftmax) {
   EMBER_REQUIRE_GPU();
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {

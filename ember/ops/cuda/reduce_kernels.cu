@@ -1,6 +1,6 @@
 // CUDA kernels of the accumulating reductions over a ReducePlan (Note [Reduction plan]):
-// sum, nansum and mean, prod, all/any, amax/amin. Index-producing reductions (max/min with
-// indices, argmax), var/std and norms have no CUDA kernel yet: they say so.
+// sum, nansum and mean, prod, all/any, amax/amin, var/std (+ mean). Index-producing
+// reductions (max/min with indices, argmax) and norms have no CUDA kernel yet: they say so.
 //
 // Note [CUDA reductions]
 // Each output (kept position) is reduced by a warp whose lanes stride over the reduced
@@ -25,22 +25,27 @@ constexpr int kWarps = kReduceThreads / 32;
 struct ReduceDesc {
   const char* in;
   char* out;
+  char* out2;  // var_mean's mean, or null
   int nk, nr;
-  int64_t ksize[kMaxReduceDims], kin[kMaxReduceDims], kout[kMaxReduceDims];
+  int64_t ksize[kMaxReduceDims], kin[kMaxReduceDims], kout[kMaxReduceDims], kout2[kMaxReduceDims];
   int64_t rsize[kMaxReduceDims], rin[kMaxReduceDims];
   int64_t num_outputs, reduce_numel;
   int64_t splits, chunk;  // the reduced range in `splits` chunks of `chunk` elements
 };
 
-__device__ __forceinline__ void kept_offsets(const ReduceDesc& d, int64_t k, int64_t& in_off, int64_t& out_off) {
-  in_off = 0;
-  out_off = 0;
+struct KeptOffsets {
+  int64_t in = 0, out = 0, out2 = 0;
+};
+__device__ __forceinline__ KeptOffsets kept_offsets(const ReduceDesc& d, int64_t k) {
+  KeptOffsets o;
   for (int i = 0; i < d.nk; ++i) {
     const int64_t q = k / d.ksize[i], idx = k - q * d.ksize[i];
     k = q;
-    in_off += idx * d.kin[i];
-    out_off += idx * d.kout[i];
+    o.in += idx * d.kin[i];
+    o.out += idx * d.kout[i];
+    o.out2 += idx * d.kout2[i];
   }
+  return o;
 }
 
 __device__ __forceinline__ int64_t reduced_offset(const ReduceDesc& d, int64_t r) {
@@ -132,11 +137,58 @@ struct MinMaxR {
   __device__ Out finish(const A& a) const { return convert<Out>(a); }
 };
 
+// var/std (+ mean): Welford's update per element, Chan's merge of partial results, in double
+// (as the CPU's accumulators).
+struct VarAcc {
+  double n, mean, m2;
+};
+template <class S>
+struct VarR {
+  using In = S;
+  using A = VarAcc;
+  using Out = S;
+  using C = compute_t<S>;
+  int64_t correction = 1;
+  bool take_sqrt = false;
+  __device__ A identity() const { return {0, 0, 0}; }
+  __device__ A load(S x) const { return {1, double(convert<C>(x)), 0}; }
+  __device__ void combine(A& a, const A& b) const {
+    if (b.n == 0) return;
+    if (a.n == 0) {
+      a = b;
+      return;
+    }
+    const double n = a.n + b.n, delta = b.mean - a.mean;
+    a.mean += delta * (b.n / n);
+    a.m2 += b.m2 + delta * delta * (a.n * b.n / n);
+    a.n = n;
+  }
+  __device__ Out finish(const A& a) const {
+    const double dof = a.n - double(correction);
+    const double var = a.m2 / (dof > 0 ? dof : 0);
+    return convert<Out>(C(take_sqrt ? ::sqrt(var) : var));
+  }
+  __device__ Out finish2(const A& a) const {
+    return convert<Out>(C(a.n == 0 ? __longlong_as_double(0x7ff8000000000000ll) : a.mean));
+  }
+};
+
 // ---- kernels ----
+// The output(s) of one kept position: Op::finish, and Op::finish2 into out2 where the op has
+// a second result (var_mean) and it was asked for.
+template <class Op>
+__device__ __forceinline__ void write_outputs(const ReduceDesc& d, const Op& op, const KeptOffsets& o,
+                                              const typename Op::A& acc) {
+  reinterpret_cast<typename Op::Out*>(d.out)[o.out] = op.finish(acc);
+  if constexpr (requires { op.finish2(acc); }) {
+    if (d.out2) reinterpret_cast<decltype(op.finish2(acc))*>(d.out2)[o.out2] = op.finish2(acc);
+  }
+}
+
 template <class Op>
 __device__ __forceinline__ void write_result(const ReduceDesc& d, const Op& op, typename Op::A* partial, int64_t k,
-                                             int64_t split, int64_t out_off, const typename Op::A& acc) {
-  if (d.splits == 1) reinterpret_cast<typename Op::Out*>(d.out)[out_off] = op.finish(acc);
+                                             int64_t split, const KeptOffsets& o, const typename Op::A& acc) {
+  if (d.splits == 1) write_outputs(d, op, o, acc);
   else partial[k * d.splits + split] = acc;
 }
 
@@ -149,9 +201,8 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_warp_kernel(ReduceDesc 
   const int lane = threadIdx.x % 32;
   const int64_t k = int64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
   if (k >= d.num_outputs) return;  // the whole warp leaves together
-  int64_t in_off, out_off;
-  kept_offsets(d, k, in_off, out_off);
-  const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + in_off;
+  const KeptOffsets o = kept_offsets(d, k);
+  const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + o.in;
   int64_t r0, r1;
   chunk_bounds(d, r0, r1);
   A acc = op.identity();
@@ -166,7 +217,7 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_warp_kernel(ReduceDesc 
     }
     __syncwarp();
   }
-  if (lane == 0) write_result(d, op, partial, k, blockIdx.y, out_off, buf[0]);
+  if (lane == 0) write_result(d, op, partial, k, blockIdx.y, o, buf[0]);
 }
 
 // A thread per output (kept dims innermost: neighbouring threads read neighbouring elements).
@@ -175,14 +226,13 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_thread_kernel(ReduceDes
   using A = typename Op::A;
   const int64_t k = int64_t(blockIdx.x) * kReduceThreads + threadIdx.x;
   if (k >= d.num_outputs) return;
-  int64_t in_off, out_off;
-  kept_offsets(d, k, in_off, out_off);
-  const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + in_off;
+  const KeptOffsets o = kept_offsets(d, k);
+  const auto* base = reinterpret_cast<const typename Op::In*>(d.in) + o.in;
   int64_t r0, r1;
   chunk_bounds(d, r0, r1);
   A acc = op.identity();
   for (int64_t r = r0; r < r1; ++r) op.combine(acc, op.load(base[reduced_offset(d, r)]));
-  write_result(d, op, partial, k, blockIdx.y, out_off, acc);
+  write_result(d, op, partial, k, blockIdx.y, o, acc);
 }
 
 // Combines each output's partial results.
@@ -190,11 +240,9 @@ template <class Op>
 __global__ void __launch_bounds__(kReduceThreads) reduce_finish_kernel(ReduceDesc d, Op op, const typename Op::A* partial) {
   const int64_t k = int64_t(blockIdx.x) * kReduceThreads + threadIdx.x;
   if (k >= d.num_outputs) return;
-  int64_t in_off, out_off;
-  kept_offsets(d, k, in_off, out_off);
   typename Op::A acc = op.identity();
   for (int64_t s = 0; s < d.splits; ++s) op.combine(acc, partial[k * d.splits + s]);
-  reinterpret_cast<typename Op::Out*>(d.out)[out_off] = op.finish(acc);
+  write_outputs(d, op, kept_offsets(d, k), acc);
 }
 
 template <class Op>
@@ -204,9 +252,11 @@ void launch_reduction(const ReducePlan& p, const Op& op) {
   ReduceDesc d{};
   d.in = p.in;
   d.out = p.out;
+  d.out2 = p.out2;
   d.nk = p.nk;
   d.nr = p.nr;
-  for (int i = 0; i < p.nk; ++i) d.ksize[i] = p.ksize[i], d.kin[i] = p.kin[i], d.kout[i] = p.kout[i];
+  for (int i = 0; i < p.nk; ++i)
+    d.ksize[i] = p.ksize[i], d.kin[i] = p.kin[i], d.kout[i] = p.kout[i], d.kout2[i] = p.kout2[i];
   for (int i = 0; i < p.nr; ++i) d.rsize[i] = p.rsize[i], d.rin[i] = p.rin[i];
   d.num_outputs = p.num_outputs;
   d.reduce_numel = p.reduce_numel;
@@ -271,6 +321,16 @@ void minmax_kernel(const ReducePlan& p, const ReduceArgs&) {
                                       [&](auto tag) { launch_reduction(p, MinMaxR<typename decltype(tag)::type, kMax>{}); });
 }
 
+void var_kernel(const ReducePlan& p, const ReduceArgs& args) {
+  visit_dtype<kFloatingTypes>(p.in_dtype, "var", [&](auto tag) {
+    VarR<typename decltype(tag)::type> op;
+    op.correction = args.correction;
+    op.take_sqrt = args.take_sqrt;
+    launch_reduction(p, op);
+  });
+}
+
+const KernelRegistrar<ReduceFn> r_var("var_mean", kCUDA, CpuCapability::Default, &var_kernel);
 const KernelRegistrar<ReduceFn> r_sum("sum", kCUDA, CpuCapability::Default, &sum_kernel<false>);
 const KernelRegistrar<ReduceFn> r_nansum("nansum", kCUDA, CpuCapability::Default, &sum_kernel<true>);
 const KernelRegistrar<ReduceFn> r_prod("prod", kCUDA, CpuCapability::Default, &prod_kernel);
