@@ -94,6 +94,24 @@ TEST(CudaReduce, VarStdAndVarMean) {
   EXPECT_TENSOR_CLOSE(big.cuda().var().cpu(), big.var(), 1e-9, 1e-9);  // split across blocks
 }
 
+TEST(CudaReduce, VectorNorms) {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kComplexFloat, kComplexDouble}) {
+    Tensor x = random_tensor({7, 300}, dt);
+    for (double ord : {0.0, 1.0, 2.0, 3.0, double(INFINITY), -double(INFINITY)}) {
+      check_reduction("vector_norm ord " + std::to_string(ord),
+                      [&](const Tensor& t) { return torch::linalg::vector_norm(t, ord, {1}, false, std::nullopt); }, x);
+    }
+    check_reduction("norm all", [](const Tensor& t) { return t.norm(); }, x);
+  }
+  // clip_grad_norm_ on device gradients: the total norm and the scaling.
+  Tensor p = torch::ones({10}, torch::kCUDA), q = torch::ones({10});
+  p.mutable_grad() = torch::full({10}, 3.0, torch::kCUDA);
+  q.mutable_grad() = torch::full({10}, 3.0);
+  EXPECT_NEAR(torch::nn::utils::clip_grad_norm_({p}, 1.0), torch::nn::utils::clip_grad_norm_({q}, 1.0), 1e-5);
+  EXPECT_TENSOR_CLOSE(p.grad().cpu(), q.grad(), 1e-5, 1e-6);
+}
+
 TEST(CudaReduce, SoftmaxAndLogSoftmax) {
   EMBER_REQUIRE_GPU();
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {

@@ -1,6 +1,7 @@
 // CUDA kernels of the accumulating reductions over a ReducePlan (Note [Reduction plan]):
-// sum, nansum and mean, prod, all/any, amax/amin, var/std (+ mean). Index-producing
-// reductions (max/min with indices, argmax) and norms have no CUDA kernel yet: they say so.
+// sum, nansum and mean, prod, all/any, amax/amin, var/std (+ mean), vector norms.
+// Index-producing reductions (max/min with indices, argmax) have no CUDA kernel yet: they
+// say so.
 //
 // Note [CUDA reductions]
 // Each output (kept position) is reduced by a warp whose lanes stride over the reduced
@@ -173,6 +174,47 @@ struct VarR {
   }
 };
 
+// Vector norms (linalg_vector_norm): kind 0 counts non-zeros, 1 sums |x|, 2 sums x^2 (then
+// sqrt), 3 and 4 take max and min of |x| (NaN wins), 5 sums |x|^p (then the p-th root); |x| of
+// a complex number is its modulus. Accumulated in double, as on the CPU.
+__device__ __forceinline__ float pow_of(float a, float b) { return ::powf(a, b); }
+__device__ __forceinline__ double pow_of(double a, double b) { return ::pow(a, b); }
+template <class S>
+struct NormR {
+  using In = S;
+  using C = real_t<compute_t<S>>;
+  using A = double;
+  using Out = real_t<S>;
+  int kind = 2;
+  double p = 2;
+  __device__ A identity() const { return kind == 4 ? __longlong_as_double(0x7ff0000000000000ll) : 0.0; }
+  __device__ A load(S x) const {
+    C a;
+    if constexpr (is_complex_v<S>) {
+      const auto z = convert<compute_t<S>>(x);
+      a = C(::hypot(double(z.real()), double(z.imag())));
+    } else {
+      const C v = convert<C>(x);
+      a = v < C(0) ? -v : v;
+    }
+    switch (kind) {
+      case 0: return a != C(0) ? 1.0 : 0.0;
+      case 2: return double(a) * double(a);
+      case 5: return double(pow_of(a, C(p)));
+      default: return double(a);
+    }
+  }
+  __device__ void combine(A& a, const A& b) const {
+    if (kind == 3) a = (b > a || b != b) && a == a ? b : a;
+    else if (kind == 4) a = (b < a || b != b) && a == a ? b : a;
+    else a += b;
+  }
+  __device__ Out finish(const A& a) const {
+    const double r = kind == 2 ? ::sqrt(a) : kind == 5 ? ::pow(a, 1.0 / p) : a;
+    return convert<Out>(C(r));
+  }
+};
+
 // ---- kernels ----
 // The output(s) of one kept position: Op::finish, and Op::finish2 into out2 where the op has
 // a second result (var_mean) and it was asked for.
@@ -330,6 +372,17 @@ void var_kernel(const ReducePlan& p, const ReduceArgs& args) {
   });
 }
 
+void norm_kernel(const ReducePlan& p, const ReduceArgs& args) {
+  visit_dtype<kFloatingAndComplexTypes>(p.in_dtype, "norm", [&](auto tag) {
+    NormR<typename decltype(tag)::type> op;
+    const double ord = args.p;
+    op.p = ord;
+    op.kind = ord == 0 ? 0 : ord == 1 ? 1 : ord == 2 ? 2 : std::isinf(ord) ? (ord > 0 ? 3 : 4) : 5;
+    launch_reduction(p, op);
+  });
+}
+
+const KernelRegistrar<ReduceFn> r_norm("linalg_vector_norm", kCUDA, CpuCapability::Default, &norm_kernel);
 const KernelRegistrar<ReduceFn> r_var("var_mean", kCUDA, CpuCapability::Default, &var_kernel);
 const KernelRegistrar<ReduceFn> r_sum("sum", kCUDA, CpuCapability::Default, &sum_kernel<false>);
 const KernelRegistrar<ReduceFn> r_nansum("nansum", kCUDA, CpuCapability::Default, &sum_kernel<true>);
