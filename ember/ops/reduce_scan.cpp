@@ -48,6 +48,7 @@ Tensor run_scan(const OpDef<ScanFn>& op, const Tensor& self, int64_t dim, Scalar
   p.out = static_cast<char*>(out.unsafeGetTensorImpl()->data());
   p.out2 = indices ? static_cast<char*>(indices->unsafeGetTensorImpl()->data()) : nullptr;
   p.out_dtype = out_dtype;
+  DeviceGuard guard(x.device());
   kernel_of(op, x)(p);
   return out;
 }

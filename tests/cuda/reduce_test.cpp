@@ -112,6 +112,21 @@ TEST(CudaReduce, VectorNorms) {
   EXPECT_TENSOR_CLOSE(p.grad().cpu(), q.grad(), 1e-5, 1e-6);
 }
 
+TEST(CudaReduce, CumsumCumprodAndLogsumexp) {
+  EMBER_REQUIRE_GPU();
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    const ScalarType dt = ScalarType(i);
+    if (!kAllTypes.contains(dt)) continue;
+    Tensor x = random_tensor({4, 9, 6}, dt, 0, 3);
+    for (int64_t dim : {0, 1, 2}) {
+      check_reduction("cumsum dim " + std::to_string(dim), [&](const Tensor& t) { return t.cumsum(dim); }, x);
+      check_reduction("cumprod dim " + std::to_string(dim), [&](const Tensor& t) { return t.cumprod(dim); }, x);
+    }
+  }
+  Tensor y = random_tensor({5, 300}, kFloat).mul(30);  // exp would overflow without the shift
+  check_reduction("logsumexp", [](const Tensor& t) { return torch::logsumexp(t, {1}); }, y);
+}
+
 TEST(CudaReduce, SoftmaxAndLogSoftmax) {
   EMBER_REQUIRE_GPU();
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
