@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   torch::Tensor c = torch::empty({n}, f32);
   torch::Tensor ah = a.to(torch::kBFloat16), bh = b.to(torch::kBFloat16);
   torch::Tensor x1 = torch::zeros({1}, f32);
+  torch::Tensor m1 = torch::randn({8192, 8192}).to(torch::kCUDA, torch::kBFloat16);
+  torch::Tensor m2 = torch::randn({8192, 8192}).to(torch::kCUDA, torch::kBFloat16);
   std::vector<bench::Case> cases = {
       // 3 x 1 GiB moved: read a and b, write c.
       {"add 256M f32 (out=)", 3.0 * 4 * n, "B", [&] { torch::add_out(c, a, b); torch::cuda::synchronize(); }},
@@ -32,6 +34,8 @@ int main(int argc, char** argv) {
        [&] { torch::Tensor r = a.view({n / 1024, 1024}) + b.slice(0, 0, 1024); torch::cuda::synchronize(); }},
       {"copy 256M f32 transposed", 2.0 * 4 * n, "B",
        [&] { c.view({n / 4096, 4096}).copy_(a.view({4096, n / 4096}).t()); torch::cuda::synchronize(); }},
+      {"bf16 matmul 8192^3", 2.0 * 8192.0 * 8192.0 * 8192.0, "FLOP",
+       [&] { torch::mm(m1, m2); torch::cuda::synchronize(); }},
       // Per-op overhead: a chain of 1,000 one-element adds, one synchronize (time per op).
       {"1000 one-element adds (per op)", 1, "op", [&] {
          torch::Tensor y = x1;

@@ -35,6 +35,8 @@ def main():
     c = torch.empty(n, device="cuda")
     ah, bh = a.bfloat16(), b.bfloat16()
     x1 = torch.zeros(1, device="cuda")
+    m1 = torch.randn(8192, 8192).to("cuda", torch.bfloat16)
+    m2 = torch.randn(8192, 8192).to("cuda", torch.bfloat16)
     sync = torch.cuda.synchronize
 
     def chain():
@@ -50,6 +52,7 @@ def main():
         ("add 256M f32 broadcast row", 2.0 * 4 * n, "B", lambda: (a.view(n // 1024, 1024) + b[:1024], sync())),
         ("copy 256M f32 transposed", 2.0 * 4 * n, "B",
          lambda: (c.view(n // 4096, 4096).copy_(a.view(4096, n // 4096).t()), sync())),
+        ("bf16 matmul 8192^3", 2.0 * 8192**3, "FLOP", lambda: (torch.mm(m1, m2), sync())),
         ("1000 one-element adds (per op)", 1, "op", chain),
     ]
     for name, work, unit, fn in cases:

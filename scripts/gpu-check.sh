@@ -107,14 +107,14 @@ awk -F'\t' '
   END {
     for (i = 1; i <= n; i++) {
       c = order[i]
-      rate = u[c] == "B" ? sprintf("%.0f GB/s", w[c] / et[c] / 1e9) : sprintf("%.2f us/op", et[c] * 1e6)
-      trate = (c in tt) ? (u[c] == "B" ? sprintf("%.0f GB/s", w[c] / tt[c] / 1e9) : sprintf("%.2f us/op", tt[c] * 1e6)) : "n/a"
+      rate = u[c] == "B" ? sprintf("%.0f GB/s", w[c] / et[c] / 1e9) : u[c] == "FLOP" ? sprintf("%.0f TFLOP/s", w[c] / et[c] / 1e12) : sprintf("%.2f us/op", et[c] * 1e6)
+      trate = !(c in tt) ? "n/a" : u[c] == "B" ? sprintf("%.0f GB/s", w[c] / tt[c] / 1e9) : u[c] == "FLOP" ? sprintf("%.0f TFLOP/s", w[c] / tt[c] / 1e12) : sprintf("%.2f us/op", tt[c] * 1e6)
       ratio = (c in tt) ? sprintf("%.2f", tt[c] / et[c]) : "n/a"
       printf "bench %-34s ember %12s  torch %12s  ratio %s\n", c, rate, trate, ratio
     }
   }' "$root/torch.txt" "$root/ember.txt" | tee "$root/bench.txt"
 grep -v $'\t' "$root/ember.txt" "$root/torch.txt" | head -5
-say "benchmarks: $(wc -l <"$root/bench.txt") cases; not yet measurable: bf16 matmul 8192^3, ResNet-18 and TransformerEncoder steps (ember has no CUDA matmul/conv yet)"
+say "benchmarks: $(wc -l <"$root/bench.txt") cases; not yet measurable: ResNet-18 and TransformerEncoder training steps (ember has no CUDA convolution, indexing or losses yet)"
 
 echo
 echo "gpu-check summary ($((SECONDS - start)) s):"
