@@ -252,19 +252,23 @@ DeviceStats CachingBlockAllocator::stats() const {
   return stats_;
 }
 
+namespace {
+// Every StatArray of DeviceStats.
+std::array<StatArray*, 9> stat_arrays(DeviceStats& d) {
+  return {&d.allocation, &d.segment, &d.active, &d.inactive_split, &d.allocated_bytes, &d.reserved_bytes,
+          &d.active_bytes, &d.inactive_split_bytes, &d.requested_bytes};
+}
+}  // namespace
+
 void CachingBlockAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> g(mu_);
-  for (StatArray* s : {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
-                       &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
-                       &stats_.inactive_split_bytes, &stats_.requested_bytes})
+  for (StatArray* s : stat_arrays(stats_))
     for (Stat& x : *s) x.peak = x.current;
 }
 
 void CachingBlockAllocator::reset_accumulated_stats() {
   std::lock_guard<std::mutex> g(mu_);
-  for (StatArray* s : {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
-                       &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
-                       &stats_.inactive_split_bytes, &stats_.requested_bytes})
+  for (StatArray* s : stat_arrays(stats_))
     for (Stat& x : *s) x.allocated = x.freed = 0;
   stats_.num_alloc_retries = stats_.num_ooms = stats_.num_sync_all_streams = 0;
   stats_.num_device_alloc = stats_.num_device_free = 0;

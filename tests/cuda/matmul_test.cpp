@@ -9,21 +9,13 @@
 namespace ember::test {
 namespace {
 
-double tol(ScalarType dt) {
-  switch (dt) {
-    case kHalf: case kBFloat16: return 2e-2;
-    case kFloat: case kComplexFloat: return 1e-4;
-    default: return 1e-10;
-  }
-}
-
 TEST(CudaMatmul, MatchesTheCpuForEveryFloatingType) {
   EMBER_REQUIRE_GPU();
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kComplexFloat, kComplexDouble}) {
     SCOPED_TRACE(torch_name(dt));
     Tensor a = random_tensor({33, 17}, dt), b = random_tensor({17, 29}, dt), c = random_tensor({33, 29}, dt);
     Tensor ga = a.cuda(), gb = b.cuda(), gc = c.cuda();
-    const double t = tol(dt);
+    const double t = cuda_rtol(dt);
     EXPECT_TENSOR_CLOSE(torch::mm(ga, gb).cpu(), torch::mm(a, b), t, t);
     EXPECT_TENSOR_CLOSE(torch::mm(gb.t(), ga.t()).cpu(), torch::mm(b.t(), a.t()), t, t);  // transposed reads
     EXPECT_TENSOR_CLOSE(torch::addmm(gc, ga, gb, 0.5, 2).cpu(), torch::addmm(c, a, b, 0.5, 2), t, t);

@@ -39,15 +39,6 @@ Tensor input(IntArrayRef shape, ScalarType dt) {
   return random_tensor(shape, dt);
 }
 
-double rtol(ScalarType dt) {
-  switch (dt) {
-    case kHalf: case kBFloat16: case kComplexHalf: return 1e-2;
-    case kFloat: case kComplexFloat: return 2e-4;
-    case kDouble: case kComplexDouble: return 1e-9;
-    default: return 0;
-  }
-}
-
 void compare(const Row& row, ScalarType dt, const std::vector<Tensor>& cpu_in, const std::string& layout) {
   SCOPED_TRACE(std::string(row.op->name) + " " + torch_name(dt) + " " + layout);
   const PointwiseArgs args{2, 3};
@@ -68,7 +59,7 @@ void compare(const Row& row, ScalarType dt, const std::vector<Tensor>& cpu_in, c
   }
   Tensor got = run(gpu_in);
   ASSERT_TRUE(got.is_cuda());
-  const double tol = rtol(dt);
+  const double tol = cuda_rtol(dt);
   EXPECT_TENSOR_CLOSE(got.cpu(), expected, tol, tol);
 }
 

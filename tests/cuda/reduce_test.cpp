@@ -10,15 +10,6 @@
 namespace ember::test {
 namespace {
 
-double reduce_rtol(ScalarType dt) {
-  switch (dt) {
-    case kHalf: case kBFloat16: case kComplexHalf: return 2e-2;
-    case kFloat: case kComplexFloat: return 1e-4;
-    case kDouble: case kComplexDouble: return 1e-10;
-    default: return 0;
-  }
-}
-
 using Reduction = std::function<Tensor(const Tensor&)>;
 
 void check_reduction(const std::string& what, const Reduction& f, const Tensor& x) {
@@ -26,7 +17,7 @@ void check_reduction(const std::string& what, const Reduction& f, const Tensor& 
   Tensor expected = f(x);
   Tensor got = f(x.cuda());
   ASSERT_TRUE(got.is_cuda());
-  const double t = reduce_rtol(x.scalar_type());
+  const double t = cuda_rtol(x.scalar_type());
   EXPECT_TENSOR_CLOSE(got.cpu(), expected, t, t * 10);
 }
 

@@ -97,14 +97,19 @@ struct Elementwise {
   }
 
  private:
+  // Operand k's value in every lane when it is a host scalar; false otherwise.
+  template <class T, int K>
+  __device__ __forceinline__ static bool host_scalar_lanes(int k, const HostScalars& hs, Lanes<T, K>& r) {
+    if (!hs.has(k - 1)) return false;
+    const compute_t<T> v = load_value(reinterpret_cast<const T*>(hs.bytes[k - 1]));
+#pragma unroll
+    for (int l = 0; l < K; ++l) r.v[l] = v;
+    return true;
+  }
   template <class T, int K, class Addr>
   __device__ __forceinline__ static Lanes<T, K> load_lanes(int k, int valid, const Addr& addr, const HostScalars& hs) {
     Lanes<T, K> r;
-    if (hs.has(k - 1)) {
-      const compute_t<T> v = load_value(reinterpret_cast<const T*>(hs.bytes[k - 1]));
-#pragma unroll
-      for (int l = 0; l < K; ++l) r.v[l] = v;
-    } else {
+    if (!host_scalar_lanes(k, hs, r)) {
 #pragma unroll
       for (int l = 0; l < K; ++l) r.v[l] = load_value(reinterpret_cast<const T*>(addr(k, l < valid ? l : 0)));
     }
@@ -113,11 +118,7 @@ struct Elementwise {
   template <class T>
   __device__ __forceinline__ static Lanes<T, V> load_vec(const char* base, int64_t first, int k, const HostScalars& hs) {
     Lanes<T, V> r;
-    if (hs.has(k - 1)) {
-      const compute_t<T> v = load_value(reinterpret_cast<const T*>(hs.bytes[k - 1]));
-#pragma unroll
-      for (int l = 0; l < V; ++l) r.v[l] = v;
-    } else {
+    if (!host_scalar_lanes(k, hs, r)) {
       const Pack<T, V> pk = reinterpret_cast<const Pack<T, V>*>(base)[first / V];
 #pragma unroll
       for (int l = 0; l < V; ++l) r.v[l] = load_value(&pk.v[l]);
@@ -229,9 +230,10 @@ void gpu_kernel(TensorIterator& it, const F& f) {
   EMBER_INTERNAL_ASSERT(dev.is_cuda(), it.op_name(), ": gpu_kernel on ", dev);
   CUDAGuard guard(dev.index());
   cudaStream_t stream = getCurrentCUDAStream(dev.index()).stream();
-  static constexpr size_t kSizes[N] = {sizeof(Out), sizeof(In)...};
+  size_t sizes[N];
+  for (int k = 0; k < N; ++k) sizes[k] = Op::size_of(k);
   LaunchPlan<N> L;
-  plan_launch<N>(it, kSizes, Op::V, L);
+  plan_launch<N>(it, sizes, Op::V, L);
   const Op op{f};
   if (L.contiguous) {
     const int64_t per_block = int64_t(kThreads) * Op::V;
