@@ -1,28 +1,48 @@
 // The matmul family's CUDA kernel: the row-major strided-batched GEMM of blas.h on cuBLAS
-// (cublasGemmStridedBatchedEx) on the current stream. Row-major C = op(A) op(B) is
+// (cublasGemmStridedBatchedEx_64: 64-bit sizes) on the current stream. Row-major C = op(A) op(B) is
 // column-major C^T = op(B)^T op(A)^T, so cuBLAS gets B first, A second, n x m.
 // Float uses TF32 tensor cores only when allowed (Context::setAllowTF32CuBLAS, off by
 // default as in PyTorch since 1.12); Half and BFloat16 accumulate in float. As in PyTorch,
-// integer GEMMs are not implemented on CUDA.
+// integer GEMMs are not implemented on CUDA. cuBLAS is opened on first use (Note [CUDA
+// libraries loaded on first use], ember/cuda/lazy_library.h).
 #include <cublas_v2.h>
 
 #include <array>
-#include <climits>
 
 #include "ember/cuda/check.h"
 #include "ember/cuda/cuda.h"
 #include "ember/cuda/guard.h"
+#include "ember/cuda/lazy_library.h"
 #include "ember/ops/blas.h"
 #include "ember/ops/op_def.h"
 
 namespace ember::cuda {
 namespace {
 
+// The cuBLAS entry points ember calls, typed from cublas_api.h.
+struct Cublas {
+  decltype(&cublasCreate_v2) create;
+  decltype(&cublasSetStream_v2) set_stream;
+  decltype(&cublasGemmStridedBatchedEx_64) gemm_strided_batched_ex;
+  decltype(&cublasGetStatusString) status_string;
+};
+
+const Cublas& cublas() {
+  static const Cublas api = [] {
+    static detail::LazyLibrary lib(EMBER_CUDA_SONAME("libcublas", CUBLAS_VER_MAJOR), "cuBLAS");
+    return Cublas{lib.resolve(&cublasCreate_v2, "cublasCreate_v2"),
+                  lib.resolve(&cublasSetStream_v2, "cublasSetStream_v2"),
+                  lib.resolve(&cublasGemmStridedBatchedEx_64, "cublasGemmStridedBatchedEx_64"),
+                  lib.resolve(&cublasGetStatusString, "cublasGetStatusString")};
+  }();
+  return api;
+}
+
 #define EMBER_CUBLAS_CHECK(expr)                                                                       \
   do {                                                                                                 \
     const cublasStatus_t ember_cublas_st_ = (expr);                                                    \
-    EMBER_CHECK(ember_cublas_st_ == CUBLAS_STATUS_SUCCESS, "cuBLAS error: ", cublasGetStatusString(ember_cublas_st_), \
-                " in ", #expr);                                                                        \
+    EMBER_CHECK(ember_cublas_st_ == CUBLAS_STATUS_SUCCESS, "cuBLAS error: ",                           \
+                cublas().status_string(ember_cublas_st_), " in ", #expr);                              \
   } while (0)
 
 // One handle per device and thread (cuBLAS handles are not thread-safe), bound to the
@@ -30,7 +50,7 @@ namespace {
 cublasHandle_t handle(DeviceIndex index) {
   thread_local std::array<cublasHandle_t, kMaxDevices> handles{};
   cublasHandle_t& h = handles[size_t(index)];
-  if (!h) EMBER_CUBLAS_CHECK(cublasCreate(&h));
+  if (!h) EMBER_CUBLAS_CHECK(cublas().create(&h));
   return h;
 }
 
@@ -72,15 +92,12 @@ void cuda_gemm(const GemmArgs& g) {
       EMBER_CHECK_TYPE(false, "\"addmm_cuda\" not implemented for '", g.dtype, "' (CUDA matrix products take "
                        "floating and complex types)");
   }
-  EMBER_CHECK(g.m <= INT_MAX && g.n <= INT_MAX && g.k <= INT_MAX && g.lda <= INT_MAX && g.ldb <= INT_MAX &&
-                  g.ldc <= INT_MAX && g.batch <= INT_MAX,
-              "matmul on CUDA: a dimension or leading dimension beyond 2^31 - 1 (m ", g.m, ", n ", g.n, ", k ", g.k, ")");
   const DeviceIndex dev = current_device();
   cublasHandle_t h = handle(dev);
-  EMBER_CUBLAS_CHECK(cublasSetStream(h, getCurrentCUDAStream(dev).stream()));
-  EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-      h, op_of(g.tb), op_of(g.ta), int(g.n), int(g.m), int(g.k), alpha, g.b, type, int(g.ldb), g.stride_b, g.a, type,
-      int(g.lda), g.stride_a, beta, g.c, type, int(g.ldc), g.stride_c, int(g.batch), compute, CUBLAS_GEMM_DEFAULT));
+  EMBER_CUBLAS_CHECK(cublas().set_stream(h, getCurrentCUDAStream(dev).stream()));
+  EMBER_CUBLAS_CHECK(cublas().gemm_strided_batched_ex(
+      h, op_of(g.tb), op_of(g.ta), g.n, g.m, g.k, alpha, g.b, type, g.ldb, g.stride_b, g.a, type, g.lda, g.stride_a,
+      beta, g.c, type, g.ldc, g.stride_c, g.batch, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 #define EMBER_CUDA_GEMM_REG(opname) \
