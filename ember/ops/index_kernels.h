@@ -2,6 +2,7 @@
 // sort_ops.cpp, shape_ops.cpp) and their per-ISA CPU kernels (ops/cpu/index_kernels.cpp,
 // ops/cpu/sort_kernels.cpp): kernel signatures, argument structs and shared helpers.
 #pragma once
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -46,6 +47,11 @@ Tensor index_dims(const Tensor& self, int64_t first_dim, const std::vector<Tenso
 void index_put_dims(const Tensor& self, int64_t first_dim, const std::vector<Tensor>& indices, const Tensor& values,
                     bool accumulate, const Scalar& alpha, IndexErrors errors,
                     const std::vector<int64_t>& dims_for_errors = {});
+
+// Calls on_error(v) with the first element v of `index` (an integer tensor on any device)
+// outside [lo, size), if there is one. On a device the check is a min/max reduction there and
+// one synchronization; the tensor is copied to the host only to find the offender.
+void check_index_range(const Tensor& index, int64_t lo, int64_t size, const std::function<void(int64_t)>& on_error);
 
 // Errors when an in-place op would write one memory location through several elements
 // (an expanded self), as PyTorch does.

@@ -34,12 +34,9 @@ Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
 
 // Validates scatter indices before anything is written (in-place ops leave self intact).
 void check_scatter_indices(const char* op, const Tensor& index, int64_t dim, int64_t size) {
-  if (index.numel() == 0 || index.is_meta()) return;
-  Tensor c = index.contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  for (int64_t i = 0, n = c.numel(); i < n; ++i)
-    EMBER_CHECK_INDEX(p[i] >= 0 && p[i] < size, op, "(): index ", p[i], " is out of bounds for dimension ", dim,
-                      " with size ", size);
+  check_index_range(index, 0, size, [&](int64_t v) {
+    EMBER_CHECK_INDEX(false, op, "(): index ", v, " is out of bounds for dimension ", dim, " with size ", size);
+  });
 }
 
 // Note [Scatter-gather iteration]: iterate over index's shape with `dim` collapsed to 1;
@@ -225,6 +222,8 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   Tensor out = empty(index.sizes(), self.options());
   if (index.numel() == 0 || self.is_meta()) return out;
   Tensor o = at_least_1d(out);
+  // The CPU kernel checks each index as it reads it; a device's is checked before.
+  if (!self.is_cpu()) check_scatter_indices("gather", i, dim, s.size(dim));
   gather_into(o, s, dim, i);
   return out;
 }

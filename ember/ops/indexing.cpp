@@ -75,17 +75,43 @@ DimVector broadcast_index_shapes(const std::vector<Tensor>& idx) {
   __builtin_unreachable();
 }
 
+bool wraps_negative(IndexErrors errors) {
+  return errors.style == IndexErrorStyle::Advanced || errors.style == IndexErrorStyle::Take ||
+         errors.style == IndexErrorStyle::IndexFill;
+}
+
+// compute_offsets for a tensor on a device: indices (a CPU index tensor is moved there, as
+// PyTorch does) are validated by check_index_range, then the offsets are device arithmetic.
+Tensor compute_offsets_on(Device dev, const std::vector<Tensor>& indices, IntArrayRef shape, IntArrayRef dim_sizes,
+                          IntArrayRef dim_strides, int64_t itemsize, IndexErrors errors,
+                          const std::vector<int64_t>& err_dims) {
+  const bool wrap = wraps_negative(errors);
+  Tensor off;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const Tensor ik = indices[k].to(dev, kLong);
+    const int64_t size = dim_sizes[k], stride = dim_strides[k] * itemsize;
+    check_index_range(ik, wrap ? -size : 0, size, [&](int64_t v) {
+      index_out_of_range(v, size, err_dims.empty() ? int64_t(k) : err_dims[k], errors);
+    });
+    Tensor v = wrap && ik.numel() > 0 ? ik + ik.lt(0).to(kLong) * size : ik;
+    Tensor term = v * stride;
+    off = k == 0 ? term : off + term;
+  }
+  return off.expand(shape).contiguous();
+}
+
 // The byte offsets of Note [Indexing by byte offsets], contiguous over `shape`.
 Tensor compute_offsets(const std::vector<Tensor>& indices, IntArrayRef shape, IntArrayRef dim_sizes,
                        IntArrayRef dim_strides, int64_t itemsize, IndexErrors errors,
-                       const std::vector<int64_t>& err_dims) {
+                       const std::vector<int64_t>& err_dims, Device dev) {
+  if (!dev.is_cpu())
+    return compute_offsets_on(dev, indices, shape, dim_sizes, dim_strides, itemsize, errors, err_dims);
   std::vector<Tensor> idx;
   idx.reserve(indices.size());
   for (const Tensor& t : indices) idx.push_back(t.to(kLong).expand(shape).contiguous());
   Tensor off = empty(shape, dtype(kLong));
   int64_t* o = off.data_ptr<int64_t>();
-  const bool wrap = errors.style == IndexErrorStyle::Advanced || errors.style == IndexErrorStyle::Take ||
-                    errors.style == IndexErrorStyle::IndexFill;
+  const bool wrap = wraps_negative(errors);
   parallel_for(0, off.numel(), 32768, [&](int64_t b, int64_t e) {
     for (size_t k = 0; k < idx.size(); ++k) {
       const int64_t* ip = idx[k].data_ptr<int64_t>();
@@ -147,7 +173,7 @@ Tensor index_dims(const Tensor& self, int64_t first, const std::vector<Tensor>& 
   if (self.is_meta()) return out;
   Tensor off = compute_offsets(indices, ishape, self.sizes().slice(first, indices.size()),
                                self.strides().slice(first, indices.size()), int64_t(self.element_size()), errors,
-                               err_dims);
+                               err_dims, self.device());
   if (out.numel() == 0) return out;
   Tensor src_r = make_view(self, p.out_shape, p.src_strides, self.storage_offset());
   Tensor off_r = make_view(off, p.out_shape, p.off_strides, 0);
@@ -163,6 +189,21 @@ Tensor index_dims(const Tensor& self, int64_t first, const std::vector<Tensor>& 
                           .build();
   kernel_or_throw(index_op, self.device())(it);
   return out;
+}
+
+void check_index_range(const Tensor& index, int64_t lo, int64_t size, const std::function<void(int64_t)>& on_error) {
+  if (index.numel() == 0 || index.is_meta()) return;
+  if (!index.is_cpu()) {
+    // One synchronization for both bounds; the offender is looked for only on failure.
+    Tensor bounds = stack({index.min(), index.max()}).cpu();
+    const int64_t* b = bounds.data_ptr<int64_t>();
+    if (b[0] >= lo && b[1] < size) return;
+    return check_index_range(index.cpu(), lo, size, on_error);
+  }
+  Tensor c = index.to(kLong).contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  for (int64_t i = 0, n = c.numel(); i < n; ++i)
+    if (EMBER_UNLIKELY(p[i] < lo || p[i] >= size)) return on_error(p[i]);
 }
 
 void check_no_internal_overlap(const Tensor& self, const char* op) {
@@ -191,7 +232,7 @@ void index_put_dims(const Tensor& self, int64_t first, const std::vector<Tensor>
   if (self.is_meta()) return;
   Tensor off = compute_offsets(indices, ishape, self.sizes().slice(first, indices.size()),
                                self.strides().slice(first, indices.size()), int64_t(self.element_size()), errors,
-                               err_dims);
+                               err_dims, self.device());
   if (checked_numel(shape, "index_put_") == 0) return;
   // Values that alias self would be read after being overwritten.
   Tensor v = values.is_alias_of(self) ? values.clone() : values;

@@ -253,7 +253,9 @@ Tensor repeat_interleave(const Tensor& repeats) {
   EMBER_CHECK(repeats.dim() <= 1, "repeat_interleave only accept 1D vector as repeat");
   EMBER_CHECK_TYPE(repeats.scalar_type() == kLong || repeats.scalar_type() == kInt,
                    "repeat_interleave: repeats has to be Long or Int tensor, got ", repeats.scalar_type());
-  Tensor r = repeats.reshape({-1}).to(kLong).contiguous();
+  // The result's length depends on the values: counted on the host (a device's repeats are
+  // copied back, one synchronization, as PyTorch does without output_size).
+  Tensor r = repeats.reshape({-1}).to(kCPU, kLong).contiguous();
   const int64_t* p = r.data_ptr<int64_t>();
   int64_t total = 0;
   for (int64_t i = 0; i < r.numel(); ++i) {
@@ -264,7 +266,7 @@ Tensor repeat_interleave(const Tensor& repeats) {
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0, k = 0; i < r.numel(); ++i)
     for (int64_t j = 0; j < p[i]; ++j) o[k++] = i;
-  return out.to(repeats.scalar_type());
+  return out.to(repeats.device(), repeats.scalar_type());
 }
 
 Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim) {

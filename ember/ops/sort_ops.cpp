@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "ember/autograd/record.h"
+#include "ember/ops/device_check.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
@@ -211,6 +212,7 @@ void with_row_compare(const Tensor& rows, const F& f) {
 // unique over slices along dim; `consecutive` keeps the input order and merges runs.
 std::tuple<Tensor, Tensor, Tensor> unique_dim_impl(const Tensor& self, int64_t dim, bool consecutive,
                                                    bool return_inverse, bool return_counts, const char* op) {
+  check_cpu_only(self, op);
   dim = maybe_wrap_dim(dim, self.dim(), op);
   Tensor moved = self.dim() == 0 ? self.reshape({1, 1}) : self.movedim(dim, 0).contiguous();
   int64_t n = moved.size(0);
@@ -240,6 +242,37 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_impl(const Tensor& self, int64_t d
   return {values, inv, counts};
 }
 
+// unique and unique_consecutive of a 1-d tensor on a device, from device ops: a group starts
+// where an element differs from the one before it (NaNs differ from everything, as on the
+// CPU); `perm` (sort's indices, or undefined for consecutive) maps positions back for the
+// inverse.
+std::tuple<Tensor, Tensor, Tensor> unique_flat_on_device(const Tensor& vals, const Tensor& perm, IntArrayRef shape,
+                                                         bool return_inverse, bool return_counts) {
+  const int64_t n = vals.numel();
+  const TensorOptions longs = vals.options().dtype(kLong);
+  Tensor starts = empty({n}, vals.options().dtype(kBool));
+  if (n > 0) {
+    starts.slice(0, 0, 1).fill_(true);
+    starts.slice(0, 1).copy_(vals.slice(0, 1).ne(vals.slice(0, 0, n - 1)));
+  }
+  Tensor first = starts.nonzero().flatten();
+  Tensor values = vals.index_select(0, first);
+  Tensor inverse = empty({0}, longs);
+  if (return_inverse) {
+    Tensor group = starts.to(kLong).cumsum(0).sub_(1);
+    inverse = empty(shape, longs);
+    if (perm.defined()) inverse.view({-1}).index_put_({perm}, group);
+    else inverse.view({-1}).copy_(group);
+  }
+  Tensor counts = empty({0}, longs);
+  if (return_counts) {
+    // Group g ends where group g + 1 starts; the last at n.
+    Tensor ends = cat({first.slice(0, 1), full({1}, Scalar(n), longs)});
+    counts = ends.sub(first);
+  }
+  return {values, inverse, counts};
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
@@ -249,6 +282,7 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
   check_sortable("unique", self);
   Tensor flat = self.reshape({-1});
   auto [vals, perm] = sort(flat, std::optional<bool>(true), 0, false);
+  if (!self.is_cpu() && !self.is_meta()) return unique_flat_on_device(vals, perm, self.sizes(), return_inverse, return_counts);
   std::vector<int64_t> group, first;
   int64_t n = flat.numel();
   consecutive_groups(vals, group, first);
@@ -280,6 +314,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool r
   if (dim && self.dim() > 0)
     return unique_dim_impl(self, *dim, true, return_inverse, return_counts, "unique_consecutive");
   Tensor flat = self.reshape({-1}).contiguous();
+  if (!self.is_cpu() && !self.is_meta())
+    return unique_flat_on_device(flat, Tensor(), self.sizes(), return_inverse, return_counts);
   std::vector<int64_t> group, first;
   int64_t n = flat.numel();
   consecutive_groups(flat, group, first);
@@ -304,6 +340,8 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
     right = *side == "right";
   }
   const Tensor& bd = sorted_sequence;
+  check_cpu_only(bd, "searchsorted");
+  check_cpu_only(self, "searchsorted");
   EMBER_CHECK(bd.dim() > 0, "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
   bool ok = bd.dim() == 1 || (self.dim() == bd.dim() && self.sizes().slice(0, bd.dim() - 1) == bd.sizes().slice(0, bd.dim() - 1));
   EMBER_CHECK(ok, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "

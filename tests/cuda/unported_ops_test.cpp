@@ -94,6 +94,24 @@ NamedOps sweep_ops(const SweepInputs& in) {
       {"sort", [&in] { torch::sort(in.v); }},
       {"topk", [&in] { torch::topk(in.v, 2); }},
       {"unique", [&in] { torch::_unique(in.v); }},
+      {"unique with inverse and counts", [&in] { torch::_unique2(in.v, true, true, true); }},
+      {"unique_consecutive", [&in] { torch::unique_consecutive(in.v, true, true); }},
+      {"unique_dim", [&in] { torch::unique_dim(in.m, 0); }},
+      {"repeat_interleave", [&in] { torch::repeat_interleave(in.idx); }},
+      {"repeat_interleave dim", [&in] { in.m.repeat_interleave(in.dev(torch::tensor({1, 0, 2, 1}, kLong)), 0); }},
+      {"searchsorted with sorter", [&in] {
+         torch::searchsorted(in.v, in.v, false, false, std::nullopt, in.dev(torch::tensor({0, 1, 2, 3}, kLong)));
+       }},
+      {"take", [&in] { in.m.take(in.idx); }},
+      {"index_add", [&in] { in.m.index_add(0, in.idx, in.m.slice(0, 0, 3)); }},
+      {"scatter_reduce amax", [&in] {
+         in.m.scatter_reduce(1, in.dev(torch::zeros({4, 2}, kLong)), in.m.slice(1, 0, 2), "amax");
+       }},
+      {"aminmax", [&in] { torch::aminmax(in.m); }},
+      {"uniform_", [&in] { in.m.clone().uniform_(); }},
+      {"bernoulli_ p tensor", [&in] { in.m.clone().bernoulli_(in.dev(torch::full({4, 4}, 0.5))); }},
+      {"random_", [&in] { in.m.clone().random_(0, 10); }},
+      {"randint on cuda", [&in] { torch::randint(0, 5, {3}, torch::TensorOptions().device(torch::kCUDA)); }},
       {"nonzero", [&in] { torch::nonzero(in.v); }},
       {"index_select", [&in] { torch::index_select(in.m, 0, in.idx); }},
       {"gather", [&in] { torch::gather(in.m, 1, in.dev(torch::zeros({4, 2}, kLong))); }},
@@ -205,6 +223,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> run_sweep(const Na
         other_errors.push_back(name + ": " + m.substr(0, 160));
       else if (refused)
         refused->push_back(name);
+      // EMBER_SWEEP_VERBOSE=1: why each op stopped (no kernel, or a CUDA call that failed).
+      if (std::getenv("EMBER_SWEEP_VERBOSE")) std::cout << "  " << name << ": " << m.substr(0, 110) << "\n";
     }
   }
   return {ran, other_errors};

@@ -194,9 +194,10 @@ struct LaunchPlan {
   std::vector<IterDesc<N>> pieces;  // strided: pieces that fit 32-bit offsets
 };
 
-// sizes[k]: operand k's element size; vec: the contiguous kernel's elements per thread.
+// sizes[k]: operand k's element size; vec: the contiguous kernel's elements per thread;
+// strided_only: always cut into 32-bit pieces (for the offset kernels below).
 template <int N>
-void plan_launch(const TensorIterator& it, const size_t* sizes, int vec, LaunchPlan<N>& L) {
+void plan_launch(const TensorIterator& it, const size_t* sizes, int vec, LaunchPlan<N>& L, bool strided_only = false) {
   EMBER_INTERNAL_ASSERT(it.ntensors() == N && it.noutputs() == 1, it.op_name(), ": gpu_kernel expects one output and ",
                         N - 1, " inputs");
   L.n = it.numel();
@@ -206,7 +207,7 @@ void plan_launch(const TensorIterator& it, const size_t* sizes, int vec, LaunchP
     L.hs.mask |= 1u << i;
   }
   // Contiguous: one dimension, every operand dense (host scalars need no stride).
-  L.contiguous = it.ndim() <= 1;
+  L.contiguous = !strided_only && it.ndim() <= 1;
   for (int k = 0; L.contiguous && k < N; ++k)
     L.contiguous = (k > 0 && L.hs.has(k - 1)) || L.n == 1 || it.strides(k)[0] == int64_t(sizes[k]);
   if (L.contiguous) {
@@ -250,6 +251,50 @@ void gpu_kernel(TensorIterator& it, const F& f) {
                                                                                        OffsetCalculator<N>(piece), L.hs);
     EMBER_CUDA_CHECK(cudaGetLastError());
   }
+}
+
+// ---- raw offset loops -----------------------------------------------------------------
+// For kernels that move bytes or update in place rather than map values (indexing, scatter,
+// masked_fill): f(p) gets the address of each operand's element (p[0] the output; an input
+// that is a 0-dim CPU tensor points at its value, carried in the launch arguments). One
+// element per thread over 32-bit pieces of the iteration.
+template <int N, class F>
+__global__ void __launch_bounds__(kThreads)
+offsets_kernel(uint32_t n, KernelPtrs<N> ptrs, OffsetCalculator<N> calc, HostScalars hs, F f) {
+  const uint32_t i = blockIdx.x * uint32_t(kThreads) + threadIdx.x;
+  if (i >= n) return;
+  const auto o = calc.get(i);
+  char* p[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) p[k] = k > 0 && hs.has(k - 1) ? hs.bytes[k - 1] : ptrs.p[k] + o.v[k];
+  f(p);
+}
+
+template <int N, class F>
+void gpu_for_each_offset(TensorIterator& it, const F& f) {
+  if (it.numel() == 0) return;
+  const Device dev = it.output(0).device();
+  EMBER_INTERNAL_ASSERT(dev.is_cuda(), it.op_name(), ": gpu_for_each_offset on ", dev);
+  CUDAGuard guard(dev.index());
+  cudaStream_t stream = getCurrentCUDAStream(dev.index()).stream();
+  size_t sizes[N];
+  for (int k = 0; k < N; ++k) sizes[k] = element_size(it.dtype(k));
+  LaunchPlan<N> L;
+  plan_launch<N>(it, sizes, 1, L, /*strided_only=*/true);
+  for (const IterDesc<N>& piece : L.pieces) {
+    KernelPtrs<N> ptrs;
+    for (int k = 0; k < N; ++k) ptrs.p[k] = piece.data[k];
+    const int64_t m = piece.numel();
+    offsets_kernel<<<unsigned((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(uint32_t(m), ptrs,
+                                                                                     OffsetCalculator<N>(piece), L.hs, f);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+// Blocks for a grid-stride loop over `total` items: enough to fill the device, no more.
+inline unsigned grid_for(int64_t total) {
+  const int64_t blocks = (total + kThreads - 1) / kThreads;
+  return unsigned(blocks < 1 ? 1 : blocks > (int64_t(1) << 16) ? (int64_t(1) << 16) : blocks);
 }
 
 }  // namespace ember::cuda

@@ -1,7 +1,6 @@
 // CUDA kernels of the accumulating reductions over a ReducePlan (Note [Reduction plan]):
-// sum, nansum and mean, prod, all/any, amax/amin, var/std (+ mean), vector norms.
-// Index-producing reductions (max/min with indices, argmax) have no CUDA kernel yet: they
-// say so.
+// sum, nansum and mean, prod, all/any, amax/amin, aminmax, var/std (+ mean), vector norms,
+// and the index-producing max/min(dim) and argmax/argmin.
 //
 // Note [CUDA reductions]
 // Each output (kept position) is reduced by a warp whose lanes stride over the reduced
@@ -19,6 +18,10 @@
 
 namespace ember::cuda {
 namespace {
+
+// Bool and the real types: what orders (a named constant: nvcc's host pass rejects the
+// expression as a template argument in some contexts).
+constexpr DtypeSet kOrderedTypes = kBoolType | kRealTypes;
 
 constexpr int kReduceThreads = 256;
 constexpr int kWarps = kReduceThreads / 32;
@@ -138,6 +141,66 @@ struct MinMaxR {
   __device__ Out finish(const A& a) const { return convert<Out>(a); }
 };
 
+// aminmax: both at once (NaN wins each), min into out and max into out2.
+template <class S>
+struct AMinMaxR {
+  using In = S;
+  using C = std::conditional_t<std::is_same_v<S, bool>, uint8_t, compute_t<S>>;
+  struct A {
+    C lo, hi;
+  };
+  using Out = S;
+  MinMaxR<S, false> lo_op;
+  MinMaxR<S, true> hi_op;
+  __device__ A identity() const { return {lo_op.identity(), hi_op.identity()}; }
+  __device__ A load(S x) const {
+    const C c = convert<C>(x);
+    return {c, c};
+  }
+  __device__ void combine(A& a, const A& b) const {
+    lo_op.combine(a.lo, b.lo);
+    hi_op.combine(a.hi, b.hi);
+  }
+  __device__ Out finish(const A& a) const { return convert<Out>(a.lo); }
+  __device__ Out finish2(const A& a) const { return convert<Out>(a.hi); }
+};
+
+// max/min(dim) (values into out, indices into out2) and argmax/argmin (indices into out):
+// the best value and its first index; NaN beats every number, as on the CPU. Elements
+// arrive out of order, so equal values keep the lower index.
+template <class S, bool kMax, bool kValues>
+struct ArgR {
+  using In = S;
+  using C = std::conditional_t<std::is_same_v<S, bool>, uint8_t, compute_t<S>>;
+  struct A {
+    C v;
+    int64_t i;
+  };
+  using Out = std::conditional_t<kValues, S, int64_t>;
+  static __device__ bool is_nan(C x) {
+    if constexpr (std::is_floating_point_v<C>) return x != x;
+    else return false;
+  }
+  __device__ A identity() const { return {C(0), -1}; }
+  __device__ A load(S x, int64_t r) const { return {convert<C>(x), r}; }
+  __device__ void combine(A& a, const A& b) const {
+    if (b.i < 0) return;
+    if (a.i < 0) {
+      a = b;
+      return;
+    }
+    const bool an = is_nan(a.v), bn = is_nan(b.v);
+    const bool better = (bn && !an) || (!an && !bn && (kMax ? b.v > a.v : b.v < a.v));
+    const bool same = (an && bn) || (!an && !bn && b.v == a.v);
+    if (better || (same && b.i < a.i)) a = b;
+  }
+  __device__ Out finish(const A& a) const {
+    if constexpr (kValues) return convert<Out>(a.v);
+    else return a.i;
+  }
+  __device__ int64_t finish2(const A& a) const { return a.i; }
+};
+
 // var/std (+ mean): Welford's update per element, Chan's merge of partial results, in double
 // (as the CPU's accumulators).
 struct VarAcc {
@@ -216,6 +279,13 @@ struct NormR {
 };
 
 // ---- kernels ----
+// Op::load(x), or Op::load(x, r) for ops that want the element's reduced index r.
+template <class Op>
+__device__ __forceinline__ typename Op::A load_at(const Op& op, const typename Op::In& x, int64_t r) {
+  if constexpr (requires { op.load(x, r); }) return op.load(x, r);
+  else return op.load(x);
+}
+
 // The output(s) of one kept position: Op::finish, and Op::finish2 into out2 where the op has
 // a second result (var_mean) and it was asked for.
 template <class Op>
@@ -248,7 +318,7 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_warp_kernel(ReduceDesc 
   int64_t r0, r1;
   chunk_bounds(d, r0, r1);
   A acc = op.identity();
-  for (int64_t r = r0 + lane; r < r1; r += 32) op.combine(acc, op.load(base[reduced_offset(d, r)]));
+  for (int64_t r = r0 + lane; r < r1; r += 32) op.combine(acc, load_at(op, base[reduced_offset(d, r)], r));
   buf[lane] = acc;
   __syncwarp();
   for (int s = 16; s > 0; s >>= 1) {
@@ -273,7 +343,7 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_thread_kernel(ReduceDes
   int64_t r0, r1;
   chunk_bounds(d, r0, r1);
   A acc = op.identity();
-  for (int64_t r = r0; r < r1; ++r) op.combine(acc, op.load(base[reduced_offset(d, r)]));
+  for (int64_t r = r0; r < r1; ++r) op.combine(acc, load_at(op, base[reduced_offset(d, r)], r));
   write_result(d, op, partial, k, blockIdx.y, o, acc);
 }
 
@@ -359,8 +429,22 @@ void all_any_kernel(const ReducePlan& p, const ReduceArgs&) {
 
 template <bool kMax>
 void minmax_kernel(const ReducePlan& p, const ReduceArgs&) {
-  visit_dtype<kBoolType | kRealTypes>(p.in_dtype, kMax ? "amax" : "amin",
+  visit_dtype<kOrderedTypes>(p.in_dtype, kMax ? "amax" : "amin",
                                       [&](auto tag) { launch_reduction(p, MinMaxR<typename decltype(tag)::type, kMax>{}); });
+}
+
+void aminmax_kernel(const ReducePlan& p, const ReduceArgs&) {
+  visit_dtype<kOrderedTypes>(p.in_dtype, "aminmax",
+                                      [&](auto tag) { launch_reduction(p, AMinMaxR<typename decltype(tag)::type>{}); });
+}
+
+template <bool kMax>
+void arg_kernel(const ReducePlan& p, const ReduceArgs& args) {
+  visit_dtype<kOrderedTypes>(p.in_dtype, kMax ? "max" : "min", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    if (args.with_values) launch_reduction(p, ArgR<S, kMax, true>{});
+    else launch_reduction(p, ArgR<S, kMax, false>{});
+  });
 }
 
 void var_kernel(const ReducePlan& p, const ReduceArgs& args) {
@@ -391,6 +475,9 @@ const KernelRegistrar<ReduceFn> r_all("all", kCUDA, CpuCapability::Default, &all
 const KernelRegistrar<ReduceFn> r_any("any", kCUDA, CpuCapability::Default, &all_any_kernel<false>);
 const KernelRegistrar<ReduceFn> r_amax("amax", kCUDA, CpuCapability::Default, &minmax_kernel<true>);
 const KernelRegistrar<ReduceFn> r_amin("amin", kCUDA, CpuCapability::Default, &minmax_kernel<false>);
+const KernelRegistrar<ReduceFn> r_aminmax("aminmax", kCUDA, CpuCapability::Default, &aminmax_kernel);
+const KernelRegistrar<ReduceFn> r_max_idx("max_dim", kCUDA, CpuCapability::Default, &arg_kernel<true>);
+const KernelRegistrar<ReduceFn> r_min_idx("min_dim", kCUDA, CpuCapability::Default, &arg_kernel<false>);
 
 }  // namespace
 }  // namespace ember::cuda
