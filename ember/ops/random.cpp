@@ -12,7 +12,9 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/op_def.h"
+#include "ember/ops/random_device.h"
 #include "ember/ops/random_transforms.h"
+#include "ember/cuda/cuda.h"
 
 namespace ember {
 
@@ -55,14 +57,47 @@ void fill_in_order(const Tensor& self, Next&& next) {
   order.copy_(buf);
 }
 
+// The generator of a device tensor: `g`, which must be of that device type, or the device's
+// default generator.
+GeneratorImpl& device_gen_of(const OptGen& g, Device d, const char* op) {
+  if (g && g->defined()) {
+    EMBER_CHECK(g->impl()->device().type() == d.type(), op, ": expected a '", d.type(),
+                "' device type for generator but found '", g->impl()->device().type(), "'");
+    return *g->impl();
+  }
+  EMBER_CHECK(d.is_cuda(), op, ": sampling on ", d, " is not supported");
+  return *cuda::default_cuda_generator(d.index()).impl();
+}
+
+// Note [Device sampling]: reserves the counters and runs the device's sampler, through a
+// contiguous temporary when self is not contiguous.
+void sample_on_device(Tensor& self, const OptGen& g, const char* op, const DeviceSampleArgs* args) {
+  EMBER_CHECK(args != nullptr, op, ": sampling on ", self.device(), " is not supported yet");
+  // A device-only kernel (no CPU one, so not an op of the table), found by name.
+  const auto fn = reinterpret_cast<DeviceSampleFn>(lookup_kernel("device_sample", self.device().type()));
+  EMBER_CHECK(fn != nullptr, op, ": no sampler for device ", self.device());
+  GeneratorImpl& gen = device_gen_of(g, self.device(), op);
+  DeviceSampleArgs a = *args;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex_);
+    std::tie(a.seed, a.offset) = gen.reserve_philox(uint64_t(self.numel()));
+  }
+  if (self.is_contiguous()) return fn(self, a);
+  Tensor tmp = empty(self.sizes(), self.options().requires_grad(false));
+  fn(tmp, a);
+  autograd::BelowAutogradGuard below;
+  self.copy_(tmp);
+}
+
 // The frame shared by the in-place samplers: checks, autograd (the old value gets no gradient),
-// the lock, and the version bump. `draw(gen)` writes every element.
+// the lock, and the version bump. `draw(gen)` writes every element on the CPU; `on_device`
+// says what a device sampler draws (null: not on devices yet).
 template <class Draw>
-Tensor& sample_(Tensor& self, const OptGen& g, const char* op, Draw&& draw) {
+Tensor& sample_(Tensor& self, const OptGen& g, const char* op, Draw&& draw, const DeviceSampleArgs* on_device) {
   check_defined(self, op);
   auto write = [&] {
     if (self.is_meta() || self.numel() == 0) return;
-    EMBER_CHECK(self.device().is_cpu(), op, ": sampling on ", self.device(), " is not supported yet");
+    if (!self.is_cpu()) return sample_on_device(self, g, op, on_device);
     GeneratorImpl& gen = gen_of(g, op);
     std::lock_guard<std::mutex> lock(gen.mutex_);
     draw(gen);
@@ -143,6 +178,7 @@ Tensor& uniform_(Tensor& self, double from, double to, OptGen g) {
     check_uniform_bounds<T>(from, to, self.scalar_type());
   });
   const bool fused = sampling::fused_like_pytorch();
+  const DeviceSampleArgs dev{DeviceSampler::Uniform, from, to};
   return sample_(self, g, "uniform_", [&](GeneratorImpl& gen) {
     visit_dtype<kSampledFloats>(self.scalar_type(), "uniform_", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -153,7 +189,7 @@ Tensor& uniform_(Tensor& self, double from, double to, OptGen g) {
         fill_in_order<T>(self, [&] { return T(sampling::uniform_real<T>(gen, lo, hi, fused)); });
       }
     });
-  });
+  }, &dev);
 }
 
 namespace {
@@ -195,6 +231,7 @@ Tensor& normal_(Tensor& self, double mean, double std, OptGen g) {
   }
   check_floating(self, "normal_");
   const bool fused = sampling::fused_like_pytorch();
+  const DeviceSampleArgs dev{DeviceSampler::Normal, mean, std};
   return sample_(self, g, "normal_", [&](GeneratorImpl& gen) {
     visit_dtype<kSampledFloats>(self.scalar_type(), "normal_", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -204,7 +241,7 @@ Tensor& normal_(Tensor& self, double mean, double std, OptGen g) {
         fill_in_order<T>(self, [&] { return T(sampling::normal_double(gen, mean, std, fused)); });
       }
     });
-  });
+  }, &dev);
 }
 
 Tensor& log_normal_(Tensor& self, double mean, double std, OptGen g) {
@@ -212,12 +249,13 @@ Tensor& log_normal_(Tensor& self, double mean, double std, OptGen g) {
   EMBER_CHECK(std > 0.0, "log_normal_: expects std > 0.0, but found std=", std);
   check_floating(self, "log_normal_");
   const bool fused = sampling::fused_like_pytorch();
+  const DeviceSampleArgs dev{DeviceSampler::LogNormal, mean, std};
   return sample_(self, g, "log_normal_", [&](GeneratorImpl& gen) {
     visit_dtype<kSampledFloats>(self.scalar_type(), "log_normal_", [&](auto tag) {
       using T = typename decltype(tag)::type;
       fill_in_order<T>(self, [&] { return T(std::exp(sampling::normal_double(gen, mean, std, fused))); });
     });
-  });
+  }, &dev);
 }
 
 // ---- exponential, Cauchy, geometric, Bernoulli ------------------------------------------------
@@ -226,23 +264,25 @@ Tensor& exponential_(Tensor& self, double lambd, OptGen g) {
   check_defined(self, "exponential_");
   EMBER_CHECK(lambd >= 0.0, "exponential_: expects lambda >= 0.0, but found lambda=", lambd);
   check_floating(self, "exponential_");
+  const DeviceSampleArgs dev{DeviceSampler::Exponential, lambd};
   return sample_(self, g, "exponential_", [&](GeneratorImpl& gen) {
     visit_dtype<kSampledFloats>(self.scalar_type(), "exponential_", [&](auto tag) {
       using T = typename decltype(tag)::type;
       fill_in_order<T>(self, [&] { return T(sampling::exponential(gen, lambd)); });
     });
-  });
+  }, &dev);
 }
 
 Tensor& cauchy_(Tensor& self, double median, double sigma, OptGen g) {
   check_defined(self, "cauchy_");
   check_floating(self, "cauchy_");
+  const DeviceSampleArgs dev{DeviceSampler::Cauchy, median, sigma};
   return sample_(self, g, "cauchy_", [&](GeneratorImpl& gen) {
     visit_dtype<kSampledFloats>(self.scalar_type(), "cauchy_", [&](auto tag) {
       using T = typename decltype(tag)::type;
       fill_in_order<T>(self, [&] { return T(sampling::cauchy(gen, median, sigma)); });
     });
-  });
+  }, &dev);
 }
 
 Tensor& geometric_(Tensor& self, double p, OptGen g) {
@@ -250,25 +290,27 @@ Tensor& geometric_(Tensor& self, double p, OptGen g) {
   EMBER_CHECK(p > 0 && p < 1, "geometric_: expects p to be in (0, 1), but got p=", p);
   EMBER_CHECK_TYPE(!self.is_complex() && self.scalar_type() != kBool, "geometric_: not implemented for ",
                    self.scalar_type());
+  const DeviceSampleArgs dev{DeviceSampler::Geometric, p};
   return sample_(self, g, "geometric_", [&](GeneratorImpl& gen) {
     visit_dtype<kRealTypes>(self.scalar_type(), "geometric_", [&](auto tag) {
       using T = typename decltype(tag)::type;
       fill_in_order<T>(self, [&] { return T(sampling::geometric(gen, p)); });
     });
-  });
+  }, &dev);
 }
 
 Tensor& bernoulli_(Tensor& self, double p, OptGen g) {
   check_defined(self, "bernoulli_");
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_: expects p to be in [0, 1], but got p=", p);
-  EMBER_CHECK_TYPE(!self.is_complex() && self.scalar_type() != kHalf, "bernoulli_: not implemented for ",
-                   self.scalar_type());
+  EMBER_CHECK_TYPE(!self.is_complex() && (self.scalar_type() != kHalf || !self.is_cpu()),
+                   "bernoulli_: not implemented for ", self.scalar_type(), " on ", self.device());
+  const DeviceSampleArgs dev{DeviceSampler::Bernoulli, p};
   return sample_(self, g, "bernoulli_", [&](GeneratorImpl& gen) {
     visit_dtype<kRealTypes | kBoolType>(self.scalar_type(), "bernoulli_", [&](auto tag) {
       using T = typename decltype(tag)::type;
       fill_in_order<T>(self, [&] { return T(sampling::uniform01(gen) < p); });
     });
-  });
+  }, &dev);
 }
 
 Tensor& bernoulli_(Tensor& self, const Tensor& p, OptGen g) {
@@ -276,9 +318,10 @@ Tensor& bernoulli_(Tensor& self, const Tensor& p, OptGen g) {
   check_defined(p, "bernoulli_", "p");
   EMBER_CHECK_TYPE(p.is_floating_point(), "bernoulli_: expected a floating point probability tensor, got ",
                    p.scalar_type());
-  EMBER_CHECK_TYPE(!self.is_complex() && self.scalar_type() != kHalf, "bernoulli_: not implemented for ",
-                   self.scalar_type());
-  EMBER_CHECK_TYPE(p.scalar_type() != kHalf, "bernoulli_: a Half probability tensor is not supported on the CPU");
+  EMBER_CHECK_TYPE(!self.is_complex() && (self.scalar_type() != kHalf || !self.is_cpu()),
+                   "bernoulli_: not implemented for ", self.scalar_type(), " on ", self.device());
+  EMBER_CHECK_TYPE(p.scalar_type() != kHalf || !self.is_cpu(),
+                   "bernoulli_: a Half probability tensor is not supported on the CPU");
   bool expandable = p.dim() <= self.dim();
   for (int64_t i = 1; expandable && i <= p.dim(); ++i)
     expandable = p.size(-i) == 1 || p.size(-i) == self.size(-i);
@@ -291,12 +334,15 @@ Tensor& bernoulli_(Tensor& self, const Tensor& p, OptGen g) {
   {
     autograd::BelowAutogradGuard below;
     probs = p.detach().expand(self.sizes());
-    if (!self.is_contiguous()) probs = probs.permute(memory_order(self));
-    probs = probs.to(wide ? kDouble : kFloat).contiguous();
+    // The CPU draws in memory order; a device sampler writes a contiguous temporary.
+    if (self.is_cpu() && !self.is_contiguous()) probs = probs.permute(memory_order(self));
+    probs = probs.to(self.device(), wide ? kDouble : kFloat).contiguous();
   }
   EMBER_CHECK(!probs.lt(0).logical_or(probs.gt(1)).any().item<bool>(),
               "bernoulli_: expects all probabilities in [0, 1]");
   const bool fused = sampling::fused_like_pytorch();
+  DeviceSampleArgs dev{DeviceSampler::BernoulliTensor};
+  if (!self.is_cpu()) dev.p = probs;
   return sample_(self, g, "bernoulli_", [&](GeneratorImpl& gen) {
     visit_dtype<kRealTypes | kBoolType>(self.scalar_type(), "bernoulli_", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -309,7 +355,7 @@ Tensor& bernoulli_(Tensor& self, const Tensor& p, OptGen g) {
         fill_in_order<T>(self, [&] { return T(sampling::uniform_real<float>(gen, 0.0f, 1.0f, fused) < pp[i++]); });
       }
     });
-  });
+  }, &dev);
 }
 
 Tensor bernoulli(const Tensor& p, OptGen g) {
@@ -422,6 +468,9 @@ Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, OptGen g)
                        "random_: the full 64-bit range handles only int64, double, float and bfloat16, got ", dt);
     }
   });
+  DeviceSampleArgs dev{DeviceSampler::Random};
+  dev.range = range;
+  dev.base = from;
   return sample_(self, g, "random_", [&](GeneratorImpl& gen) {
     visit_dtype<kTypes>(self.scalar_type(), "random_", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -436,7 +485,7 @@ Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, OptGen g)
         fill_in_order<T>(self, [&] { return cast(uint64_t(gen.random()) % range + uint64_t(from)); });
       }
     });
-  });
+  }, &dev);
 }
 
 // ---- factories ------------------------------------------------------------------------------
