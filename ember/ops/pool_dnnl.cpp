@@ -14,6 +14,7 @@
 #include "ember/ops/device_check.h"
 #include "ember/ops/dnnl_common.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
 
 namespace ember::pool_detail {
 
@@ -182,7 +183,6 @@ Tensor dnnl_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, Me
 }
 
 std::pair<Tensor, Tensor> max_pool_indices(const Tensor& input, const std::vector<WindowDim>& wd, const char* op) {
-  check_cpu_only(input, op);
   const size_t d = wd.size();
   EMBER_INTERNAL_ASSERT(input.dim() == int64_t(d) + 2 && d >= 1 && d <= 3, "max_pool_indices: bad rank");
   std::vector<int64_t> out_sizes{input.size(0), input.size(1)};
@@ -190,7 +190,14 @@ std::pair<Tensor, Tensor> max_pool_indices(const Tensor& input, const std::vecto
   const MemoryFormat fmt = pool_format(input);
   Tensor out = empty(out_sizes, input.options().memory_format(fmt));
   Tensor idx = empty(out_sizes, input.options().dtype(kLong).memory_format(fmt));
-  if (out.numel() == 0) return {out, idx};
+  if (out.numel() == 0 || input.is_meta()) return {out, idx};
+  if (!input.is_cpu()) {
+    const auto fn = reinterpret_cast<MaxPoolIndicesFn>(lookup_kernel("max_pool_indices", input.device().type()));
+    if (!fn) check_cpu_only(input, op);
+    EMBER_CHECK_TYPE(isFloatingType(input.scalar_type()), "\"", op, "\" not implemented for '", input.scalar_type(), "'");
+    fn(input, wd, out, idx);
+    return {out, idx};
+  }
   // Three spatial dims always: missing leading ones have one window of one position.
   WindowDim unit;
   unit.begin = {0}, unit.end = {1};

@@ -42,6 +42,10 @@ struct WindowDim {
 // (spatial...) plane, flattened, as PyTorch's max_poolNd_with_indices (the first maximum;
 // NaN wins; a window of only -inf gives its first position). Outputs take the input's
 // layout. Float types only.
+// On a device, the kernel registered as "max_pool_indices" for it (MaxPoolIndicesFn) fills
+// out and idx, allocated as on the CPU.
 std::pair<Tensor, Tensor> max_pool_indices(const Tensor& input, const std::vector<WindowDim>& dims, const char* op);
+using MaxPoolIndicesFn = void (*)(const Tensor& input, const std::vector<WindowDim>& dims, const Tensor& out,
+                                  const Tensor& idx);
 
 }  // namespace ember::pool_detail

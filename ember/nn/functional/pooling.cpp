@@ -212,8 +212,8 @@ struct AvgSpec {
   double scale = 1;
 };
 
-// Per dim: the (out, in) matrix averaging each window.
-std::vector<Tensor> avg_matrices(const AvgSpec& a, ScalarType dtype) {
+// Per dim: the (out, in) matrix averaging each window, on `device`.
+std::vector<Tensor> avg_matrices(const AvgSpec& a, ScalarType dtype, Device device) {
   std::vector<Tensor> m;
   for (size_t i = 0; i < a.w.size(); ++i) {
     const WindowDim& w = a.w[i];
@@ -222,7 +222,7 @@ std::vector<Tensor> avg_matrices(const AvgSpec& a, ScalarType dtype) {
     for (int64_t o = 0; o < O; ++o)
       for (int64_t p = w.begin[size_t(o)]; p < w.end[size_t(o)]; p += w.step)
         v[size_t(o * w.in + p)] = 1.0 / double(a.div[i][size_t(o)]);
-    m.push_back(from_blob(v.data(), {O, w.in}, TensorOptions().dtype(kDouble)).to(dtype, false, true));
+    m.push_back(from_blob(v.data(), {O, w.in}, TensorOptions().dtype(kDouble)).to(device, dtype, false, true));
   }
   return m;
 }
@@ -238,7 +238,7 @@ Tensor separable(const Tensor& x, const std::vector<Tensor>& m, bool transpose, 
 }
 
 Tensor avg_composite(const Tensor& x, const AvgSpec& a) {
-  Tensor y = separable(x, avg_matrices(a, x.scalar_type()), false, pool_format(x));
+  Tensor y = separable(x, avg_matrices(a, x.scalar_type(), x.device()), false, pool_format(x));
   return a.scale == 1 ? y : y.mul(a.scale);
 }
 
@@ -252,8 +252,10 @@ Tensor avg_pool_dnnl(const Tensor& x, const PoolShape& s, PoolKind kind, const A
       "avg_pool", {&x}, [&] { return pool_detail::dnnl_pool_forward(x, s, kind); },
       [s, kind, a, sizes, fmt](const autograd::VjpCtx& c) {
         if (!c.grad().defined()) return autograd::variable_list{Tensor()};
-        if (autograd::GradMode::is_enabled())
-          return autograd::variable_list{separable(c.grad(), avg_matrices(a, c.grad().scalar_type()), true, fmt)};
+        if (autograd::GradMode::is_enabled()) {
+          const Tensor& g = c.grad();
+          return autograd::variable_list{separable(g, avg_matrices(a, g.scalar_type(), g.device()), true, fmt)};
+        }
         return autograd::variable_list{pool_detail::dnnl_pool_backward(c.grad(), sizes, fmt, s, kind, Tensor())};
       },
       [&](const auto& t, const Tensor&) { return avg_pool_dnnl(t(0), s, kind, a); });
