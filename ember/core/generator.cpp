@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/seed_hooks.h"
 #include "ember/core/tensor.h"
 #include "ember/core/tensor_impl.h"
 
@@ -178,6 +180,30 @@ Generator& default_generator() {
   }();
   return g;
 }
-void manual_seed(uint64_t seed) { default_generator().set_current_seed(seed); }
+namespace {
+std::mutex& seed_hooks_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<void (*)(uint64_t)>& seed_hooks() {
+  static std::vector<void (*)(uint64_t)> hooks;
+  return hooks;
+}
+}  // namespace
+
+void detail::add_manual_seed_hook(void (*hook)(uint64_t)) {
+  std::lock_guard<std::mutex> lock(seed_hooks_mutex());
+  seed_hooks().push_back(hook);
+}
+
+void manual_seed(uint64_t seed) {
+  default_generator().set_current_seed(seed);
+  std::vector<void (*)(uint64_t)> hooks;
+  {
+    std::lock_guard<std::mutex> lock(seed_hooks_mutex());
+    hooks = seed_hooks();
+  }
+  for (auto* hook : hooks) hook(seed);
+}
 
 }  // namespace ember

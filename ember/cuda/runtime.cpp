@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ember/core/generator.h"
+#include "ember/core/seed_hooks.h"
 #include "ember/cuda/check.h"
 #include "ember/cuda/cuda.h"
 #include "ember/cuda/guard.h"
@@ -81,7 +82,8 @@ DeviceProperties get_device_properties(DeviceIndex index) {
   return r;
 }
 
-bool cudnn_is_available() { return is_available(); }  // ember links cuDNN whenever it has CUDA
+// ember does not use cuDNN yet (convolutions run as im2col and cuBLAS GEMMs), so no.
+bool cudnn_is_available() { return false; }
 
 // ---- generators ----
 // One default generator per device; the CUDA random kernels draw Philox numbers from its
@@ -93,6 +95,10 @@ void manual_seed(uint64_t seed) {
 void manual_seed_all(uint64_t seed) {
   for (int64_t i = 0; i < device_count(); ++i) default_cuda_generator(DeviceIndex(i)).set_current_seed(seed);
 }
+namespace {
+// torch::manual_seed seeds every GPU too (ember/core/seed_hooks.h).
+const bool cuda_seeded_with_the_cpu = (ember::detail::add_manual_seed_hook(&manual_seed_all), true);
+}  // namespace
 
 const Generator& default_cuda_generator(DeviceIndex index) {
   if (index < 0) index = current_device();

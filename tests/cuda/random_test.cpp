@@ -31,6 +31,16 @@ TEST(CudaRandom, UniformIsPhiloxAtOffsetPlusIndex) {
   EXPECT_TENSOR_CLOSE(torch::empty({1000}, torch::kCUDA).uniform_(-2, 6).cpu(), a, 0, 0) << "reseeding repeats";
 }
 
+TEST(CudaRandom, TorchManualSeedSeedsTheGpusToo) {
+  EMBER_REQUIRE_GPU();
+  torch::manual_seed(99);  // as at::manual_seed: the CPU's and every GPU's default generator
+  Tensor a = torch::rand({64}, torch::kCUDA).cpu();
+  torch::cuda::manual_seed_all(99);
+  EXPECT_TENSOR_CLOSE(torch::rand({64}, torch::kCUDA).cpu(), a, 0, 0);
+  torch::manual_seed(100);
+  EXPECT_FALSE(torch::equal(torch::rand({64}, torch::kCUDA).cpu(), a));
+}
+
 void expect_moments(const Tensor& x, double mean, double var, const char* what) {
   SCOPED_TRACE(what);
   Tensor d = x.to(kDouble).cpu();

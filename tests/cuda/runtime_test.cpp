@@ -16,7 +16,7 @@ namespace {
 TEST(CudaRuntime, AvailabilityIsConsistent) {
   EXPECT_EQ(torch::cuda::is_available(), torch::cuda::device_count() > 0);
   if (!cuda::is_built()) EXPECT_EQ(torch::cuda::device_count(), 0);
-  EXPECT_EQ(torch::cuda::cudnn_is_available(), torch::cuda::is_available());
+  EXPECT_FALSE(torch::cuda::cudnn_is_available()) << "ember does not use cuDNN yet";
 }
 
 TEST(CudaRuntime, WithoutAGpuEveryDeviceUseIsAClearError) {
