@@ -4,13 +4,16 @@
 //
 //   ember train [--epochs N] [--lr X] [--batch-size N] [--seed N] [--threads N]
 //               [--channels-last] [--bf16] [--checkpoint FILE] [--resume] [--data FILE]
-//               [--no-progress] [--stop-after-epoch N]
+//               [--no-progress] [--stop-after-epoch N] [--device cpu|cuda[:N]]
 //   ember --help, ember train --help, ember --version
 //
 // --stop-after-epoch N ends the run after epoch N as if it were interrupted there (its
 // checkpoint is the one --resume continues from).
 // Every epoch ends with a checkpoint (model, optimizer, random-number state, epoch) written
 // atomically; --resume continues from it and reproduces the uninterrupted run bit for bit.
+// --device cuda trains on a GPU (the weights are initialized on the CPU, so a seed gives the
+// same initial model on every device; dropout draws from the GPU's generator, reseeded from
+// --seed and the epoch).
 #include <CLI/CLI.hpp>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -46,6 +49,7 @@ struct Config {
   bool resume = false;
   std::string checkpoint = "ember-digits.safetensors";
   std::string data;
+  std::string device = "cpu";
 };
 
 // A validator for a number of type T that is > 0 (positive) or >= 0: "--lr: expects a
@@ -90,6 +94,7 @@ struct CommandLine {
     train->add_option("--checkpoint", c.checkpoint, "checkpoint written atomically after every epoch")
         ->capture_default_str();
     train->add_flag("--resume", c.resume, "continue from --checkpoint (bit-identical to an uninterrupted run)");
+    train->add_option("--device", c.device, "where to train: cpu, cuda or cuda:N")->capture_default_str();
     train->add_option("--data", c.data, "the digits as CSV (gzip), 64 pixels 0..16 and a label per line");
     train->add_flag_callback(
         "--no-progress", [&c] { c.progress = false; }, "no progress bar on standard error");
@@ -230,15 +235,48 @@ double accuracy(torch::nn::Sequential& model, const torch::Tensor& x, const torc
   model->eval();
   torch::Tensor logits;
   {
-    torch::amp::autocast bf16(torch::kCPU, torch::kBFloat16, c.bf16);
+    torch::amp::autocast bf16(x.device().type(), torch::kBFloat16, c.bf16);
     logits = model->forward(x);
   }
   model->train();
   return logits.argmax(1).eq(y).to(torch::kDouble).mean().item<double>();
 }
 
+// --device: the CPU, or a CUDA device that this machine has.
+torch::Device training_device(const std::string& name) {
+  torch::Device dev(torch::kCPU);
+  try {
+    dev = torch::Device(name);
+  } catch (const std::exception&) {
+    throw std::runtime_error("--device: expects cpu, cuda or cuda:N, got '" + name + "'");
+  }
+  if (dev.is_cuda()) {
+    if (!torch::cuda::is_available())
+      throw std::runtime_error("--device " + name +
+                               ": CUDA is not available on this machine (torch::cuda::is_available() is false)");
+    if (dev.index() >= int64_t(torch::cuda::device_count()))
+      throw std::runtime_error("--device " + name + ": this machine has " + std::to_string(torch::cuda::device_count()) +
+                               " CUDA device(s)");
+    if (!dev.has_index()) dev = torch::Device(torch::kCUDA, 0);
+  } else if (!dev.is_cpu()) {
+    throw std::runtime_error("--device: expects cpu, cuda or cuda:N, got '" + name + "'");
+  }
+  return dev;
+}
+
+// Adam's state tensors on `dev` (a checkpoint loads them on the CPU).
+void move_optimizer_state(torch::optim::Adam& optimizer, const torch::Device& dev) {
+  for (auto& [key, state] : optimizer.state()) {
+    auto& s = static_cast<torch::optim::AdamParamState&>(*state);
+    s.exp_avg(s.exp_avg().to(dev));
+    s.exp_avg_sq(s.exp_avg_sq().to(dev));
+    if (s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(s.max_exp_avg_sq().to(dev));
+  }
+}
+
 int train(const Config& config_in) {
   Config c = config_in;
+  const torch::Device dev = training_device(c.device);
   if (c.threads > 0) torch::set_num_threads(c.threads);
   const std::string data_path = find_data(c.data);
   const Digits data = load_digits(data_path);
@@ -247,14 +285,15 @@ int train(const Config& config_in) {
   const torch::Tensor order = torch::randperm(n, torch::Generator(20241129), torch::kLong);
   const torch::Tensor test_idx = order.slice(0, 0, n_test), train_idx = order.slice(0, n_test);
   auto memory_format = c.channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
-  const torch::Tensor x_train = data.images.index_select(0, train_idx).contiguous(memory_format);
-  const torch::Tensor y_train = data.labels.index_select(0, train_idx);
-  const torch::Tensor x_test = data.images.index_select(0, test_idx).contiguous(memory_format);
-  const torch::Tensor y_test = data.labels.index_select(0, test_idx);
+  const torch::Tensor x_train = data.images.index_select(0, train_idx).contiguous(memory_format).to(dev);
+  const torch::Tensor y_train = data.labels.index_select(0, train_idx).to(dev);
+  const torch::Tensor x_test = data.images.index_select(0, test_idx).contiguous(memory_format).to(dev);
+  const torch::Tensor y_test = data.labels.index_select(0, test_idx).to(dev);
 
   torch::manual_seed(c.seed);
-  auto model = make_model();
+  auto model = make_model();  // initialized on the CPU (the same weights on every device), then moved
   if (c.channels_last) model->to(torch::MemoryFormat::ChannelsLast);
+  model->to(dev);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(c.lr));
   torch::optim::CosineAnnealingLR schedule(optimizer, c.epochs);  // base lr: --lr, before any checkpoint
   int64_t first_epoch = 1;
@@ -266,6 +305,7 @@ int train(const Config& config_in) {
     model->load(part);
     archive.read("optimizer", part);
     optimizer.load(part);
+    move_optimizer_state(optimizer, dev);
     torch::IValue v;
     archive.read("epoch", v);
     first_epoch = v.toInt() + 1;
@@ -287,14 +327,18 @@ int train(const Config& config_in) {
 
   std::cout << "ember train: " << x_train.size(0) << " training and " << n_test
             << " held-out 8x8 digits, " << c.epochs << " epochs, batch " << c.batch_size << ", "
-            << torch::get_num_threads() << " threads" << (c.channels_last ? ", channels-last" : "")
+            << (dev.is_cpu() ? std::to_string(torch::get_num_threads()) + " threads" : "on " + dev.str())
+            << (c.channels_last ? ", channels-last" : "")
             << (c.bf16 ? ", bfloat16 autocast" : "") << " (data: " << data_path << ")\n";
   const int64_t batches = (x_train.size(0) + c.batch_size - 1) / c.batch_size;
   const auto start = std::chrono::steady_clock::now();
   for (int64_t epoch = first_epoch; epoch <= c.epochs; ++epoch) {
     // The epoch's order depends only on the seed and the epoch, so a resumed run sees the same.
     const torch::Tensor perm = torch::randperm(x_train.size(0), torch::Generator(c.seed * 1000003 + uint64_t(epoch)),
-                                               torch::kLong);
+                                               torch::kLong).to(dev);
+    // Dropout on a GPU draws from its CUDA generator: seeded per epoch, as the order is, so
+    // that a resumed run draws the same masks.
+    if (dev.is_cuda()) torch::cuda::manual_seed(c.seed * 1000003 + uint64_t(epoch));
     Progress progress(c.progress, epoch, c.epochs, batches);
     double loss_sum = 0;
     for (int64_t b = 0; b < batches; ++b) {
@@ -303,7 +347,7 @@ int train(const Config& config_in) {
       optimizer.zero_grad();
       torch::Tensor loss;
       {
-        torch::amp::autocast bf16(torch::kCPU, torch::kBFloat16, c.bf16);
+        torch::amp::autocast bf16(dev.type(), torch::kBFloat16, c.bf16);
         loss = torch::nn::functional::cross_entropy(model->forward(x), y);
       }
       loss.backward();

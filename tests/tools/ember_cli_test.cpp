@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "ember/cuda/cuda.h"
 #include "test_util.h"
 
 namespace {
@@ -86,6 +87,14 @@ TEST_F(EmberCli, Bfloat16AndChannelsLastRunsLearn) {
   EXPECT_GE(accuracy_of(cl), 0.97);
 }
 
+TEST_F(EmberCli, TrainsOnAGpu) {
+  if (!ember::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const Outcome r = run("train --epochs 3 --no-progress --device cuda --checkpoint " + path("gpu.safetensors"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("on cuda:0"), std::string::npos) << r.output;
+  EXPECT_GE(accuracy_of(r), 0.9) << r.output;
+}
+
 TEST_F(EmberCli, HelpListsTheCommandAndItsOptions) {
   Outcome r = run("--help");
   EXPECT_EQ(r.status, 0) << r.output;
@@ -95,7 +104,7 @@ TEST_F(EmberCli, HelpListsTheCommandAndItsOptions) {
   EXPECT_EQ(r.status, 0) << r.output;
   for (const char* option : {"--epochs INT:POSITIVE=10", "--lr FLOAT:POSITIVE=0.002", "--batch-size", "--seed",
                              "--threads", "--channels-last", "--bf16", "--checkpoint", "--resume", "--data",
-                             "--no-progress", "--stop-after-epoch"})
+                             "--no-progress", "--stop-after-epoch", "--device TEXT=cpu"})
     EXPECT_NE(r.output.find(option), std::string::npos) << option << " missing from:\n" << r.output;
   r = run("--version");
   EXPECT_EQ(r.status, 0) << r.output;
@@ -129,6 +138,18 @@ TEST_F(EmberCli, BadArgumentsAndDataAreClearErrors) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("ragged.csv:1: expected 65 values (64 pixels, label), got 3"), std::string::npos)
       << r.output;
+  r = run("train --device tpu");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("--device: expects cpu, cuda or cuda:N, got 'tpu'"), std::string::npos) << r.output;
+  if (!ember::cuda::is_available()) {
+    r = run("train --device cuda");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.output.find("--device cuda: CUDA is not available on this machine"), std::string::npos) << r.output;
+  } else {
+    r = run("train --device cuda:" + std::to_string(ember::cuda::device_count()));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.output.find("CUDA device(s)"), std::string::npos) << r.output;
+  }
   std::ofstream(path("bad.safetensors")) << "garbage";
   r = run("train --resume --no-progress --checkpoint " + path("bad.safetensors"));
   EXPECT_EQ(r.status, 1);
