@@ -80,19 +80,40 @@ bool wraps_negative(IndexErrors errors) {
          errors.style == IndexErrorStyle::IndexFill;
 }
 
+// Index tensors must be on the CPU or on the indexed tensor's device (PyTorch's rule).
+void check_index_devices(const std::vector<Tensor>& indices, Device dev) {
+  for (const Tensor& t : indices)
+    EMBER_CHECK(t.is_cpu() || t.device() == dev, "indices should be either on cpu or on the same device as the "
+                "indexed tensor (", dev, "), got indices on ", t.device());
+}
+
 // compute_offsets for a tensor on a device: indices (a CPU index tensor is moved there, as
-// PyTorch does) are validated by check_index_range, then the offsets are device arithmetic.
+// PyTorch does) are validated together (one min/max reduction each, one synchronization for
+// all), then the offsets are device arithmetic.
 Tensor compute_offsets_on(Device dev, const std::vector<Tensor>& indices, IntArrayRef shape, IntArrayRef dim_sizes,
                           IntArrayRef dim_strides, int64_t itemsize, IndexErrors errors,
                           const std::vector<int64_t>& err_dims) {
   const bool wrap = wraps_negative(errors);
-  Tensor off;
-  for (size_t k = 0; k < indices.size(); ++k) {
-    const Tensor ik = indices[k].to(dev, kLong);
-    const int64_t size = dim_sizes[k], stride = dim_strides[k] * itemsize;
-    check_index_range(ik, wrap ? -size : 0, size, [&](int64_t v) {
+  std::vector<Tensor> idx, bounds;
+  for (const Tensor& t : indices) {
+    idx.push_back(t.to(dev, kLong));
+    if (idx.back().numel() > 0) bounds.push_back(stack({idx.back().min(), idx.back().max()}));
+  }
+  Tensor host_bounds = bounds.empty() ? Tensor() : cat(bounds).cpu();
+  for (size_t k = 0, b = 0; k < idx.size(); ++k) {
+    const Tensor& ik = idx[k];
+    const int64_t size = dim_sizes[k], lo = wrap ? -size : 0;
+    if (ik.numel() == 0) continue;
+    const int64_t* mm = host_bounds.data_ptr<int64_t>() + 2 * b++;
+    if (mm[0] >= lo && mm[1] < size) continue;
+    check_index_range(ik, lo, size, [&](int64_t v) {  // finds the first offender (on the host)
       index_out_of_range(v, size, err_dims.empty() ? int64_t(k) : err_dims[k], errors);
     });
+  }
+  Tensor off;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    const Tensor& ik = idx[k];
+    const int64_t size = dim_sizes[k], stride = dim_strides[k] * itemsize;
     Tensor v = wrap && ik.numel() > 0 ? ik + ik.lt(0).to(kLong) * size : ik;
     Tensor term = v * stride;
     off = k == 0 ? term : off + term;
@@ -104,6 +125,7 @@ Tensor compute_offsets_on(Device dev, const std::vector<Tensor>& indices, IntArr
 Tensor compute_offsets(const std::vector<Tensor>& indices, IntArrayRef shape, IntArrayRef dim_sizes,
                        IntArrayRef dim_strides, int64_t itemsize, IndexErrors errors,
                        const std::vector<int64_t>& err_dims, Device dev) {
+  check_index_devices(indices, dev);
   if (!dev.is_cpu())
     return compute_offsets_on(dev, indices, shape, dim_sizes, dim_strides, itemsize, errors, err_dims);
   std::vector<Tensor> idx;
@@ -195,7 +217,7 @@ void check_index_range(const Tensor& index, int64_t lo, int64_t size, const std:
   if (index.numel() == 0 || index.is_meta()) return;
   if (!index.is_cpu()) {
     // One synchronization for both bounds; the offender is looked for only on failure.
-    Tensor bounds = stack({index.min(), index.max()}).cpu();
+    Tensor bounds = stack({index.min(), index.max()}).to(kCPU, kLong);
     const int64_t* b = bounds.data_ptr<int64_t>();
     if (b[0] >= lo && b[1] < size) return;
     return check_index_range(index.cpu(), lo, size, on_error);
@@ -234,8 +256,10 @@ void index_put_dims(const Tensor& self, int64_t first, const std::vector<Tensor>
                                self.strides().slice(first, indices.size()), int64_t(self.element_size()), errors,
                                err_dims, self.device());
   if (checked_numel(shape, "index_put_") == 0) return;
-  // Values that alias self would be read after being overwritten.
+  // Values that alias self would be read after being overwritten; a 0-dim value elsewhere
+  // (x[idx] = torch::tensor(1.0) on a GPU tensor) moves to self's device, as in PyTorch.
   Tensor v = values.is_alias_of(self) ? values.clone() : values;
+  if (v.dim() == 0 && v.device() != self.device()) v = v.to(self.device());
   Tensor dst_r = make_view(self, p.out_shape, p.src_strides, self.storage_offset());
   Tensor off_r = make_view(off, p.out_shape, p.off_strides, 0);
   TensorIterator it = TensorIteratorConfig()

@@ -279,7 +279,7 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
   EMBER_CHECK(reps.size(0) == n, "repeats must have the same size as input along dim (got ", reps.size(0),
               " repeats for size ", n, ")");
   if (input.dim() == 0) input = input.reshape({1});
-  return input.index_select(d, repeat_interleave(reps));
+  return input.index_select(d, repeat_interleave(reps).to(input.device()));
 }
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim) {
   EMBER_CHECK(repeats >= 0, "repeats can not be negative");

@@ -237,6 +237,18 @@ TEST_F(UnportedOps, RefuseCudaTensorsInsteadOfRunningCpuCode) {
   EXPECT_TRUE(other_errors.empty()) << "calls that failed for another reason: " << ::testing::PrintToString(other_errors);
 }
 
+// A CPU tensor indexed by a device's index tensor is PyTorch's error, before any CPU code
+// reads the index's memory.
+TEST_F(UnportedOps, DeviceIndicesOfACpuTensorAreRefused) {
+  Tensor x = torch::arange(12, kFloat).reshape({4, 3});
+  Tensor idx = fake_cuda(torch::tensor({1, 0}, kLong));
+  const char* msg = "indices should be either on cpu or on the same device as the indexed tensor (cpu)";
+  EXPECT_ERROR_WITH(x.index({idx}), msg);
+  EXPECT_ERROR_WITH(x.index_select(1, idx), msg);
+  EXPECT_ERROR_WITH(x.index_put_({idx}, torch::zeros({2, 3})), msg);
+  EXPECT_ERROR_WITH(x.take(idx), msg);
+}
+
 // On a GPU, the same sweep: every op either runs or raises an error that names CUDA (no
 // crash); the ops without a CUDA kernel yet are listed in the output.
 TEST(CudaOps, SweepRunsOrRefusesOnTheGpu) {

@@ -339,7 +339,7 @@ Tensor nonzero_kernel(const Tensor& self) {
   size_t temp_bytes = 0;
   EMBER_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, Counting(0), flags.data_ptr<bool>(),
                                               linear.data_ptr<int64_t>(), selected.data_ptr<int64_t>(), n, stream));
-  Tensor temp = empty({int64_t(temp_bytes)}, on_dev.dtype(kByte));
+  Tensor temp = empty({std::max<int64_t>(1, int64_t(temp_bytes))}, on_dev.dtype(kByte));
   EMBER_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data_ptr(), temp_bytes, Counting(0), flags.data_ptr<bool>(),
                                               linear.data_ptr<int64_t>(), selected.data_ptr<int64_t>(), n, stream));
   if (nd == 0) return out;  // [1, 0]: nothing to write

@@ -260,13 +260,15 @@ void gpu_kernel(TensorIterator& it, const F& f) {
 // element per thread over 32-bit pieces of the iteration.
 template <int N, class F>
 __global__ void __launch_bounds__(kThreads)
-offsets_kernel(uint32_t n, KernelPtrs<N> ptrs, OffsetCalculator<N> calc, HostScalars hs, F f) {
+offsets_kernel(uint32_t n, KernelPtrs<N> ptrs, OffsetCalculator<N> calc, const __grid_constant__ HostScalars hs, F f) {
+  // __grid_constant__: the host scalars' address is taken without a per-thread copy.
   const uint32_t i = blockIdx.x * uint32_t(kThreads) + threadIdx.x;
   if (i >= n) return;
   const auto o = calc.get(i);
   char* p[N];
 #pragma unroll
-  for (int k = 0; k < N; ++k) p[k] = k > 0 && hs.has(k - 1) ? hs.bytes[k - 1] : ptrs.p[k] + o.v[k];
+  for (int k = 0; k < N; ++k)
+    p[k] = k > 0 && hs.has(k - 1) ? const_cast<char*>(hs.bytes[k - 1]) : ptrs.p[k] + o.v[k];  // inputs: read only
   f(p);
 }
 

@@ -66,13 +66,15 @@ __device__ T sample_one(const SampleDesc& d, const Words& r, int64_t i) {
   }
   if constexpr (kFloating) {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-    // Two uniforms: u in [0, 1), and w in (0, 1] for logarithms.
+    // Two uniforms: u in [0, 1), and w in (0, 1] for logarithms; uniform_ takes u with the
+    // dtype's mantissa width (as the CPU), the transforms 24 bits (half and bfloat16 too:
+    // 8 bits would put a visible share of normal draws exactly on the mean).
     C u, w;
     if constexpr (std::is_same_v<C, double>) {
       u = unit_double(r[0], r[1]);
       w = 1.0 - unit_double(r[2], r[3]);
     } else {
-      u = unit_float(r[0], kDigits<T>);
+      u = unit_float(r[0], d.kind == DeviceSampler::Uniform ? kDigits<T> : 24);
       w = 1.0f - unit_float(r[2], 24);
     }
     const C a = C(d.a), b = C(d.b);
@@ -101,7 +103,11 @@ __device__ T sample_one(const SampleDesc& d, const Words& r, int64_t i) {
       default:
         v = C(0);
     }
-    return convert<T>(compute_t<T>(v));
+    const T out = convert<T>(compute_t<T>(v));
+    // [a, b): a value that rounded up to b (in C or in T) is taken as a.
+    if (d.kind == DeviceSampler::Uniform && b > a && !(compute_t<T>(out) < compute_t<T>(convert<T>(compute_t<T>(b)))))
+      return convert<T>(compute_t<T>(a));
+    return out;
   } else {
     if (d.kind == DeviceSampler::Geometric) {
       const double w = 1.0 - unit_double(r[2], r[3]);

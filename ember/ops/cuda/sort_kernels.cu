@@ -111,7 +111,7 @@ void sort_rows(const Tensor& v, int64_t rows, int64_t row, bool descending, Tens
     if (rows == 1) {
       EMBER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kin, kout, pin, pout, n, 0,
                                                        int(8 * sizeof(U)), stream));
-      Tensor temp = empty({int64_t(temp_bytes)}, on_dev.dtype(kByte));
+      Tensor temp = empty({std::max<int64_t>(1, int64_t(temp_bytes))}, on_dev.dtype(kByte));
       EMBER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data_ptr(), temp_bytes, kin, kout, pin, pout, n, 0,
                                                        int(8 * sizeof(U)), stream));
     } else {
@@ -121,7 +121,7 @@ void sort_rows(const Tensor& v, int64_t rows, int64_t row, bool descending, Tens
       EMBER_CUDA_CHECK(cudaGetLastError());
       EMBER_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(nullptr, temp_bytes, kin, kout, pin, pout, n, rows,
                                                                  off, off + 1, stream));
-      Tensor temp = empty({int64_t(temp_bytes)}, on_dev.dtype(kByte));
+      Tensor temp = empty({std::max<int64_t>(1, int64_t(temp_bytes))}, on_dev.dtype(kByte));
       EMBER_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(temp.data_ptr(), temp_bytes, kin, kout, pin, pout,
                                                                  n, rows, off, off + 1, stream));
     }
