@@ -16,7 +16,7 @@ std::vector<int64_t> to_vector(const Tensor& t, const char* what) {
   EMBER_CHECK(t.defined() && !t.is_floating_point() && !t.is_complex() && t.dim() <= 1, "ctc_loss: ", what,
               " must be an integer tensor of at most 1 dimension, got ",
               t.defined() ? t.toString() : std::string("an undefined tensor"));
-  const Tensor c = t.to(kLong).contiguous();
+  const Tensor c = t.to(kCPU, kLong).contiguous();  // read on the host
   const int64_t* p = c.data_ptr<int64_t>();
   return std::vector<int64_t>(p, p + c.numel());
 }
@@ -53,7 +53,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
   EMBER_CHECK(int64_t(tg_len.size()) == N, "ctc_loss: expected target_lengths to have value for ", N,
               " batch entries, got ", tg_len.size());
   // Targets as an (N, S) table, from the padded or the concatenated form.
-  const Tensor tg = targets.to(kLong).contiguous();
+  const Tensor tg = targets.to(kCPU, kLong).contiguous();
   int64_t S = 0;
   for (int64_t n = 0; n < N; ++n) {
     EMBER_CHECK(in_len[size_t(n)] >= 0 && in_len[size_t(n)] <= T, "ctc_loss: Expected input_lengths to have value at "

@@ -96,7 +96,7 @@ using detail::wrap_padding_idx;
 
 namespace {
 std::vector<int64_t> index_vector(const Tensor& t) {
-  const Tensor c = t.to(kLong).contiguous();
+  const Tensor c = t.to(kCPU, kLong).contiguous();  // read on the host (a device's tensor is copied)
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 }  // namespace

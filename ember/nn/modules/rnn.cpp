@@ -210,7 +210,7 @@ template <class Derived>
 std::tuple<utils::rnn::PackedSequence, std::vector<Tensor>> RNNImplBase<Derived>::run_packed(
     const utils::rnn::PackedSequence& packed, std::vector<Tensor> hx) {
   EMBER_CHECK(packed.defined(), mode_name(options_base.mode()), ": the packed input is empty");
-  const Tensor bs_t = packed.batch_sizes().to(kLong).contiguous();
+  const Tensor bs_t = packed.batch_sizes().to(kCPU, kLong).contiguous();  // read on the host
   const std::vector<int64_t> bs(bs_t.data_ptr<int64_t>(), bs_t.data_ptr<int64_t>() + bs_t.numel());
   // Padded (T, B, *) in the packed (sorted) batch order; the initial states follow it.
   auto [padded, lengths] = utils::rnn::pad_packed_sequence(utils::rnn::PackedSequence(packed.data(), bs_t));
