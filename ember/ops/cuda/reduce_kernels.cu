@@ -167,8 +167,9 @@ struct AMinMaxR {
 
 // max/min(dim) (values into out, indices into out2) and argmax/argmin (indices into out):
 // the best value and its first index; NaN beats every number, as on the CPU. Elements
-// arrive out of order, so equal values keep the lower index.
-template <class S, bool kMax, bool kValues>
+// arrive out of order, so equal values keep the lower index. max or min is a run-time
+// field: one kernel set per dtype serves both (fewer kernels to compile).
+template <class S, bool kValues>
 struct ArgR {
   using In = S;
   using C = std::conditional_t<std::is_same_v<S, bool>, uint8_t, compute_t<S>>;
@@ -177,6 +178,7 @@ struct ArgR {
     int64_t i;
   };
   using Out = std::conditional_t<kValues, S, int64_t>;
+  bool max = true;
   static __device__ bool is_nan(C x) {
     if constexpr (std::is_floating_point_v<C>) return x != x;
     else return false;
@@ -190,7 +192,7 @@ struct ArgR {
       return;
     }
     const bool an = is_nan(a.v), bn = is_nan(b.v);
-    const bool better = (bn && !an) || (!an && !bn && (kMax ? b.v > a.v : b.v < a.v));
+    const bool better = (bn && !an) || (!an && !bn && (max ? b.v > a.v : b.v < a.v));
     const bool same = (an && bn) || (!an && !bn && b.v == a.v);
     if (better || (same && b.i < a.i)) a = b;
   }
@@ -442,8 +444,8 @@ template <bool kMax>
 void arg_kernel(const ReducePlan& p, const ReduceArgs& args) {
   visit_dtype<kOrderedTypes>(p.in_dtype, kMax ? "max" : "min", [&](auto tag) {
     using S = typename decltype(tag)::type;
-    if (args.with_values) launch_reduction(p, ArgR<S, kMax, true>{});
-    else launch_reduction(p, ArgR<S, kMax, false>{});
+    if (args.with_values) launch_reduction(p, ArgR<S, true>{kMax});
+    else launch_reduction(p, ArgR<S, false>{kMax});
   });
 }
 
