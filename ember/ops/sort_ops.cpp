@@ -340,8 +340,8 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
     right = *side == "right";
   }
   const Tensor& bd = sorted_sequence;
-  check_cpu_only(bd, "searchsorted");
-  check_cpu_only(self, "searchsorted");
+  EMBER_CHECK(bd.device() == self.device(), "torch.searchsorted(): expected the boundaries and the input on the same "
+              "device, got ", bd.device(), " and ", self.device());
   EMBER_CHECK(bd.dim() > 0, "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
   bool ok = bd.dim() == 1 || (self.dim() == bd.dim() && self.sizes().slice(0, bd.dim() - 1) == bd.sizes().slice(0, bd.dim() - 1));
   EMBER_CHECK(ok, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
@@ -353,11 +353,11 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
                 sorter->scalar_type());
     EMBER_CHECK(sorter->sizes() == bd.sizes(), "torch.searchsorted(): boundary and sorter must have the same size, but got "
                 "boundary tensor ", bd.sizes(), " and got sorter tensor ", sorter->sizes());
+    EMBER_CHECK(sorter->device() == bd.device(), "torch.searchsorted(): expected the sorter on ", bd.device(),
+                ", got ", sorter->device());
     so = sorter->contiguous();
-    const int64_t* p = so.data_ptr<int64_t>();
-    int64_t m = bd.size(-1);
-    for (int64_t i = 0, n = so.numel(); i < n; ++i)
-      EMBER_CHECK(p[i] >= 0 && p[i] < m, "torch.searchsorted(): sorter index out of range");
+    check_index_range(so, 0, bd.size(-1),
+                      [](int64_t) { EMBER_ERROR("torch.searchsorted(): sorter index out of range"); });
   }
   EMBER_CHECK_TYPE(!bd.is_complex() && !self.is_complex(), "torch.searchsorted(): complex dtypes are not supported (got ",
                    bd.scalar_type(), " and ", self.scalar_type(), ")");

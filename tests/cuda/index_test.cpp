@@ -212,5 +212,47 @@ TEST(CudaReduceIndex, MaxMinWithIndicesArgmaxAminmax) {
   EXPECT_EQ(big.cuda().argmax().item<int64_t>(), 4000000) << "split reduction keeps the first of equal maxima";
 }
 
+TEST(CudaScanSearch, CummaxLogcumsumexpCountNonzeroSearchsorted) {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kLong, kInt, kByte, kBool}) {
+    SCOPED_TRACE(torch_name(dt));
+    Tensor x = random_tensor({5, 30, 4}, dt, -3, 3).round();
+    if (isFloatingType(dt)) x.index_put_({torch::tensor({1, 3}, kLong), torch::tensor({7, 20}, kLong)},
+                                         std::numeric_limits<double>::quiet_NaN());
+    for (int64_t dim : {1, 2}) {
+      expect_same_on_cuda("cummax", [=](auto& v) {
+        auto [m, i] = torch::cummax(v[0], dim);
+        return torch::cat({m.to(kDouble).flatten(), i.to(kDouble).flatten()});
+      }, {x});
+      expect_same_on_cuda("cummin", [=](auto& v) {
+        auto [m, i] = torch::cummin(v[0], dim);
+        return torch::cat({m.to(kDouble).flatten(), i.to(kDouble).flatten()});
+      }, {x});
+      expect_same_on_cuda("count_nonzero", [=](auto& v) { return torch::count_nonzero(v[0], dim); }, {x});
+      if (isFloatingType(dt))
+        expect_same_on_cuda("logcumsumexp", [=](auto& v) { return torch::logcumsumexp(v[0], dim); }, {x},
+                            cuda_rtol(dt), cuda_rtol(dt));
+    }
+  }
+  Tensor bd = std::get<0>(torch::randn({4, 50}, kDouble).sort(1));
+  Tensor vals = torch::randn({4, 9}, kDouble);
+  vals[0][0] = std::numeric_limits<double>::quiet_NaN();
+  for (bool right : {false, true}) {
+    expect_same_on_cuda("searchsorted batched", [=](auto& v) { return torch::searchsorted(v[0], v[1], false, right); },
+                        {bd, vals});
+    expect_same_on_cuda("searchsorted shared int32", [=](auto& v) {
+      return torch::searchsorted(v[0], v[1], true, right).to(kLong);
+    }, {bd[0], vals});
+  }
+  Tensor unsorted = torch::randn({30}, kDouble);
+  Tensor sorter = unsorted.argsort();
+  expect_same_on_cuda("searchsorted with sorter", [](auto& v) {
+    return torch::searchsorted(v[0], v[1], false, false, std::nullopt, v[2]);
+  }, {unsorted, vals.flatten(), sorter});
+  EXPECT_ERROR_WITH(torch::searchsorted(unsorted.cuda(), vals.flatten().cuda(), false, false, std::nullopt,
+                                        torch::full({30}, 30, kLong).cuda()),
+                    "sorter index out of range");
+}
+
 }  // namespace
 }  // namespace ember::test

@@ -1,5 +1,5 @@
 // CUDA kernels of the accumulating reductions over a ReducePlan (Note [Reduction plan]):
-// sum, nansum and mean, prod, all/any, amax/amin, aminmax, var/std (+ mean), vector norms,
+// sum, nansum and mean, prod, all/any, count_nonzero, amax/amin, aminmax, var/std (+ mean), vector norms,
 // and the index-producing max/min(dim) and argmax/argmin.
 //
 // Note [CUDA reductions]
@@ -139,6 +139,18 @@ struct MinMaxR {
     if (kMax ? b > a : b < a) a = b;
   }
   __device__ Out finish(const A& a) const { return convert<Out>(a); }
+};
+
+// count_nonzero: int64 counts (convert<bool>: complex values count when either part is non-zero).
+template <class S>
+struct CountR {
+  using In = S;
+  using A = int64_t;
+  using Out = int64_t;
+  __device__ A identity() const { return 0; }
+  __device__ A load(S x) const { return convert<bool>(x) ? 1 : 0; }
+  __device__ void combine(A& a, const A& b) const { a += b; }
+  __device__ Out finish(const A& a) const { return a; }
 };
 
 // aminmax: both at once (NaN wins each), min into out and max into out2.
@@ -435,6 +447,11 @@ void minmax_kernel(const ReducePlan& p, const ReduceArgs&) {
                                       [&](auto tag) { launch_reduction(p, MinMaxR<typename decltype(tag)::type, kMax>{}); });
 }
 
+void count_nonzero_kernel(const ReducePlan& p, const ReduceArgs&) {
+  visit_dtype<kAllTypes>(p.in_dtype, "count_nonzero",
+                         [&](auto tag) { launch_reduction(p, CountR<typename decltype(tag)::type>{}); });
+}
+
 void aminmax_kernel(const ReducePlan& p, const ReduceArgs&) {
   visit_dtype<kOrderedTypes>(p.in_dtype, "aminmax",
                                       [&](auto tag) { launch_reduction(p, AMinMaxR<typename decltype(tag)::type>{}); });
@@ -477,6 +494,7 @@ const KernelRegistrar<ReduceFn> r_all("all", kCUDA, CpuCapability::Default, &all
 const KernelRegistrar<ReduceFn> r_any("any", kCUDA, CpuCapability::Default, &all_any_kernel<false>);
 const KernelRegistrar<ReduceFn> r_amax("amax", kCUDA, CpuCapability::Default, &minmax_kernel<true>);
 const KernelRegistrar<ReduceFn> r_amin("amin", kCUDA, CpuCapability::Default, &minmax_kernel<false>);
+const KernelRegistrar<ReduceFn> r_count("count_nonzero", kCUDA, CpuCapability::Default, &count_nonzero_kernel);
 const KernelRegistrar<ReduceFn> r_aminmax("aminmax", kCUDA, CpuCapability::Default, &aminmax_kernel);
 const KernelRegistrar<ReduceFn> r_max_idx("max_dim", kCUDA, CpuCapability::Default, &arg_kernel<true>);
 const KernelRegistrar<ReduceFn> r_min_idx("min_dim", kCUDA, CpuCapability::Default, &arg_kernel<false>);

@@ -1,7 +1,10 @@
-// CUDA kernels of cumsum and cumprod over a contiguous input viewed as [outer, len, inner]
-// (ScanPlan): a thread per line, neighbouring threads on neighbouring lines (coalesced when
-// inner > 1). Accumulators as on the CPU: int64 for bool and integers, double, complex128.
-// cummax/cummin and logcumsumexp have no CUDA kernel yet: they say so.
+// CUDA kernels of the scans (cumsum, cumprod, cummax/cummin with indices, logcumsumexp) over
+// a contiguous input viewed as [outer, len, inner] (ScanPlan): a thread per line,
+// neighbouring threads on neighbouring lines (coalesced when inner > 1). Accumulators and
+// NaN rules as on the CPU (ember/ops/cpu/scan_kernels.cpp): int64 for bool and integers,
+// double, complex128; cummax/cummin keep a NaN once seen (with the newest NaN's index) and
+// take the later index on ties. A line is scanned serially: a long single line (a 1-d cumsum
+// of millions) uses one thread, correct but slow.
 #include "ember/ops/cuda/loops.cuh"
 #include "ember/ops/reduce.h"
 
@@ -47,8 +50,92 @@ void cumsum_cumprod_kernel(const ScanPlan& p) {
   });
 }
 
+// acc = op.step(acc, x, i), op.emit(acc, offset) along each line.
+template <class S, class Op>
+__global__ void __launch_bounds__(kScanThreads)
+scan_lines(const S* in, int64_t outer, int64_t len, int64_t inner, Op op) {
+  const int64_t line = int64_t(blockIdx.x) * kScanThreads + threadIdx.x;
+  if (line >= outer * inner) return;
+  const int64_t o = line / inner, j = line - o * inner;
+  const int64_t base = o * len * inner + j;
+  auto acc = op.init();
+  for (int64_t i = 0; i < len; ++i) {
+    op.step(acc, in[base + i * inner], i);
+    op.emit(acc, base + i * inner);
+  }
+}
+
+template <class S, class Op>
+void launch_scan(const ScanPlan& p, const Op& op) {
+  const int64_t lines = p.outer * p.inner;
+  if (lines == 0 || p.len == 0) return;
+  scan_lines<S><<<unsigned((lines + kScanThreads - 1) / kScanThreads), kScanThreads, 0,
+                  getCurrentCUDAStream().stream()>>>(reinterpret_cast<const S*>(p.in), p.outer, p.len, p.inner, op);
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class S>
+struct CumExt {
+  using C = std::conditional_t<std::is_same_v<S, bool>, uint8_t, compute_t<S>>;
+  struct A {
+    C v;
+    int64_t i;
+  };
+  S* out;
+  int64_t* idx;
+  bool max;
+  __device__ A init() const { return {C(0), -1}; }
+  __device__ void step(A& acc, S xs, int64_t i) const {
+    const C x = static_cast<C>(xs);
+    bool take = acc.i < 0;
+    if constexpr (std::is_floating_point_v<C>) take = take || x != x || (acc.v == acc.v && (max ? x >= acc.v : x <= acc.v));
+    else take = take || (max ? x >= acc.v : x <= acc.v);
+    if (take) acc = {x, i};
+  }
+  __device__ void emit(const A& acc, int64_t off) const {
+    out[off] = convert<S>(acc.v);
+    idx[off] = acc.i;
+  }
+};
+
+template <class S>
+struct LogCumSumExp {
+  using A = std::conditional_t<std::is_same_v<S, double>, double, float>;
+  S* out;
+  __device__ A init() const { return -std::numeric_limits<A>::infinity(); }
+  // log(exp(a) + exp(b)) without overflow; equal infinities stay, NaN propagates.
+  __device__ void step(A& acc, S xs, int64_t) const {
+    const A b = A(xs);
+    const bool bn = b != b;
+    const A lo = bn ? b : (acc < b ? acc : b), hi = bn ? b : (acc < b ? b : acc);
+    if (lo != hi || ::isfinite(lo)) acc = hi + ::log1p(::exp(lo - hi));
+  }
+  __device__ void emit(const A& acc, int64_t off) const { out[off] = convert<S>(acc); }
+};
+
+// A named constant: nvcc's host pass rejects the expression as a template argument here.
+constexpr DtypeSet kOrderedTypes = kBoolType | kRealTypes;
+
+template <bool kMax>
+void cumext_kernel(const ScanPlan& p) {
+  visit_dtype<kOrderedTypes>(p.in_dtype, kMax ? "cummax" : "cummin", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    launch_scan<S>(p, CumExt<S>{reinterpret_cast<S*>(p.out), reinterpret_cast<int64_t*>(p.out2), kMax});
+  });
+}
+
+void logcumsumexp_kernel(const ScanPlan& p) {
+  visit_dtype<kFloatingTypes>(p.in_dtype, "logcumsumexp", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    launch_scan<S>(p, LogCumSumExp<S>{reinterpret_cast<S*>(p.out)});
+  });
+}
+
 const KernelRegistrar<ScanFn> r_cumsum("cumsum", kCUDA, CpuCapability::Default, &cumsum_cumprod_kernel<false>);
 const KernelRegistrar<ScanFn> r_cumprod("cumprod", kCUDA, CpuCapability::Default, &cumsum_cumprod_kernel<true>);
+const KernelRegistrar<ScanFn> r_cummax("cummax", kCUDA, CpuCapability::Default, &cumext_kernel<true>);
+const KernelRegistrar<ScanFn> r_cummin("cummin", kCUDA, CpuCapability::Default, &cumext_kernel<false>);
+const KernelRegistrar<ScanFn> r_logcumsumexp("logcumsumexp", kCUDA, CpuCapability::Default, &logcumsumexp_kernel);
 
 }  // namespace
 }  // namespace ember::cuda

@@ -1,4 +1,4 @@
-// CUDA kernels of sort, topk and kthvalue (ember/ops/index_kernels.h).
+// CUDA kernels of sort, topk, kthvalue and searchsorted (ember/ops/index_kernels.h).
 //
 // Note [CUDA sort by radix keys]
 // Every sortable dtype maps to an unsigned key of its size whose unsigned order is the
@@ -169,9 +169,53 @@ void kthvalue_kernel(const Tensor& self, Tensor& values, Tensor& indices, int64_
   indices.copy_(self.dim() == 0 ? si : si.narrow(dim, k - 1, 1));
 }
 
+// ---- searchsorted (PyTorch's cus_lower_bound / cus_upper_bound: NaN values land last) ----
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+searchsorted_impl(const T* bd, const int64_t* sorter, const T* val, void* out, bool i32, int64_t nv, int64_t m,
+                  int64_t per_row, bool shared, bool right) {
+  using C = compute_t<T>;
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < nv; i += int64_t(gridDim.x) * kThreads) {
+    const int64_t row = shared ? 0 : i / per_row;
+    const T* b = bd + row * m;
+    const int64_t* so = sorter ? sorter + row * m : nullptr;
+    const C v = C(val[i]);
+    int64_t start = 0, end = m;
+    while (start < end) {
+      const int64_t mid = start + ((end - start) >> 1);
+      const C mv = C(so ? b[so[mid]] : b[mid]);
+      const bool go_right = right ? !(mv > v) : !(mv >= v);
+      if (go_right) start = mid + 1;
+      else end = mid;
+    }
+    if (i32) static_cast<int32_t*>(out)[i] = int32_t(start);
+    else static_cast<int64_t*>(out)[i] = start;
+  }
+}
+
+void searchsorted_kernel(const Tensor& boundaries, const Tensor& values, const Tensor* sorter, Tensor& out,
+                         bool right) {
+  const int64_t nv = values.numel();
+  if (nv == 0) return;
+  const int64_t m = boundaries.dim() == 0 ? 1 : boundaries.size(-1);
+  const int64_t per_row = boundaries.dim() <= 1 ? nv : (values.dim() == 0 ? 1 : values.size(-1));
+  CUDAGuard guard(values.device().index());
+  cudaStream_t stream = getCurrentCUDAStream(values.device().index()).stream();
+  visit_dtype<kRealTypes>(values.scalar_type(), "searchsorted", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    searchsorted_impl<T><<<grid_for(nv), kThreads, 0, stream>>>(
+        static_cast<const T*>(boundaries.data_ptr()), sorter ? sorter->data_ptr<int64_t>() : nullptr,
+        static_cast<const T*>(values.data_ptr()), out.data_ptr(), out.scalar_type() == kInt, nv, m, per_row,
+        boundaries.dim() <= 1, right);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
 const KernelRegistrar<SortFn> sort_reg("sort", kCUDA, CpuCapability::Default, &sort_kernel);
 const KernelRegistrar<TopkFn> topk_reg("topk", kCUDA, CpuCapability::Default, &topk_kernel);
 const KernelRegistrar<KthvalueFn> kthvalue_reg("kthvalue", kCUDA, CpuCapability::Default, &kthvalue_kernel);
+const KernelRegistrar<SearchsortedFn> searchsorted_reg("searchsorted", kCUDA, CpuCapability::Default,
+                                                       &searchsorted_kernel);
 
 }  // namespace
 }  // namespace ember::cuda
