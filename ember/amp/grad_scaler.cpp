@@ -1,9 +1,13 @@
 #include "ember/amp/grad_scaler.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
 
 namespace ember::amp {
 
@@ -23,6 +27,25 @@ Tensor GradScaler::scale(const Tensor& outputs) {
   return outputs.mul(double(float(state_.scale)));
 }
 
+// Note [Unscaling without a sync per parameter]
+// unscale_ keeps one float32 flag per device, raised by any inf or NaN in that device's
+// gradients, and reads the flags once at the end: one synchronization per device and step,
+// not one per parameter (which a GPU would pay as a stall each). On a device with a fused
+// kernel ("amp_unscale": ember/ops/cuda/amp_kernels.cu) a contiguous floating gradient is
+// checked and scaled in one pass; other gradients take the composite (isfinite, any, mul_).
+namespace {
+using AmpUnscaleFn = void (*)(const Tensor& grad, const Tensor& found_inf, double inv_scale);
+
+void unscale_one(const Tensor& g, const Tensor& found_inf, double inv_scale) {
+  if (!g.is_cpu() && g.is_contiguous() && isFloatingType(g.scalar_type())) {
+    if (const auto fused = reinterpret_cast<AmpUnscaleFn>(lookup_kernel("amp_unscale", g.device().type())))
+      return fused(g, found_inf, inv_scale);
+  }
+  found_inf.add_(g.isfinite().logical_not().any().to(kFloat));
+  g.mul_(inv_scale);
+}
+}  // namespace
+
 void GradScaler::unscale_(optim::Optimizer& optimizer) {
   if (!enabled_) return;
   PerOptimizer& st = per_optimizer_[&optimizer];
@@ -31,14 +54,20 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
   // 1 / scale computed in double and rounded to float, as PyTorch does.
   const double inv_scale = double(float(1.0 / double(float(state_.scale))));
   NoGradGuard no_grad;
-  bool found = false;
+  std::vector<std::pair<Device, Tensor>> flags;  // found_inf per device
   for (const auto& group : optimizer.param_groups())
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       Tensor g = p.grad();
-      if (!found && !g.isfinite().all().item<bool>()) found = true;
-      g.mul_(inv_scale);
+      auto it = std::find_if(flags.begin(), flags.end(), [&](const auto& f) { return f.first == g.device(); });
+      if (it == flags.end()) {
+        flags.emplace_back(g.device(), zeros({1}, TensorOptions().dtype(kFloat).device(g.device())));
+        it = flags.end() - 1;
+      }
+      unscale_one(g, it->second, inv_scale);
     }
+  bool found = false;
+  for (const auto& [device, flag] : flags) found = found || flag.item<float>() != 0.0f;
   st.found_inf = found;
   st.stage = Stage::Unscaled;
 }

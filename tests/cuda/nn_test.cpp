@@ -102,5 +102,32 @@ TEST(CudaNn, SmallCnnForwardAndBackwardMatchTheCpu) {
   for (size_t k = 0; k < pc.size(); ++k) expect_close_on_cuda("param " + std::to_string(k), pg[k], pc[k], 1e-3);
 }
 
+TEST(CudaNn, GradScalerUnscalesAndFindsInfOnTheDevice) {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : {kFloat, kHalf, kBFloat16, kDouble}) {
+    SCOPED_TRACE(torch_name(dt));
+    Tensor p = torch::ones({1000}, torch::TensorOptions().dtype(dt).device(torch::kCUDA)).requires_grad_();
+    Tensor q = torch::ones({3, 4}, torch::TensorOptions().dtype(dt).device(torch::kCUDA)).requires_grad_();
+    torch::optim::SGD opt({p, q}, torch::optim::SGDOptions(0.1));
+    torch::amp::GradScaler scaler(torch::amp::GradScalerOptions().init_scale(1024));
+    p.mutable_grad() = torch::full({1000}, 2048.0, p.options());
+    q.mutable_grad() = torch::full({4, 3}, 512.0, q.options()).t();  // non-contiguous: the composite path
+    scaler.unscale_(opt);
+    EXPECT_FALSE(scaler.found_inf(opt));
+    EXPECT_TENSOR_CLOSE(p.grad().cpu(), torch::full({1000}, 2.0, dt), 0, 0);
+    EXPECT_TENSOR_CLOSE(q.grad().cpu(), torch::full({3, 4}, 0.5, dt), 0, 0);
+    scaler.step(opt);
+    scaler.update();
+    p.mutable_grad()[777] = std::numeric_limits<double>::infinity();
+    scaler.unscale_(opt);
+    EXPECT_TRUE(scaler.found_inf(opt)) << "an inf in one gradient";
+    Tensor before = p.detach().clone();
+    scaler.step(opt);  // skipped
+    EXPECT_TENSOR_CLOSE(p.detach().cpu(), before.cpu(), 0, 0);
+    scaler.update();
+    EXPECT_EQ(scaler.get_scale(), 512.0) << "backed off after the inf";
+  }
+}
+
 }  // namespace
 }  // namespace ember::test
