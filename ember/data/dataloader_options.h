@@ -34,6 +34,10 @@ struct DataLoaderOptions {
   EMBER_DATA_OPTION(bool, enforce_ordering)
   // Omit the last batch when it holds fewer than batch_size examples.
   EMBER_DATA_OPTION(bool, drop_last)
+  // Copy each batch's CPU tensors into pinned host memory (in the worker that made it), for
+  // non-blocking copies to a GPU. PyTorch's DataLoader option (LibTorch's C++ loader lacks
+  // it); skipped with a warning where there is no CUDA device.
+  EMBER_DATA_OPTION(bool, pin_memory)
 #undef EMBER_DATA_OPTION
 
  private:
@@ -43,6 +47,7 @@ struct DataLoaderOptions {
   std::optional<std::chrono::milliseconds> timeout_;
   bool enforce_ordering_ = true;
   bool drop_last_ = false;
+  bool pin_memory_ = false;
 };
 
 // DataLoaderOptions with the dependent defaults resolved (max_jobs = 2 * workers).
@@ -53,7 +58,8 @@ struct FullDataLoaderOptions {
         max_jobs(o.max_jobs().value_or(2 * o.workers())),
         timeout(o.timeout()),
         enforce_ordering(o.enforce_ordering()),
-        drop_last(o.drop_last()) {}
+        drop_last(o.drop_last()),
+        pin_memory(o.pin_memory()) {}
 
   size_t batch_size;
   size_t workers;
@@ -61,6 +67,7 @@ struct FullDataLoaderOptions {
   std::optional<std::chrono::milliseconds> timeout;
   bool enforce_ordering;
   bool drop_last;
+  bool pin_memory;
 };
 
 }  // namespace ember::data

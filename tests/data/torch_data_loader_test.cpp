@@ -69,6 +69,45 @@ TEST(TorchDataLoader, VectorBatchesWithoutStack) {
   EXPECT_EQ(sizes, (std::vector<size_t>{2, 2, 1}));
 }
 
+// pin_memory (PyTorch's DataLoader option): batches in pinned memory where there is a CUDA
+// device; elsewhere one warning and ordinary batches.
+struct PinWarnings : c10::WarningHandler {
+  std::vector<std::string> messages;
+  void process(const c10::SourceLocation&, const std::string& msg, const bool) override { messages.push_back(msg); }
+};
+
+TEST(TorchDataLoader, PinMemory) {
+  EXPECT_FALSE(DataLoaderOptions(2).pin_memory());
+  PinWarnings handler;
+  c10::Warning::WarningHandlerGuard guard(&handler);
+  c10::Warning::set_warnAlways(true);
+  for (size_t workers : {size_t(0), size_t(2)}) {
+    auto stacked = make_data_loader<samplers::SequentialSampler>(
+        Slow(6).map(transforms::Stack<>()), DataLoaderOptions(2).workers(workers).pin_memory(true));
+    auto vectors = make_data_loader<samplers::SequentialSampler>(Slow(3),
+                                                                 DataLoaderOptions(2).workers(workers).pin_memory(true));
+    EXPECT_TRUE(stacked->options().pin_memory);
+    const bool pinned = torch::cuda::is_available();
+    int batches = 0;
+    for (Example<>& batch : *stacked) {
+      EXPECT_EQ(batch.data.is_pinned(), pinned);
+      EXPECT_EQ(batch.target.is_pinned(), pinned);
+      EXPECT_TRUE(batch.data.is_cpu());
+      ++batches;
+    }
+    EXPECT_EQ(batches, 3);
+    for (std::vector<Example<>>& batch : *vectors)
+      for (Example<>& e : batch) EXPECT_EQ(e.data.is_pinned(), pinned);
+  }
+  c10::Warning::set_warnAlways(false);
+  if (!torch::cuda::is_available()) {
+    ASSERT_FALSE(handler.messages.empty());
+    EXPECT_NE(handler.messages[0].find("'pin_memory' argument is set as true but no accelerator is found"),
+              std::string::npos)
+        << handler.messages[0];
+  }
+}
+
 TEST(TorchDataLoader, DropLast) {
   auto loader = make_data_loader<samplers::SequentialSampler>(Slow(10).map(transforms::Stack<>()),
                                                               DataLoaderOptions(3).drop_last(true));

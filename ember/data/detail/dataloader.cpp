@@ -1,5 +1,7 @@
 // The non-template parts of the DataLoader: option checks, errors, WorkerException.
 #include "ember/core/error.h"
+#include "ember/core/warning.h"
+#include "ember/cuda/cuda.h"
 #include "ember/data/detail/dataloader_base.h"
 
 namespace ember::data {
@@ -22,6 +24,13 @@ WorkerException::WorkerException(std::exception_ptr original)
     : Error(worker_message(original)), original_exception(std::move(original)), message(what()) {}
 
 namespace detail {
+
+bool pinning_available() {
+  if (cuda::is_available()) return true;
+  EMBER_WARN_ONCE("'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
+                  "won't be used.");
+  return false;
+}
 
 void check_loader_options(const FullDataLoaderOptions& options) {
   EMBER_CHECK(options.batch_size > 0, "DataLoader: batch_size must be positive, got 0");

@@ -29,6 +29,7 @@
 
 #include "ember/data/dataloader_options.h"
 #include "ember/data/detail/iterator.h"
+#include "ember/data/detail/pin.h"
 #include "ember/data/detail/worker_exception.h"
 
 namespace ember::data {
@@ -46,7 +47,8 @@ class DataLoaderBase {
   using BatchRequestType = BatchRequest;
 
   DataLoaderBase(DataLoaderOptions options, std::unique_ptr<Dataset> main_thread_dataset = nullptr)
-      : options_(options), main_thread_dataset_(std::move(main_thread_dataset)) {
+      : options_(options), main_thread_dataset_(std::move(main_thread_dataset)),
+        pin_(options_.pin_memory && detail::pinning_available()) {
     detail::check_loader_options(options_);
   }
   DataLoaderBase(const DataLoaderBase&) = delete;
@@ -112,8 +114,11 @@ class DataLoaderBase {
 
   std::optional<Batch> next() {
     if (options_.workers == 0) {
-      if (std::optional<BatchRequest> request = get_batch_request())
-        return main_thread_dataset_->get_batch(std::move(*request));
+      if (std::optional<BatchRequest> request = get_batch_request()) {
+        auto batch = main_thread_dataset_->get_batch(std::move(*request));  // Batch, or optional (stateful)
+        if (pin_) detail::pin_in_place(batch);
+        return batch;
+      }
       return std::nullopt;
     }
     while (in_flight_ > 0) {
@@ -147,6 +152,7 @@ class DataLoaderBase {
       Result result;
       try {
         result.batch = dataset.get_batch(std::move(job->request));
+        if (pin_ && result.batch) detail::pin_in_place(*result.batch);
       } catch (...) {
         result.exception = std::current_exception();
       }
@@ -173,6 +179,8 @@ class DataLoaderBase {
   const FullDataLoaderOptions options_;
   // The dataset the main thread fetches from (workers == 0), or that workers share (stateful).
   std::unique_ptr<Dataset> main_thread_dataset_;
+  // pin_memory asked for and a CUDA device present (ember/data/detail/pin.h).
+  const bool pin_;
   std::vector<std::thread> workers_;
 
  private:
