@@ -15,6 +15,7 @@
 #include "datapipes_test_util.h"
 #include "ember/core/generator.h"
 #include "ember/core/json.h"
+#include "ember/cuda/cuda.h"
 #include "ember/data/datapipes.h"
 #include "ember/ops/functions.h"
 
@@ -40,6 +41,17 @@ TEST(DataPipes, MapFilterFlatmapHeaderEnumerate) {
   // Iterating again starts a new epoch from the beginning.
   auto h = src.map([](int x) { return x + 1; });
   EXPECT_EQ(collect(h), collect(h));
+}
+
+TEST(DataPipes, PinMemory) {
+  std::vector<std::pair<Tensor, int>> items{{ones({3}), 1}, {zeros({2, 2}), 2}};
+  auto pinned = collect(IterableWrapper(items).pin_memory());
+  ASSERT_EQ(pinned.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(pinned[i].first.is_pinned(), cuda::is_available());  // no GPU: unpinned, with a warning
+    EXPECT_TRUE(equal(pinned[i].first, items[i].first));
+    EXPECT_EQ(pinned[i].second, items[i].second);
+  }
 }
 
 TEST(DataPipes, BatchUnbatchCollate) {

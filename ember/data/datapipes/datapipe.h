@@ -323,6 +323,9 @@ class IterDataPipe {
   IterDataPipe<std::pair<int64_t, T>> enumerate(int64_t starting_index = 0) const;
   IterDataPipe<T> add_index(std::string index_name = "index") const;
   IterDataPipe<T> in_batch_shuffle() const;
+  // TorchData's pin_memory(): each element's CPU tensors copied into pinned host memory
+  // (ember/data/detail/pin.h); without a CUDA device one warning and the pipe unchanged.
+  IterDataPipe<T> pin_memory() const;
   template <class SortKey = std::nullptr_t>
   IterDataPipe<std::vector<T>> bucketbatch(int64_t batch_size, bool drop_last = false, int64_t batch_num = 100,
                               int64_t bucket_num = 1, SortKey sort_key = nullptr,

@@ -18,6 +18,7 @@
 #include "ember/data/datapipes/iter/buffering.h"
 #include "ember/data/datapipes/iter/combining.h"
 #include "ember/data/datapipes/iter/detail.h"
+#include "ember/data/detail/pin.h"
 #include "ember/data/datapipes/iter/grouping.h"
 #include "ember/data/datapipes/iter/sources.h"
 #include "ember/data/datapipes/iter/transform.h"
@@ -151,6 +152,15 @@ IterDataPipe<T> IterDataPipe<T>::repeat(int64_t times) const {
 template <class T>
 IterDataPipe<T> IterDataPipe<T>::header(int64_t limit) const {
   return IterDataPipe<T>(std::make_shared<HeaderNode<T>>(node_, limit));
+}
+
+template <class T>
+IterDataPipe<T> IterDataPipe<T>::pin_memory() const {
+  if (!ember::data::detail::pinning_available()) return *this;
+  return map([](T x) {
+    ember::data::detail::pin_in_place(x);
+    return x;
+  });
 }
 
 template <class T>
