@@ -102,6 +102,42 @@ TEST(CudaNn, SmallCnnForwardAndBackwardMatchTheCpu) {
   for (size_t k = 0; k < pc.size(); ++k) expect_close_on_cuda("param " + std::to_string(k), pg[k], pc[k], 1e-3);
 }
 
+// Note [Fused optimizer steps]: the fused CUDA Adam/AdamW against the CPU's per-op update.
+TEST(CudaNn, FusedAdamAndAdamWMatchTheCpu) {
+  EMBER_REQUIRE_GPU();
+  for (bool amsgrad : {false, true})
+    for (bool maximize : {false, true})
+      for (bool adamw : {false, true}) {
+        SCOPED_TRACE(std::string(adamw ? "AdamW" : "Adam") + (amsgrad ? " amsgrad" : "") + (maximize ? " maximize" : ""));
+        std::vector<Tensor> cpu = {torch::randn({1000}), torch::randn({70, 300}), torch::randn({3})};
+        std::vector<Tensor> gpu;
+        for (Tensor& t : cpu) gpu.push_back(t.cuda());
+        gpu.push_back(torch::randn({4, 5}).cuda().t());  // strided: the per-op path beside the fused one
+        cpu.push_back(gpu.back().cpu());
+        for (auto* set : {&cpu, &gpu})
+          for (Tensor& t : *set) t.requires_grad_();
+        auto make = [&](std::vector<Tensor> ps) -> std::unique_ptr<torch::optim::Optimizer> {
+          if (adamw)
+            return std::make_unique<torch::optim::AdamW>(
+                ps, torch::optim::AdamWOptions(1e-2).weight_decay(0.1).amsgrad(amsgrad).maximize(maximize));
+          return std::make_unique<torch::optim::Adam>(
+              ps, torch::optim::AdamOptions(1e-2).weight_decay(0.05).amsgrad(amsgrad).maximize(maximize));
+        };
+        auto oc = make(cpu), og = make(gpu);
+        for (int step = 0; step < 5; ++step) {
+          for (size_t k = 0; k < cpu.size(); ++k) {
+            Tensor g = torch::randn(cpu[k].sizes());
+            cpu[k].mutable_grad() = g;
+            gpu[k].mutable_grad() = g.cuda();
+          }
+          oc->step();
+          og->step();
+        }
+        for (size_t k = 0; k < cpu.size(); ++k)
+          expect_close_on_cuda("param " + std::to_string(k), gpu[k].detach(), cpu[k].detach(), 1e-5);
+      }
+}
+
 TEST(CudaNn, GradScalerUnscalesAndFindsInfOnTheDevice) {
   EMBER_REQUIRE_GPU();
   for (ScalarType dt : {kFloat, kHalf, kBFloat16, kDouble}) {

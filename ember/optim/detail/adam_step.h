@@ -1,23 +1,56 @@
 // The update that Adam and AdamW share (ember/optim/adam.cpp, adamw.cpp) and their state
 // schema.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
+#include "ember/ops/optim_fused.h"
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim::detail {
+
+// Whether p's update can run in a device's fused kernel (Note [Fused optimizer steps]).
+inline bool fusable(const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v, const Tensor* vmax) {
+  if (p.is_cpu() || !isFloatingType(p.scalar_type()) || !p.is_contiguous()) return false;
+  for (const Tensor* t : {&g, &m, &v, vmax})
+    if (t && (t->scalar_type() != p.scalar_type() || t->device() != p.device() || !t->is_contiguous())) return false;
+  return true;
+}
 
 template <class Options, class State>
 void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const std::function<State&(const Tensor&)>& state_of) {
   for (OptimizerParamGroup& group : groups) {
     const auto& o = static_cast<const Options&>(group.options());
     auto [b1, b2] = o.betas();
+    // Parameters for a device's fused kernel, per (device, dtype).
+    std::vector<std::pair<FusedAdamArgs, std::pair<Device, std::vector<FusedAdamTensor>>>> fused;
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
+      if (!p.is_cpu() && lookup_kernel("adam_fused", p.device().type())) {
+        State& st = state_of(p);
+        Tensor& m = state_slot(st.exp_avg(), p);
+        Tensor& v = state_slot(st.exp_avg_sq(), p);
+        Tensor* vmax = o.amsgrad() ? &state_slot(st.max_exp_avg_sq(), p) : nullptr;
+        if (fusable(p, p.grad(), m, v, vmax)) {
+          st.step(st.step() + 1);
+          const FusedAdamArgs args{p.scalar_type(), o.lr(), b1, b2, o.eps(), o.weight_decay(), decoupled, o.amsgrad(),
+                                   o.maximize()};
+          auto it = std::find_if(fused.begin(), fused.end(), [&](const auto& f) {
+            return f.first.dtype == args.dtype && f.second.first == p.device();
+          });
+          if (it == fused.end()) it = fused.insert(fused.end(), {args, {p.device(), {}}});
+          it->second.second.push_back({p.data_ptr(), p.grad().data_ptr(), m.data_ptr(), v.data_ptr(),
+                                       vmax ? vmax->data_ptr() : nullptr, p.numel(),
+                                       1 - std::pow(b1, double(st.step())), 1 - std::pow(b2, double(st.step()))});
+          for (const Tensor* t : {&p, &m, &v}) t->bump_version();
+          continue;
+        }
+      }
       Tensor g = o.maximize() ? p.grad().neg() : p.grad();
       if (decoupled) p.mul_(1 - o.lr() * o.weight_decay());
       else if (o.weight_decay() != 0) g = g.add(p, o.weight_decay());
@@ -40,6 +73,8 @@ void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const s
       }
       p.addcdiv_(m, denom, -o.lr() / bc1);
     }
+    for (const auto& [args, batch] : fused)
+      reinterpret_cast<FusedAdamFn>(lookup_kernel("adam_fused", batch.first.type()))(batch.first, args, batch.second);
   }
 }
 

@@ -1,0 +1,91 @@
+// Fused multi-tensor Adam/AdamW on CUDA (Note [Fused optimizer steps] in
+// ember/ops/optim_fused.h): one launch per group of up to kTensors parameters; each block
+// updates a chunk of one tensor, found from the blocks' prefix table in the launch arguments.
+#include "ember/ops/cuda/loops.cuh"
+#include "ember/ops/op_def.h"
+#include "ember/ops/optim_fused.h"
+
+namespace ember::cuda {
+namespace {
+
+constexpr int kTensors = 32;
+constexpr int64_t kChunk = 8192;  // elements per block
+
+struct AdamLaunch {
+  void* param[kTensors];
+  const void* grad[kTensors];
+  void* exp_avg[kTensors];
+  void* exp_avg_sq[kTensors];
+  void* max_exp_avg_sq[kTensors];
+  int64_t numel[kTensors];
+  double bc1[kTensors], bc2[kTensors];
+  int64_t first_block[kTensors + 1];
+  int count;
+};
+
+template <class T>
+__global__ void __launch_bounds__(kThreads) adam_kernel(const __grid_constant__ AdamLaunch L, FusedAdamArgs a) {
+  using C = compute_t<T>;
+  const int64_t b = blockIdx.x;
+  int k = 0;
+  while (k + 1 < L.count && L.first_block[k + 1] <= b) ++k;
+  const int64_t begin = (b - L.first_block[k]) * kChunk;
+  const int64_t end = begin + kChunk < L.numel[k] ? begin + kChunk : L.numel[k];
+  T* p = static_cast<T*>(L.param[k]);
+  const T* g = static_cast<const T*>(L.grad[k]);
+  T* m = static_cast<T*>(L.exp_avg[k]);
+  T* v = static_cast<T*>(L.exp_avg_sq[k]);
+  T* vmax = static_cast<T*>(L.max_exp_avg_sq[k]);
+  const C lr = C(a.lr), b1 = C(a.beta1), b2 = C(a.beta2), eps = C(a.eps), wd = C(a.weight_decay);
+  const C step = C(-a.lr / L.bc1[k]), bc2_sqrt = C(::sqrt(L.bc2[k]));
+  for (int64_t i = begin + threadIdx.x; i < end; i += kThreads) {
+    C grad = C(g[i]);
+    if (a.maximize) grad = -grad;
+    C param = C(p[i]);
+    if (a.decoupled) param *= C(1) - lr * wd;
+    else if (a.weight_decay != 0) grad += wd * param;
+    const C mm = b1 * C(m[i]) + (C(1) - b1) * grad;
+    const C vv = b2 * C(v[i]) + (C(1) - b2) * grad * grad;
+    m[i] = convert<T>(mm);
+    v[i] = convert<T>(vv);
+    C used = vv;
+    if (a.amsgrad) {
+      const C old = C(vmax[i]);
+      used = (vv > old || vv != vv) ? vv : old;  // NaN propagates, as maximum()
+      vmax[i] = convert<T>(used);
+    }
+    const C denom = ::sqrt(used) / bc2_sqrt + eps;
+    p[i] = convert<T>(param + step * mm / denom);
+  }
+}
+
+void adam_fused(Device device, const FusedAdamArgs& args, const std::vector<FusedAdamTensor>& tensors) {
+  CUDAGuard guard(device.index());
+  cudaStream_t stream = getCurrentCUDAStream(device.index()).stream();
+  for (size_t start = 0; start < tensors.size(); start += kTensors) {
+    AdamLaunch L{};
+    L.count = int(std::min<size_t>(kTensors, tensors.size() - start));
+    int64_t blocks = 0;
+    for (int k = 0; k < L.count; ++k) {
+      const FusedAdamTensor& t = tensors[start + size_t(k)];
+      L.param[k] = t.param, L.grad[k] = t.grad, L.exp_avg[k] = t.exp_avg, L.exp_avg_sq[k] = t.exp_avg_sq;
+      L.max_exp_avg_sq[k] = t.max_exp_avg_sq;
+      L.numel[k] = t.numel, L.bc1[k] = t.bias_correction1, L.bc2[k] = t.bias_correction2;
+      L.first_block[k] = blocks;
+      blocks += (t.numel + kChunk - 1) / kChunk;
+    }
+    L.first_block[L.count] = blocks;
+    if (blocks == 0) continue;
+    EMBER_CHECK(blocks < (int64_t(1) << 31), "fused Adam: too many elements in one launch");
+    visit_dtype<kFloatingTypes>(args.dtype, "fused Adam", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      adam_kernel<T><<<unsigned(blocks), kThreads, 0, stream>>>(L, args);
+      EMBER_CUDA_CHECK(cudaGetLastError());
+    });
+  }
+}
+
+const KernelRegistrar<FusedAdamFn> adam_fused_reg("adam_fused", kCUDA, CpuCapability::Default, &adam_fused);
+
+}  // namespace
+}  // namespace ember::cuda

@@ -1,0 +1,38 @@
+// Internal: fused multi-tensor optimizer steps on a device (ember/optim/detail/adam_step.h
+// -> ember/ops/cuda/optim_kernels.cu).
+//
+// Note [Fused optimizer steps]
+// On CUDA, Adam's and AdamW's update of every parameter of a group that qualifies (a real
+// floating dtype; parameter, gradient and state contiguous, of one dtype, on one device) runs
+// as one kernel launch per 32 tensors instead of seven to nine launches per parameter. Each
+// element is updated in the compute type (float for half and bfloat16) and rounded once
+// when stored, as PyTorch's fused=True does, so results agree with the per-op path to the
+// rounding of its intermediate steps. Other parameters (complex, strided, CPU) take the
+// per-op path. The kernel is found by name ("adam_fused"), as a device-only kernel.
+#pragma once
+#include <vector>
+
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+
+namespace ember {
+
+struct FusedAdamTensor {
+  void* param;
+  const void* grad;
+  void* exp_avg;
+  void* exp_avg_sq;
+  void* max_exp_avg_sq;  // null without amsgrad
+  int64_t numel;
+  double bias_correction1, bias_correction2;  // 1 - beta^step of this parameter's step
+};
+
+struct FusedAdamArgs {
+  ScalarType dtype;
+  double lr, beta1, beta2, eps, weight_decay;
+  bool decoupled, amsgrad, maximize;
+};
+
+using FusedAdamFn = void (*)(Device device, const FusedAdamArgs& args, const std::vector<FusedAdamTensor>& tensors);
+
+}  // namespace ember
