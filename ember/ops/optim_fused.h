@@ -2,13 +2,14 @@
 // -> ember/ops/cuda/optim_kernels.cu).
 //
 // Note [Fused optimizer steps]
-// On CUDA, Adam's and AdamW's update of every parameter of a group that qualifies (a real
+// On CUDA, SGD's, Adam's and AdamW's update of every parameter of a group that qualifies (a real
 // floating dtype; parameter, gradient and state contiguous, of one dtype, on one device) runs
 // as one kernel launch per 32 tensors instead of seven to nine launches per parameter. Each
 // element is updated in the compute type (float for half and bfloat16) and rounded once
 // when stored, as PyTorch's fused=True does, so results agree with the per-op path to the
 // rounding of its intermediate steps. Other parameters (complex, strided, CPU) take the
-// per-op path. The kernel is found by name ("adam_fused"), as a device-only kernel.
+// per-op path. The kernels are found by name ("adam_fused", "sgd_fused"), as device-only
+// kernels.
 #pragma once
 #include <vector>
 
@@ -34,5 +35,24 @@ struct FusedAdamArgs {
 };
 
 using FusedAdamFn = void (*)(Device device, const FusedAdamArgs& args, const std::vector<FusedAdamTensor>& tensors);
+
+// SGD with momentum, dampening, Nesterov and weight decay ("sgd_fused"); momentum_buffer is
+// null without momentum, and `first` makes the step set it to the gradient (PyTorch clones
+// the gradient into a new buffer).
+struct FusedSgdTensor {
+  void* param;
+  const void* grad;
+  void* momentum_buffer;
+  int64_t numel;
+  bool first;
+};
+
+struct FusedSgdArgs {
+  ScalarType dtype;
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov, maximize;
+};
+
+using FusedSgdFn = void (*)(Device device, const FusedSgdArgs& args, const std::vector<FusedSgdTensor>& tensors);
 
 }  // namespace ember

@@ -1,7 +1,13 @@
 #include "ember/optim/sgd.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
+#include "ember/ops/optim_fused.h"
 
 namespace ember::optim {
 
@@ -22,8 +28,30 @@ Tensor SGD::step(LossClosure closure) {
   NoGradGuard no_grad;
   for (OptimizerParamGroup& group : param_groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
+    // Parameters for a device's fused kernel (Note [Fused optimizer steps]), per device and dtype.
+    std::vector<std::pair<FusedSgdArgs, std::pair<Device, std::vector<FusedSgdTensor>>>> fused;
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
+      if (!p.is_cpu() && isFloatingType(p.scalar_type()) && p.is_contiguous() && p.grad().is_contiguous() &&
+          p.grad().scalar_type() == p.scalar_type() && p.grad().device() == p.device() &&
+          lookup_kernel("sgd_fused", p.device().type())) {
+        Tensor* buf = o.momentum() != 0 ? &state_of<SGDParamState>(p).momentum_buffer() : nullptr;
+        const bool first = buf && !buf->defined();
+        if (first) *buf = empty_like(p, {}, MemoryFormat::Contiguous);
+        if (!buf || (buf->is_contiguous() && buf->scalar_type() == p.scalar_type() && buf->device() == p.device())) {
+          const FusedSgdArgs args{p.scalar_type(), o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(),
+                                  o.maximize()};
+          auto it = std::find_if(fused.begin(), fused.end(), [&](const auto& f) {
+            return f.first.dtype == args.dtype && f.second.first == p.device();
+          });
+          if (it == fused.end()) it = fused.insert(fused.end(), {args, {p.device(), {}}});
+          it->second.second.push_back({p.data_ptr(), p.grad().data_ptr(), buf ? buf->data_ptr() : nullptr, p.numel(), first});
+          p.bump_version();
+          if (buf) buf->bump_version();
+          continue;
+        }
+        if (first) buf->reset();  // the per-op path below clones the gradient into it
+      }
       Tensor g = p.grad();
       if (o.weight_decay() != 0) g = g.add(p, o.weight_decay());
       if (o.momentum() != 0) {
@@ -37,6 +65,8 @@ Tensor SGD::step(LossClosure closure) {
       }
       p.add_(g, o.maximize() ? o.lr() : -o.lr());
     }
+    for (const auto& [args, batch] : fused)
+      reinterpret_cast<FusedSgdFn>(lookup_kernel("sgd_fused", batch.first.type()))(batch.first, args, batch.second);
   }
   return loss;
 }

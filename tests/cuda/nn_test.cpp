@@ -138,6 +138,63 @@ TEST(CudaNn, FusedAdamAndAdamWMatchTheCpu) {
       }
 }
 
+TEST(CudaNn, FusedSgdMatchesTheCpu) {
+  EMBER_REQUIRE_GPU();
+  for (double momentum : {0.0, 0.9})
+    for (bool nesterov : {false, true}) {
+      if (nesterov && momentum == 0) continue;
+      for (bool maximize : {false, true}) {
+        SCOPED_TRACE("momentum " + std::to_string(momentum) + (nesterov ? " nesterov" : "") + (maximize ? " maximize" : ""));
+        std::vector<Tensor> cpu = {torch::randn({1000}), torch::randn({33, 7}), torch::randn({4, 5}).t()};
+        std::vector<Tensor> gpu;
+        for (Tensor& t : cpu) gpu.push_back(t.cuda().requires_grad_());
+        for (Tensor& t : cpu) t.requires_grad_();
+        auto o = torch::optim::SGDOptions(0.05).momentum(momentum).nesterov(nesterov).weight_decay(0.01)
+                     .dampening(nesterov ? 0.0 : 0.1).maximize(maximize);
+        torch::optim::SGD oc(cpu, o), og(gpu, o);
+        for (int step = 0; step < 4; ++step) {
+          for (size_t k = 0; k < cpu.size(); ++k) {
+            Tensor g = torch::randn(cpu[k].sizes());
+            cpu[k].mutable_grad() = g;
+            gpu[k].mutable_grad() = g.cuda();
+          }
+          oc.step();
+          og.step();
+        }
+        for (size_t k = 0; k < cpu.size(); ++k)
+          expect_close_on_cuda("param " + std::to_string(k), gpu[k].detach(), cpu[k].detach(), 1e-5);
+      }
+    }
+}
+
+// No memory growth over 1,000 training steps: the caching allocator's statistics after
+// step 10 and after step 1,000 agree.
+TEST(CudaNn, NoMemoryGrowthOverAThousandSteps) {
+  EMBER_REQUIRE_GPU();
+  using namespace torch::nn;
+  torch::manual_seed(5);
+  Sequential model(Conv2d(Conv2dOptions(1, 8, 3).padding(1)), BatchNorm2d(8), ReLU(), MaxPool2d(2), Flatten(),
+                   Dropout(0.25), Linear(8 * 4 * 4, 10));
+  model->to(torch::kCUDA);
+  torch::optim::Adam opt(model->parameters(), 1e-3);
+  Tensor x = torch::rand({64, 1, 8, 8}, torch::kCUDA), y = torch::randint(0, 10, {64}, torch::TensorOptions(kLong).device(torch::kCUDA));
+  int64_t allocated_at_10 = 0, reserved_at_10 = 0;
+  for (int step = 1; step <= 1000; ++step) {
+    opt.zero_grad();
+    Tensor loss = F::cross_entropy(model->forward(x), y);
+    loss.backward();
+    opt.step();
+    if (step == 10) {
+      torch::cuda::synchronize();
+      allocated_at_10 = torch::cuda::memory_allocated(0);
+      reserved_at_10 = torch::cuda::memory_reserved(0);
+    }
+  }
+  torch::cuda::synchronize();
+  EXPECT_EQ(torch::cuda::memory_allocated(0), allocated_at_10);
+  EXPECT_LE(torch::cuda::memory_reserved(0), reserved_at_10);
+}
+
 TEST(CudaNn, GradScalerUnscalesAndFindsInfOnTheDevice) {
   EMBER_REQUIRE_GPU();
   for (ScalarType dt : {kFloat, kHalf, kBFloat16, kDouble}) {

@@ -28,7 +28,7 @@ TEST(CudaOpTable, EveryOpHasACudaKernelOrIsListed) {
   EXPECT_TRUE(missing.empty()) << "ops without a CUDA kernel and not listed: " << missing;
   EXPECT_TRUE(stale.empty()) << "listed as CPU-only but with a CUDA kernel: " << stale;
   // The device-only kernels the ops look up by name.
-  for (const char* name : {"copy_across_devices", "device_sample", "max_pool_indices", "amp_unscale", "adam_fused"})
+  for (const char* name : {"copy_across_devices", "device_sample", "max_pool_indices", "amp_unscale", "adam_fused", "sgd_fused"})
     EXPECT_NE(lookup_kernel(name, kCUDA), nullptr) << name;
 }
 

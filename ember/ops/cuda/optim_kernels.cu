@@ -1,4 +1,4 @@
-// Fused multi-tensor Adam/AdamW on CUDA (Note [Fused optimizer steps] in
+// Fused multi-tensor SGD, Adam and AdamW on CUDA (Note [Fused optimizer steps] in
 // ember/ops/optim_fused.h): one launch per group of up to kTensors parameters; each block
 // updates a chunk of one tensor, found from the blocks' prefix table in the launch arguments.
 #include "ember/ops/cuda/loops.cuh"
@@ -85,6 +85,68 @@ void adam_fused(Device device, const FusedAdamArgs& args, const std::vector<Fuse
   }
 }
 
+struct SgdLaunch {
+  void* param[kTensors];
+  const void* grad[kTensors];
+  void* buf[kTensors];
+  int64_t numel[kTensors];
+  bool first[kTensors];
+  int64_t first_block[kTensors + 1];
+  int count;
+};
+
+template <class T>
+__global__ void __launch_bounds__(kThreads) sgd_kernel(const __grid_constant__ SgdLaunch L, FusedSgdArgs a) {
+  using C = compute_t<T>;
+  const int64_t b = blockIdx.x;
+  int k = 0;
+  while (k + 1 < L.count && L.first_block[k + 1] <= b) ++k;
+  const int64_t begin = (b - L.first_block[k]) * kChunk;
+  const int64_t end = begin + kChunk < L.numel[k] ? begin + kChunk : L.numel[k];
+  T* p = static_cast<T*>(L.param[k]);
+  const T* g = static_cast<const T*>(L.grad[k]);
+  T* buf = static_cast<T*>(L.buf[k]);
+  const C mom = C(a.momentum), damp = C(a.dampening), wd = C(a.weight_decay);
+  const C lr = C(a.maximize ? a.lr : -a.lr);
+  for (int64_t i = begin + threadIdx.x; i < end; i += kThreads) {
+    C grad = C(g[i]);
+    const C param = C(p[i]);
+    if (a.weight_decay != 0) grad += wd * param;
+    if (a.momentum != 0) {
+      const C bv = L.first[k] ? grad : mom * C(buf[i]) + (C(1) - damp) * grad;
+      buf[i] = convert<T>(bv);
+      grad = a.nesterov ? grad + mom * bv : bv;
+    }
+    p[i] = convert<T>(param + lr * grad);
+  }
+}
+
+void sgd_fused(Device device, const FusedSgdArgs& args, const std::vector<FusedSgdTensor>& tensors) {
+  CUDAGuard guard(device.index());
+  cudaStream_t stream = getCurrentCUDAStream(device.index()).stream();
+  for (size_t start = 0; start < tensors.size(); start += kTensors) {
+    SgdLaunch L{};
+    L.count = int(std::min<size_t>(kTensors, tensors.size() - start));
+    int64_t blocks = 0;
+    for (int k = 0; k < L.count; ++k) {
+      const FusedSgdTensor& t = tensors[start + size_t(k)];
+      L.param[k] = t.param, L.grad[k] = t.grad, L.buf[k] = t.momentum_buffer, L.numel[k] = t.numel;
+      L.first[k] = t.first;
+      L.first_block[k] = blocks;
+      blocks += (t.numel + kChunk - 1) / kChunk;
+    }
+    L.first_block[L.count] = blocks;
+    if (blocks == 0) continue;
+    EMBER_CHECK(blocks < (int64_t(1) << 31), "fused SGD: too many elements in one launch");
+    visit_dtype<kFloatingTypes>(args.dtype, "fused SGD", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      sgd_kernel<T><<<unsigned(blocks), kThreads, 0, stream>>>(L, args);
+      EMBER_CUDA_CHECK(cudaGetLastError());
+    });
+  }
+}
+
+const KernelRegistrar<FusedSgdFn> sgd_fused_reg("sgd_fused", kCUDA, CpuCapability::Default, &sgd_fused);
 const KernelRegistrar<FusedAdamFn> adam_fused_reg("adam_fused", kCUDA, CpuCapability::Default, &adam_fused);
 
 }  // namespace
