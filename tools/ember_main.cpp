@@ -338,7 +338,7 @@ int train(const Config& config_in) {
                                                torch::kLong).to(dev);
     // Dropout on a GPU draws from its CUDA generator: seeded per epoch, as the order is, so
     // that a resumed run draws the same masks.
-    if (dev.is_cuda()) torch::cuda::manual_seed(c.seed * 1000003 + uint64_t(epoch));
+    if (dev.is_cuda()) torch::cuda::manual_seed_all(c.seed * 1000003 + uint64_t(epoch));  // cuda:N included
     Progress progress(c.progress, epoch, c.epochs, batches);
     double loss_sum = 0;
     for (int64_t b = 0; b < batches; ++b) {

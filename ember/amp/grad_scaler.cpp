@@ -31,13 +31,14 @@ Tensor GradScaler::scale(const Tensor& outputs) {
 // unscale_ keeps one float32 flag per device, raised by any inf or NaN in that device's
 // gradients, and reads the flags once at the end: one synchronization per device and step,
 // not one per parameter (which a GPU would pay as a stall each). On a device with a fused
-// kernel ("amp_unscale": ember/ops/cuda/amp_kernels.cu) a contiguous floating gradient is
+// kernel ("amp_unscale": ember/ops/cuda/amp_kernels.cu) a dense floating gradient (any
+// layout: the kernel walks its memory) is
 // checked and scaled in one pass; other gradients take the composite (isfinite, any, mul_).
 namespace {
 using AmpUnscaleFn = void (*)(const Tensor& grad, const Tensor& found_inf, double inv_scale);
 
 void unscale_one(const Tensor& g, const Tensor& found_inf, double inv_scale) {
-  if (!g.is_cpu() && g.is_contiguous() && isFloatingType(g.scalar_type())) {
+  if (!g.is_cpu() && g.is_non_overlapping_and_dense() && isFloatingType(g.scalar_type())) {
     if (const auto fused = reinterpret_cast<AmpUnscaleFn>(lookup_kernel("amp_unscale", g.device().type())))
       return fused(g, found_inf, inv_scale);
   }
@@ -59,6 +60,7 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       Tensor g = p.grad();
+      EMBER_CHECK(g.scalar_type() != kHalf, "Attempting to unscale FP16 gradients.");
       auto it = std::find_if(flags.begin(), flags.end(), [&](const auto& f) { return f.first == g.device(); });
       if (it == flags.end()) {
         flags.emplace_back(g.device(), zeros({1}, TensorOptions().dtype(kFloat).device(g.device())));

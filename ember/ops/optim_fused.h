@@ -3,7 +3,8 @@
 //
 // Note [Fused optimizer steps]
 // On CUDA, SGD's, Adam's and AdamW's update of every parameter of a group that qualifies (a real
-// floating dtype; parameter, gradient and state contiguous, of one dtype, on one device) runs
+// floating dtype; parameter, gradient and state dense with the same strides, of one dtype,
+// on one device) runs
 // as one kernel launch per 32 tensors instead of seven to nine launches per parameter. Each
 // element is updated in the compute type (float for half and bfloat16) and rounded once
 // when stored, as PyTorch's fused=True does, so results agree with the per-op path to the

@@ -32,13 +32,14 @@ Tensor SGD::step(LossClosure closure) {
     std::vector<std::pair<FusedSgdArgs, std::pair<Device, std::vector<FusedSgdTensor>>>> fused;
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
-      if (!p.is_cpu() && isFloatingType(p.scalar_type()) && p.is_contiguous() && p.grad().is_contiguous() &&
+      if (!p.is_cpu() && isFloatingType(p.scalar_type()) && p.is_non_overlapping_and_dense() &&
+          p.grad().strides() == p.strides() &&
           p.grad().scalar_type() == p.scalar_type() && p.grad().device() == p.device() &&
           lookup_kernel("sgd_fused", p.device().type())) {
         Tensor* buf = o.momentum() != 0 ? &state_of<SGDParamState>(p).momentum_buffer() : nullptr;
         const bool first = buf && !buf->defined();
-        if (first) *buf = empty_like(p, {}, MemoryFormat::Contiguous);
-        if (!buf || (buf->is_contiguous() && buf->scalar_type() == p.scalar_type() && buf->device() == p.device())) {
+        if (first) *buf = empty_like(p, {}, MemoryFormat::Preserve);
+        if (!buf || (buf->strides() == p.strides() && buf->scalar_type() == p.scalar_type() && buf->device() == p.device())) {
           const FusedSgdArgs args{p.scalar_type(), o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(),
                                   o.maximize()};
           auto it = std::find_if(fused.begin(), fused.end(), [&](const auto& f) {

@@ -96,6 +96,14 @@ struct Rig {
   Tensor loss() { return lin(ones({2, 3})).sum(); }
 };
 
+TEST(GradScaler, RefusesFp16GradientsAsPyTorch) {
+  Tensor h = ones({4}, dtype(kHalf)).requires_grad_();
+  h.mutable_grad() = ones({4}, dtype(kHalf));
+  optim::SGD opt({h}, optim::SGDOptions(0.1));
+  amp::GradScaler scaler;
+  EXPECT_ERROR_WITH(scaler.unscale_(opt), "Attempting to unscale FP16 gradients.");
+}
+
 TEST(GradScaler, ScalesUnscalesAndSteps) {
   Rig s;
   amp::GradScaler scaler(amp::GradScalerOptions().init_scale(1024.0));

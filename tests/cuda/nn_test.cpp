@@ -197,7 +197,15 @@ TEST(CudaNn, NoMemoryGrowthOverAThousandSteps) {
 
 TEST(CudaNn, GradScalerUnscalesAndFindsInfOnTheDevice) {
   EMBER_REQUIRE_GPU();
-  for (ScalarType dt : {kFloat, kHalf, kBFloat16, kDouble}) {
+  {
+    // PyTorch: "Attempting to unscale FP16 gradients."
+    Tensor h = torch::ones({4}, torch::TensorOptions().dtype(kHalf).device(torch::kCUDA)).requires_grad_();
+    h.mutable_grad() = torch::ones({4}, h.options());
+    torch::optim::SGD opt({h}, torch::optim::SGDOptions(0.1));
+    torch::amp::GradScaler scaler;
+    EXPECT_ERROR_WITH(scaler.unscale_(opt), "Attempting to unscale FP16 gradients.");
+  }
+  for (ScalarType dt : {kFloat, kBFloat16, kDouble}) {
     SCOPED_TRACE(torch_name(dt));
     Tensor p = torch::ones({1000}, torch::TensorOptions().dtype(dt).device(torch::kCUDA)).requires_grad_();
     Tensor q = torch::ones({3, 4}, torch::TensorOptions().dtype(dt).device(torch::kCUDA)).requires_grad_();

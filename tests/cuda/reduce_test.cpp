@@ -137,5 +137,19 @@ TEST(CudaReduce, SoftmaxAndLogSoftmax) {
   EXPECT_TENSOR_CLOSE(g.grad().cpu(), c.grad(), 1e-4, 1e-5);
 }
 
+TEST(CudaReduce, LongLinesScanInBlocks) {
+  EMBER_REQUIRE_GPU();
+  Tensor x = torch::rand({3000017}, kDouble);
+  EXPECT_TENSOR_CLOSE(x.cuda().cumsum(0).cpu(), x.cumsum(0), 1e-12, 1e-9);
+  Tensor i = torch::randint(-5, 5, {2000003}, kLong);
+  EXPECT_TENSOR_CLOSE(i.cuda().cumsum(0).cpu(), i.cumsum(0), 0, 0);
+  Tensor rows = torch::rand({3, 100000}, kFloat).add(0.5);
+  EXPECT_TENSOR_CLOSE(rows.cuda().cumsum(1).cpu(), rows.cumsum(1), 1e-5, 1e-2);
+  Tensor near_one = torch::rand({2, 5000}, kDouble).mul(1e-4).add(1);
+  EXPECT_TENSOR_CLOSE(near_one.cuda().cumprod(1).cpu(), near_one.cumprod(1), 1e-12, 0);
+  Tensor cols = torch::rand({5000, 3}, kDouble);  // a column scan: inner > 1, three long lines
+  EXPECT_TENSOR_CLOSE(cols.cuda().cumsum(0).cpu(), cols.cumsum(0), 1e-12, 1e-9);
+}
+
 }  // namespace
 }  // namespace ember::test

@@ -1,4 +1,6 @@
 // The non-template parts of the DataLoader: option checks, errors, WorkerException.
+#include <unistd.h>
+
 #include "ember/core/error.h"
 #include "ember/core/warning.h"
 #include "ember/cuda/cuda.h"
@@ -24,6 +26,8 @@ WorkerException::WorkerException(std::exception_ptr original)
     : Error(worker_message(original)), original_exception(std::move(original)), message(what()) {}
 
 namespace detail {
+
+int current_pid() { return int(::getpid()); }
 
 bool pinning_available() {
   if (cuda::is_available()) return true;

@@ -18,6 +18,8 @@ namespace ember::data::detail {
 // Whether pinning can happen here; warns once (per process) when pin_memory was asked for
 // on a machine without a CUDA device.
 bool pinning_available();
+// getpid(): pinning stays in the process that asked for it (not in forked workers).
+int current_pid();
 
 template <class T> struct is_std_vector : std::false_type {};
 template <class T, class A> struct is_std_vector<std::vector<T, A>> : std::true_type {};

@@ -222,7 +222,9 @@ std::vector<Tensor> avg_matrices(const AvgSpec& a, ScalarType dtype, Device devi
     for (int64_t o = 0; o < O; ++o)
       for (int64_t p = w.begin[size_t(o)]; p < w.end[size_t(o)]; p += w.step)
         v[size_t(o * w.in + p)] = 1.0 / double(a.div[i][size_t(o)]);
-    m.push_back(from_blob(v.data(), {O, w.in}, TensorOptions().dtype(kDouble)).to(device, dtype, false, true));
+    Tensor host = from_blob(v.data(), {O, w.in}, TensorOptions().dtype(kDouble)).to(dtype, false, true);
+    // A device gets it pinned and without a wait for its queue.
+    m.push_back(device.is_cpu() ? host : host.pin_memory().to(device, /*non_blocking=*/true));
   }
   return m;
 }

@@ -1,5 +1,5 @@
 // GradScaler's unscale on CUDA (Note [Unscaling without a sync per parameter] in
-// ember/amp/grad_scaler.cpp): one pass over a contiguous gradient multiplies it by the
+// ember/amp/grad_scaler.cpp): one pass over a dense gradient's memory multiplies it by the
 // inverse scale and raises the device flag found_inf (a float32 [1] tensor) at any inf or
 // NaN. Every writer writes 1.0, so the unordered stores need no atomics.
 #include "ember/ops/cuda/loops.cuh"
@@ -20,8 +20,9 @@ unscale_kernel(T* g, int64_t n, float* found_inf, compute_t<T> inv_scale) {
 }
 
 void amp_unscale(const Tensor& grad, const Tensor& found_inf, double inv_scale) {
-  EMBER_INTERNAL_ASSERT(grad.is_contiguous() && found_inf.scalar_type() == kFloat && found_inf.device() == grad.device(),
-                        "amp_unscale: expected a contiguous gradient and a float32 flag on its device");
+  EMBER_INTERNAL_ASSERT(grad.is_non_overlapping_and_dense() && found_inf.scalar_type() == kFloat &&
+                            found_inf.device() == grad.device(),
+                        "amp_unscale: expected a dense gradient and a float32 flag on its device");
   const int64_t n = grad.numel();
   if (n == 0) return;
   CUDAGuard guard(grad.device().index());

@@ -77,7 +77,8 @@ void max_pool_indices_kernel(const Tensor& input, const std::vector<pool_detail:
   }
   Tensor host = empty({int64_t(table.size())}, TensorOptions().dtype(kLong));
   std::copy(table.begin(), table.end(), host.data_ptr<int64_t>());
-  const Tensor dev_table = host.to(input.device());
+  // Pinned and non-blocking: the host does not wait for the GPU's queue on every call.
+  const Tensor dev_table = host.pin_memory().to(input.device(), /*non_blocking=*/true);
   const int64_t total = out.numel();
   CUDAGuard guard(input.device().index());
   cudaStream_t stream = getCurrentCUDAStream(input.device().index()).stream();

@@ -3,8 +3,11 @@
 // neighbouring threads on neighbouring lines (coalesced when inner > 1). Accumulators and
 // NaN rules as on the CPU (ember/ops/cpu/scan_kernels.cpp): int64 for bool and integers,
 // double, complex128; cummax/cummin keep a NaN once seen (with the newest NaN's index) and
-// take the later index on ties. A line is scanned serially: a long single line (a 1-d cumsum
-// of millions) uses one thread, correct but slow.
+// take the later index on ties. cumsum/cumprod give few long lines a block each (cub's
+// BlockScan); the other scans walk each line serially in one thread (a long single line of
+// cummax or logcumsumexp is correct but slow).
+#include <cub/block/block_scan.cuh>
+
 #include "ember/ops/cuda/loops.cuh"
 #include "ember/ops/reduce.h"
 
@@ -36,6 +39,34 @@ scan_kernel(const S* in, scan_out_t<S>* out, int64_t outer, int64_t len, int64_t
   }
 }
 
+// A block per line, for few long lines (a 1-d cumsum of millions): tiles of kScanThreads
+// elements scanned by cub::BlockScan, each tile's total carried into the next. The additions
+// are regrouped, so float sums differ from the serial order in the last bits.
+template <class S, bool kProd>
+__global__ void __launch_bounds__(kScanThreads)
+scan_block_per_line(const S* in, scan_out_t<S>* out, int64_t len, int64_t inner) {
+  using A = scan_acc_t<S>;
+  using BlockScan = cub::BlockScan<A, kScanThreads>;
+  __shared__ typename BlockScan::TempStorage temp;
+  const int64_t line = blockIdx.x, o = line / inner, j = line - o * inner;
+  const int64_t base = o * len * inner + j;
+  auto op = [](const A& x, const A& y) {
+    if constexpr (kProd) return A(x * y);
+    else return A(x + y);
+  };
+  const A identity = A(kProd ? 1 : 0);
+  A carry = identity;
+  for (int64_t t0 = 0; t0 < len; t0 += kScanThreads) {
+    const int64_t i = t0 + threadIdx.x;
+    const A v = i < len ? convert<A>(in[base + i * inner]) : identity;
+    A incl, total;
+    BlockScan(temp).InclusiveScan(v, incl, op, total);
+    if (i < len) out[base + i * inner] = convert<scan_out_t<S>>(op(carry, incl));
+    carry = op(carry, total);
+    __syncthreads();  // temp is reused by the next tile
+  }
+}
+
 template <bool kProd>
 void cumsum_cumprod_kernel(const ScanPlan& p) {
   visit_dtype<kAllTypes>(p.in_dtype, kProd ? "cumprod" : "cumsum", [&](auto tag) {
@@ -43,9 +74,17 @@ void cumsum_cumprod_kernel(const ScanPlan& p) {
     using Out = scan_out_t<S>;
     EMBER_INTERNAL_ASSERT(p.out_dtype == scalar_type_of<Out>, "cumsum on CUDA: output dtype ", p.out_dtype);
     const int64_t lines = p.outer * p.inner;
-    scan_kernel<S, kProd><<<unsigned((lines + kScanThreads - 1) / kScanThreads), kScanThreads, 0,
-                            getCurrentCUDAStream().stream()>>>(reinterpret_cast<const S*>(p.in),
-                                                               reinterpret_cast<Out*>(p.out), p.outer, p.len, p.inner);
+    if (lines == 0 || p.len == 0) return;
+    cudaStream_t stream = getCurrentCUDAStream().stream();
+    // Few long lines: a block each (a thread each would leave the GPU idle and walk the
+    // line serially); otherwise a thread per line.
+    if (lines <= 4096 && p.len >= 4 * kScanThreads) {
+      scan_block_per_line<S, kProd><<<unsigned(lines), kScanThreads, 0, stream>>>(
+          reinterpret_cast<const S*>(p.in), reinterpret_cast<Out*>(p.out), p.len, p.inner);
+    } else {
+      scan_kernel<S, kProd><<<unsigned((lines + kScanThreads - 1) / kScanThreads), kScanThreads, 0, stream>>>(
+          reinterpret_cast<const S*>(p.in), reinterpret_cast<Out*>(p.out), p.outer, p.len, p.inner);
+    }
     EMBER_CUDA_CHECK(cudaGetLastError());
   });
 }

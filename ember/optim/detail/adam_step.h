@@ -15,10 +15,13 @@
 namespace ember::optim::detail {
 
 // Whether p's update can run in a device's fused kernel (Note [Fused optimizer steps]).
+// Dense tensors with equal strides (contiguous or channels-last alike): the kernel walks
+// their memory in one order.
 inline bool fusable(const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v, const Tensor* vmax) {
-  if (p.is_cpu() || !isFloatingType(p.scalar_type()) || !p.is_contiguous()) return false;
+  if (p.is_cpu() || !isFloatingType(p.scalar_type()) || !p.is_non_overlapping_and_dense()) return false;
   for (const Tensor* t : {&g, &m, &v, vmax})
-    if (t && (t->scalar_type() != p.scalar_type() || t->device() != p.device() || !t->is_contiguous())) return false;
+    if (t && (t->scalar_type() != p.scalar_type() || t->device() != p.device() || t->strides() != p.strides()))
+      return false;
   return true;
 }
 
@@ -47,7 +50,8 @@ void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const s
           it->second.second.push_back({p.data_ptr(), p.grad().data_ptr(), m.data_ptr(), v.data_ptr(),
                                        vmax ? vmax->data_ptr() : nullptr, p.numel(),
                                        1 - std::pow(b1, double(st.step())), 1 - std::pow(b2, double(st.step()))});
-          for (const Tensor* t : {&p, &m, &v}) t->bump_version();
+          for (const Tensor* t : {&p, &m, &v, vmax})
+            if (t) t->bump_version();
           continue;
         }
       }

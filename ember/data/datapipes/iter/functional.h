@@ -157,8 +157,10 @@ IterDataPipe<T> IterDataPipe<T>::header(int64_t limit) const {
 template <class T>
 IterDataPipe<T> IterDataPipe<T>::pin_memory() const {
   if (!ember::data::detail::pinning_available()) return *this;
-  return map([](T x) {
-    ember::data::detail::pin_in_place(x);
+  // Only in the process that built the graph: a forked worker process (worker_processes)
+  // may not use CUDA after fork, and its elements reach the parent through a pipe anyway.
+  return map([owner = ember::data::detail::current_pid()](T x) {
+    if (ember::data::detail::current_pid() == owner) ember::data::detail::pin_in_place(x);
     return x;
   });
 }
