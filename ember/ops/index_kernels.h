@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/core/scalar.h"
+#include "ember/ops/dispatch.h"
 #include "ember/ops/op_def.h"
 #include "ember/ops/tensor_iterator.h"
 
@@ -101,7 +102,19 @@ using KthvalueFn = void (*)(const Tensor& self, Tensor& values, Tensor& indices,
 using SearchsortedFn = void (*)(const Tensor& boundaries, const Tensor& values, const Tensor* sorter, Tensor& out,
                                 bool right);
 
-// Element-size dispatch for ops that only move bytes.
+// Element-size dispatch for ops that only move bytes: f(TypeTag<U>) with an unsigned type of
+// element size n (Bytes16 for 16), on the CPU and in CUDA kernels alike.
 struct alignas(16) Bytes16 { uint64_t lo, hi; };
+template <class F>
+void visit_element_size(size_t n, const char* op, const F& f) {
+  switch (n) {
+    case 1: return f(TypeTag<uint8_t>{});
+    case 2: return f(TypeTag<uint16_t>{});
+    case 4: return f(TypeTag<uint32_t>{});
+    case 8: return f(TypeTag<uint64_t>{});
+    case 16: return f(TypeTag<Bytes16>{});
+    default: EMBER_INTERNAL_ASSERT(false, op, ": unexpected element size ", n);
+  }
+}
 
 }  // namespace ember

@@ -31,22 +31,10 @@ EMBER_HD void st(char* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
-// Calls f(TypeTag<U>) with an unsigned type (or Bytes16) of the given element size.
-template <class F>
-void visit_size(size_t n, const char* op, const F& f) {
-  switch (n) {
-    case 1: return f(TypeTag<uint8_t>{});
-    case 2: return f(TypeTag<uint16_t>{});
-    case 4: return f(TypeTag<uint32_t>{});
-    case 8: return f(TypeTag<uint64_t>{});
-    case 16: return f(TypeTag<Bytes16>{});
-    default: EMBER_INTERNAL_ASSERT(false, op, ": unexpected element size ", n);
-  }
-}
 
 // ---- advanced indexing --------------------------------------------------------------
 void index_kernel(TensorIterator& it) {
-  visit_size(element_size(it.dtype(0)), "index", [&](auto tag) {
+  visit_element_size(element_size(it.dtype(0)), "index", [&](auto tag) {
     using T = typename decltype(tag)::type;
     it.for_each([](char** data, const int64_t* s, int64_t n) {
       char* out = data[0];
@@ -68,7 +56,7 @@ void index_kernel(TensorIterator& it) {
 
 void index_put_kernel(TensorIterator& it, bool accumulate, const Scalar& alpha) {
   if (!accumulate) {
-    visit_size(element_size(it.dtype(0)), "index_put_", [&](auto tag) {
+    visit_element_size(element_size(it.dtype(0)), "index_put_", [&](auto tag) {
       using T = typename decltype(tag)::type;
       it.for_each([](char** data, const int64_t* s, int64_t n) {
         if (s[2] == 0 && s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T))) {
@@ -180,13 +168,13 @@ void scatter_gather_kernel(TensorIterator& it, const ScatterGatherArgs& a) {
   const int64_t grain = std::max<int64_t>(1, TensorIterator::kGrainSize / std::max<int64_t>(a.index_dim_size, 1));
   switch (a.mode) {
     case ScatterMode::Gather:
-      visit_size(element_size(it.dtype(0)), "gather", [&](auto tag) {
+      visit_element_size(element_size(it.dtype(0)), "gather", [&](auto tag) {
         using T = typename decltype(tag)::type;
         it.for_each([&](char** d, const int64_t* s, int64_t n) { gather_loop<T>(d, s, n, a); }, grain);
       });
       return;
     case ScatterMode::Scatter:
-      visit_size(element_size(it.dtype(0)), "scatter", [&](auto tag) {
+      visit_element_size(element_size(it.dtype(0)), "scatter", [&](auto tag) {
         using T = typename decltype(tag)::type;
         it.for_each([&](char** d, const int64_t* s, int64_t n) {
           scatter_loop<T>(d, s, n, a, [](char* dst, const char* src) { cp<T>(dst, src); });
@@ -273,7 +261,7 @@ void masked_fill_kernel(TensorIterator& it, const Scalar& value) {
 }
 
 void where_kernel(TensorIterator& it) {
-  visit_size(element_size(it.dtype(0)), "where", [&](auto tag) {
+  visit_element_size(element_size(it.dtype(0)), "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       constexpr int64_t E = int64_t(sizeof(T));
@@ -368,7 +356,7 @@ Tensor nonzero_kernel(const Tensor& self) {
 
 // ---- flip ---------------------------------------------------------------------------------
 void flip_kernel(TensorIterator& it) {
-  visit_size(element_size(it.dtype(0)), "flip", [&](auto tag) {
+  visit_element_size(element_size(it.dtype(0)), "flip", [&](auto tag) {
     using T = typename decltype(tag)::type;
     constexpr int64_t sz = sizeof(T);
     it.for_each([](char** d, const int64_t* s, int64_t n) {
@@ -408,7 +396,7 @@ void trilu_kernel(const Tensor& self, Tensor& out, int64_t k, bool lower) {
   }
   const char* src = static_cast<const char*>(self.data_ptr());
   char* dst = static_cast<char*>(out.data_ptr());
-  visit_size(isz, lower ? "tril" : "triu", [&](auto tag) {
+  visit_element_size(isz, lower ? "tril" : "triu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     parallel_for(0, batch * R, std::max<int64_t>(1, 32768 / std::max<int64_t>(C, 1)), [&](int64_t rb, int64_t re) {
       for (int64_t r = rb; r < re; ++r) {

@@ -19,19 +19,6 @@
 namespace ember::cuda {
 namespace {
 
-// An unsigned type (or a 16-byte one) of each element size: what data movement copies.
-template <class F>
-void visit_size(size_t n, const char* op, const F& f) {
-  switch (n) {
-    case 1: return f(TypeTag<uint8_t>{});
-    case 2: return f(TypeTag<uint16_t>{});
-    case 4: return f(TypeTag<uint32_t>{});
-    case 8: return f(TypeTag<uint64_t>{});
-    case 16: return f(TypeTag<Complex<double>>{});
-    default: EMBER_INTERNAL_ASSERT(false, op, ": unexpected element size ", n);
-  }
-}
-
 // `value` in dtype t, as the bits of T (the unsigned type of t's size).
 template <class T>
 T value_bits(ScalarType t, const Scalar& value, const char* op) {
@@ -81,7 +68,7 @@ struct IndexAccumulate {  // dst += alpha * value; indices may repeat
 };
 
 void index_kernel(TensorIterator& it) {
-  visit_size(element_size(it.dtype(0)), "index", [&](auto tag) {
+  visit_element_size(element_size(it.dtype(0)), "index", [&](auto tag) {
     using T = typename decltype(tag)::type;
     gpu_for_each_offset<3>(it, IndexGather<T>{});
   });
@@ -89,7 +76,7 @@ void index_kernel(TensorIterator& it) {
 
 void index_put_kernel(TensorIterator& it, bool accumulate, const Scalar& alpha) {
   if (!accumulate) {
-    visit_size(element_size(it.dtype(0)), "index_put_", [&](auto tag) {
+    visit_element_size(element_size(it.dtype(0)), "index_put_", [&](auto tag) {
       using T = typename decltype(tag)::type;
       gpu_for_each_offset<3>(it, IndexScatter<T>{});
     });
@@ -127,23 +114,13 @@ lines_kernel(int64_t m, int64_t len, bool entry_fastest, KernelPtrs<N> ptrs, Off
 
 template <int N, class F>
 void for_each_line(TensorIterator& it, const ScatterGatherArgs& a, const F& f) {
-  if (it.numel() == 0 || a.index_dim_size == 0) return;
-  const Device dev = it.output(0).device();
-  CUDAGuard guard(dev.index());
-  cudaStream_t stream = getCurrentCUDAStream(dev.index()).stream();
-  size_t sizes[N];
-  for (int k = 0; k < N; ++k) sizes[k] = element_size(it.dtype(k));
-  LaunchPlan<N> L;
-  plan_launch<N>(it, sizes, 1, L, /*strided_only=*/true);
-  EMBER_INTERNAL_ASSERT(L.hs.mask == 0, it.op_name(), ": a CPU scalar operand in scatter/gather");
-  for (const IterDesc<N>& piece : L.pieces) {
-    KernelPtrs<N> ptrs;
-    for (int k = 0; k < N; ++k) ptrs.p[k] = piece.data[k];
-    const int64_t m = piece.numel();
-    lines_kernel<<<grid_for(m * a.index_dim_size), kThreads, 0, stream>>>(
-        m, a.index_dim_size, a.index_dim_stride == 8, ptrs, OffsetCalculator<N>(piece), f);
-    EMBER_CUDA_CHECK(cudaGetLastError());
-  }
+  if (a.index_dim_size == 0) return;
+  for_each_piece<N>(it, [&](cudaStream_t stream, const KernelPtrs<N>& ptrs, const OffsetCalculator<N>& calc,
+                            const HostScalars& hs, int64_t m) {
+    EMBER_INTERNAL_ASSERT(hs.mask == 0, it.op_name(), ": a CPU scalar operand in scatter/gather");
+    lines_kernel<<<grid_for(m * a.index_dim_size), kThreads, 0, stream>>>(m, a.index_dim_size,
+                                                                          a.index_dim_stride == 8, ptrs, calc, f);
+  });
 }
 
 // The strides and bound every line kernel needs.
@@ -229,19 +206,19 @@ void scatter_gather_kernel(TensorIterator& it, const ScatterGatherArgs& a) {
   const Line l{a.self_dim_stride, a.index_dim_stride, a.other_dim_stride, a.self_dim_size};
   switch (a.mode) {
     case ScatterMode::Gather:
-      visit_size(element_size(it.dtype(0)), "gather", [&](auto tag) {
+      visit_element_size(element_size(it.dtype(0)), "gather", [&](auto tag) {
         using T = typename decltype(tag)::type;
         for_each_line<3>(it, a, GatherLine<T>{l});
       });
       return;
     case ScatterMode::Scatter:
-      visit_size(element_size(it.dtype(0)), "scatter", [&](auto tag) {
+      visit_element_size(element_size(it.dtype(0)), "scatter", [&](auto tag) {
         using T = typename decltype(tag)::type;
         for_each_line<3>(it, a, ScatterLine<T>{l});
       });
       return;
     case ScatterMode::ScatterFill:
-      visit_size(element_size(it.dtype(0)), "scatter", [&](auto tag) {
+      visit_element_size(element_size(it.dtype(0)), "scatter", [&](auto tag) {
         using T = typename decltype(tag)::type;
         // The value in the tensor's dtype, as bytes of the element size.
         for_each_line<2>(it, a, ScatterFillLine<T>{l, value_bits<T>(it.dtype(0), a.value, "scatter")});
@@ -272,7 +249,7 @@ struct MaskedFill {  // (self, mask)
 };
 
 void masked_fill_kernel(TensorIterator& it, const Scalar& value) {
-  visit_size(element_size(it.dtype(0)), "masked_fill_", [&](auto tag) {
+  visit_element_size(element_size(it.dtype(0)), "masked_fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     gpu_for_each_offset<2>(it, MaskedFill<T>{value_bits<T>(it.dtype(0), value, "masked_fill_")});
   });
@@ -285,7 +262,7 @@ struct Select {
 
 // (out, cond, a, b): a bool or uint8 condition reads as a byte.
 void where_kernel(TensorIterator& it) {
-  visit_size(element_size(it.dtype(0)), "where", [&](auto tag) {
+  visit_element_size(element_size(it.dtype(0)), "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     gpu_kernel<T, uint8_t, T, T>(it, Select{});
   });
@@ -298,7 +275,7 @@ struct Identity {
 
 // (out, src): a copy where src may run backwards.
 void flip_kernel(TensorIterator& it) {
-  visit_size(element_size(it.dtype(0)), "flip", [&](auto tag) {
+  visit_element_size(element_size(it.dtype(0)), "flip", [&](auto tag) {
     using T = typename decltype(tag)::type;
     gpu_kernel<T, T>(it, Identity{});
   });
@@ -372,7 +349,7 @@ void trilu_kernel(const Tensor& self, Tensor& out, int64_t k, bool lower) {
   EMBER_INTERNAL_ASSERT(out.is_contiguous(), lower ? "tril" : "triu", ": expected a contiguous output");
   CUDAGuard guard(self.device().index());
   cudaStream_t stream = getCurrentCUDAStream(self.device().index()).stream();
-  visit_size(self.element_size(), lower ? "tril" : "triu", [&](auto tag) {
+  visit_element_size(self.element_size(), lower ? "tril" : "triu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     trilu_kernel_impl<T><<<grid_for(total), kThreads, 0, stream>>>(static_cast<const char*>(src.data_ptr()),
                                                                     static_cast<char*>(out.data_ptr()), total, R, C, k,

@@ -272,11 +272,13 @@ offsets_kernel(uint32_t n, KernelPtrs<N> ptrs, OffsetCalculator<N> calc, const _
   f(p);
 }
 
-template <int N, class F>
-void gpu_for_each_offset(TensorIterator& it, const F& f) {
+// The raw loops' shared setup: the output device's guard and current stream, the host
+// scalars, the 32-bit pieces; launch(stream, ptrs, calc, host_scalars, numel) per piece.
+template <int N, class Launch>
+void for_each_piece(TensorIterator& it, const Launch& launch) {
   if (it.numel() == 0) return;
   const Device dev = it.output(0).device();
-  EMBER_INTERNAL_ASSERT(dev.is_cuda(), it.op_name(), ": gpu_for_each_offset on ", dev);
+  EMBER_INTERNAL_ASSERT(dev.is_cuda(), it.op_name(), ": a CUDA loop on ", dev);
   CUDAGuard guard(dev.index());
   cudaStream_t stream = getCurrentCUDAStream(dev.index()).stream();
   size_t sizes[N];
@@ -286,11 +288,17 @@ void gpu_for_each_offset(TensorIterator& it, const F& f) {
   for (const IterDesc<N>& piece : L.pieces) {
     KernelPtrs<N> ptrs;
     for (int k = 0; k < N; ++k) ptrs.p[k] = piece.data[k];
-    const int64_t m = piece.numel();
-    offsets_kernel<<<unsigned((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(uint32_t(m), ptrs,
-                                                                                     OffsetCalculator<N>(piece), L.hs, f);
+    launch(stream, ptrs, OffsetCalculator<N>(piece), L.hs, piece.numel());
     EMBER_CUDA_CHECK(cudaGetLastError());
   }
+}
+
+template <int N, class F>
+void gpu_for_each_offset(TensorIterator& it, const F& f) {
+  for_each_piece<N>(it, [&](cudaStream_t stream, const KernelPtrs<N>& ptrs, const OffsetCalculator<N>& calc,
+                            const HostScalars& hs, int64_t m) {
+    offsets_kernel<<<unsigned((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(uint32_t(m), ptrs, calc, hs, f);
+  });
 }
 
 // Blocks for a grid-stride loop over `total` items: enough to fill the device, no more.
