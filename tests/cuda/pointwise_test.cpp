@@ -89,6 +89,74 @@ TEST(CudaPointwise, EveryTableOpMatchesTheCpu) {
   }
 }
 
+// Both AD modes on CUDA against the CPU for every differentiable op of the table (float64):
+// the gradient of sum(w * f(x...)) for each input, and the forward-mode tangent along random
+// directions. An op whose derivative the CPU refuses is skipped; CUDA must refuse it too.
+TEST(CudaPointwise, GradientsAndTangentsMatchTheCpu) {
+  EMBER_REQUIRE_GPU();
+  namespace fwd = autograd::forward_ad;
+  const PointwiseArgs args{2, 3};
+  int checked = 0;
+  for (const Row& row : rows()) {
+    if (!row.op->dtypes.contains(kDouble)) continue;
+    SCOPED_TRACE(row.op->name);
+    std::vector<Tensor> x, v;
+    for (int i = 0; i < row.arity; ++i) {
+      x.push_back(random_tensor({6, 5}, kDouble).abs().add(0.5));  // positive: log, sqrt, pow stay real
+      v.push_back(random_tensor({6, 5}, kDouble));
+    }
+    Tensor w = random_tensor({6, 5}, kDouble);
+    auto call = [&](const std::vector<Tensor>& in) {
+      if (row.arity == 1) return run_pointwise(*row.op, {}, {in[0]}, args);
+      if (row.arity == 2) return run_pointwise(*row.op, {}, {in[0], in[1]}, args);
+      return run_pointwise(*row.op, {}, {in[0], in[1], in[2]}, args);
+    };
+    auto grads = [&](bool cuda) {
+      std::vector<Tensor> leaves;
+      for (const Tensor& t : x) leaves.push_back((cuda ? t.cuda() : t.clone()).requires_grad_());
+      Tensor y = call(leaves);
+      if (!y.requires_grad() || !isFloatingType(y.scalar_type())) return std::vector<Tensor>{};
+      y.mul(cuda ? w.cuda() : w).sum().backward();
+      std::vector<Tensor> g;
+      for (const Tensor& l : leaves) g.push_back(l.grad().defined() ? l.grad().cpu() : Tensor());
+      return g;
+    };
+    auto tangent = [&](bool cuda) {
+      fwd::dual_level level;
+      std::vector<Tensor> duals;
+      for (size_t i = 0; i < x.size(); ++i)
+        duals.push_back(fwd::make_dual(cuda ? x[i].cuda() : x[i], cuda ? v[i].cuda() : v[i]));
+      Tensor t = fwd::unpack_dual(call(duals)).tangent;
+      return t.defined() ? t.cpu() : t;
+    };
+    std::vector<Tensor> gc;
+    try {
+      gc = grads(false);
+    } catch (const Error&) {
+      EXPECT_ANY_THROW(grads(true));
+      continue;
+    }
+    std::vector<Tensor> gg = grads(true);
+    ASSERT_EQ(gc.size(), gg.size());
+    for (size_t i = 0; i < gc.size(); ++i) {
+      ASSERT_EQ(gc[i].defined(), gg[i].defined()) << "input " << i;
+      if (gc[i].defined()) EXPECT_TENSOR_CLOSE(gg[i], gc[i], 1e-9, 1e-9);
+    }
+    Tensor tc;
+    try {
+      tc = tangent(false);
+    } catch (const Error&) {
+      EXPECT_ANY_THROW(tangent(true));
+      continue;
+    }
+    Tensor tg = tangent(true);
+    ASSERT_EQ(tc.defined(), tg.defined());
+    if (tc.defined()) EXPECT_TENSOR_CLOSE(tg, tc, 1e-9, 1e-9);
+    ++checked;
+  }
+  EXPECT_GT(checked, 50) << "most differentiable ops of the table were compared";
+}
+
 TEST(CudaPointwise, InPlaceAndOutVariants) {
   EMBER_REQUIRE_GPU();
   Tensor a = random_tensor({64, 33}, kFloat), b = random_tensor({33}, kFloat);
