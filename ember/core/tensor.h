@@ -17,6 +17,7 @@
 #include "ember/core/generator.h"
 #include "ember/core/list.h"
 #include "ember/core/scalar.h"
+#include "ember/core/stream.h"
 #include "ember/core/tensor_impl.h"
 #include "ember/core/tensor_options.h"
 #include "ember/ops/pointwise_table.h"  // the op table declares the pointwise methods
@@ -547,6 +548,9 @@ class Tensor {
   Tensor to_dense(std::optional<ScalarType> dtype = std::nullopt) const;
   bool is_pinned(std::optional<Device> device = std::nullopt) const;
   Tensor pin_memory(std::optional<Device> device = std::nullopt) const;
+  // Marks the memory as used by work queued on `s` (a CUDA tensor's block is not reused
+  // until that work is done); defined by the CUDA runtime (ember/cuda).
+  void record_stream(Stream s) const;
   bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
   bool is_set_to(const Tensor& tensor) const;
   Tensor conj_physical() const;

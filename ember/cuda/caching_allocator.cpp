@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ember/core/tensor.h"
 #include "ember/cuda/check.h"
 #include "ember/cuda/cuda.h"
 #include "ember/cuda/guard.h"
@@ -309,3 +310,13 @@ bool is_pinned(const void* host_ptr) {
 }
 
 }  // namespace ember::cuda
+
+namespace ember {
+// Declared in core (ember/core/tensor.h); the CUDA runtime defines it.
+void Tensor::record_stream(Stream s) const {
+  EMBER_CHECK(defined(), "record_stream: undefined tensor");
+  EMBER_CHECK(is_cuda(), "record_stream: expected a CUDA tensor, got one on ", device());
+  EMBER_CHECK(s.device_type() == kCUDA, "record_stream: expected a CUDA stream, got ", s);
+  cuda::CUDACachingAllocator::recordStream(storage().unsafeGetStorageImpl()->data_ptr, cuda::CUDAStream(s));
+}
+}  // namespace ember

@@ -49,6 +49,11 @@ DevicePools& pools(DeviceIndex index) {
 thread_local std::array<cudaStream_t, kMaxDevices> t_current{};
 }  // namespace
 
+CUDAStream::CUDAStream(Stream stream)
+    : device_(stream.device()), stream_(reinterpret_cast<cudaStream_t>(static_cast<uintptr_t>(stream.id()))) {
+  EMBER_CHECK(stream.device_type() == kCUDA, "CUDAStream: expected a stream of a CUDA device, got ", stream);
+}
+
 bool CUDAStream::query() const {
   CUDAGuard g(device_index());
   return detail::query_done(cudaStreamQuery(stream_), "cudaStreamQuery");

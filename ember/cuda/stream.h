@@ -6,6 +6,7 @@
 #include <iosfwd>
 
 #include "ember/core/device.h"
+#include "ember/core/stream.h"
 
 // The CUDA runtime's own handle types (the same declarations as <cuda_runtime_api.h>), so
 // these headers need no CUDA headers.
@@ -18,6 +19,12 @@ class CUDAStream {
  public:
   enum Unchecked { UNCHECKED };
   CUDAStream(Unchecked, Device device, cudaStream_t stream) : device_(device), stream_(stream) {}
+  // From a generic stream of a CUDA device (c10::cuda::CUDAStream(c10::Stream)).
+  explicit CUDAStream(Stream stream);
+
+  // The generic handle (c10::Stream): implicit, as in c10.
+  operator Stream() const { return unwrap(); }  // NOLINT
+  Stream unwrap() const { return Stream(Stream::UNSAFE, device_, id()); }
 
   cudaStream_t stream() const { return stream_; }
   operator cudaStream_t() const { return stream_; }  // NOLINT: implicit as in c10

@@ -19,6 +19,40 @@ TEST(CudaRuntime, AvailabilityIsConsistent) {
   EXPECT_FALSE(torch::cuda::cudnn_is_available()) << "ember does not use cuDNN yet";
 }
 
+// c10::Stream <-> c10::cuda::CUDAStream, and Tensor::record_stream's errors (no GPU needed).
+TEST(CudaRuntime, GenericStreamsAndRecordStream) {
+  if (!cuda::is_built()) GTEST_SKIP() << "ember was built without CUDA";
+  const c10::cuda::CUDAStream s(c10::cuda::CUDAStream::UNCHECKED, torch::Device(torch::kCUDA, 0), nullptr);
+  const c10::Stream generic = s;  // implicit, as in c10
+  EXPECT_EQ(generic.device_type(), torch::kCUDA);
+  EXPECT_EQ(generic.device_index(), 0);
+  EXPECT_EQ(generic.id(), 0);
+  EXPECT_TRUE(c10::cuda::CUDAStream(generic) == s);
+  EXPECT_EQ(generic, c10::Stream(c10::Stream::DEFAULT, torch::Device(torch::kCUDA, 0)));
+  EXPECT_ERROR_WITH(c10::cuda::CUDAStream(c10::Stream(c10::Stream::DEFAULT, torch::Device(torch::kCPU))),
+                    "expected a stream of a CUDA device");
+  EXPECT_ERROR_WITH(torch::ones({2}).record_stream(generic), "record_stream: expected a CUDA tensor");
+}
+
+TEST(CudaRuntime, RecordStreamKeepsABlockFromEarlyReuse) {
+  EMBER_REQUIRE_GPU();
+  c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
+  Tensor big = torch::randn({4096, 4096}, torch::kCUDA);
+  torch::cuda::synchronize();
+  Tensor t = torch::empty({1 << 20}, torch::kCUDA);
+  const void* p = t.data_ptr();
+  {
+    c10::cuda::CUDAStreamGuard g(side);
+    for (int i = 0; i < 20; ++i) big = big.mm(big).div_(4096);  // milliseconds of work queued on the side stream
+    t.copy_(big.flatten().slice(0, 0, 1 << 20));  // ... which ends by writing t
+  }
+  t.record_stream(side);  // LibTorch's call: t's block waits for the side stream's work
+  t = Tensor();
+  Tensor u = torch::empty({1 << 20}, torch::kCUDA);  // the default stream, the same size
+  EXPECT_NE(u.data_ptr(), p) << "the block was handed out while the side stream still used it";
+  side.synchronize();
+}
+
 TEST(CudaRuntime, WithoutAGpuEveryDeviceUseIsAClearError) {
   if (cuda::is_available()) GTEST_SKIP() << "a GPU is present: the no-GPU errors cannot be seen";
   const char* why = cuda::is_built() ? "CUDA is not available" : "built without CUDA";

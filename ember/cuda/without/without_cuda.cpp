@@ -1,6 +1,7 @@
 // ember/cuda's API in a build without CUDA (-DEMBER_CUDA=OFF or no nvcc): CUDA is never
 // available; what needs a device says that ember was built without it.
 #include "ember/core/error.h"
+#include "ember/core/tensor.h"
 #include "ember/cuda/caching_allocator.h"
 #include "ember/cuda/cuda.h"
 #include "ember/cuda/event.h"
@@ -39,6 +40,7 @@ bool record_pinned_use(const void*, cudaStream_t) { return false; }
 void empty_pinned_cache() {}
 DeviceProperties get_device_properties(DeviceIndex) { no_cuda("get_device_properties"); }
 
+CUDAStream::CUDAStream(Stream) : device_(kCUDA), stream_(nullptr) { no_cuda("CUDAStream"); }
 bool CUDAStream::query() const { no_cuda("CUDAStream::query"); }
 void CUDAStream::synchronize() const { no_cuda("CUDAStream::synchronize"); }
 int CUDAStream::priority() const { no_cuda("CUDAStream::priority"); }
@@ -88,3 +90,11 @@ void raw_delete(void*) { no_cuda("CUDACachingAllocator::raw_delete"); }
 }  // namespace CUDACachingAllocator
 
 }  // namespace ember::cuda
+
+namespace ember {
+void Tensor::record_stream(Stream s) const {
+  EMBER_CHECK(defined(), "record_stream: undefined tensor");
+  EMBER_CHECK(false, "record_stream: ember was built without CUDA (the tensor is on ", device(), ", the stream ", s,
+              ")");
+}
+}  // namespace ember
