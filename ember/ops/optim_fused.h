@@ -12,10 +12,13 @@
 // per-op path. The kernels are found by name ("adam_fused", "sgd_fused"), as device-only
 // kernels.
 #pragma once
+#include <algorithm>
+#include <tuple>
 #include <vector>
 
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
+#include "ember/ops/op_def.h"
 
 namespace ember {
 
@@ -55,5 +58,28 @@ struct FusedSgdArgs {
 };
 
 using FusedSgdFn = void (*)(Device device, const FusedSgdArgs& args, const std::vector<FusedSgdTensor>& tensors);
+
+// The tensors of one optimizer group for a device's fused kernel, batched per device and
+// dtype; run() launches each batch through the kernel registered as `kernel`.
+template <class Fn, class Args, class Entry>
+class FusedBatches {
+ public:
+  explicit FusedBatches(const char* kernel) : kernel_(kernel) {}
+  void add(Device device, const Args& args, Entry entry) {
+    auto it = std::find_if(batches_.begin(), batches_.end(), [&](const auto& b) {
+      return std::get<0>(b) == device && std::get<1>(b).dtype == args.dtype;
+    });
+    if (it == batches_.end()) it = batches_.insert(batches_.end(), {device, args, {}});
+    std::get<2>(*it).push_back(entry);
+  }
+  void run() const {
+    for (const auto& [device, args, entries] : batches_)
+      reinterpret_cast<Fn>(lookup_kernel(kernel_, device.type()))(device, args, entries);
+  }
+
+ private:
+  const char* kernel_;
+  std::vector<std::tuple<Device, Args, std::vector<Entry>>> batches_;
+};
 
 }  // namespace ember

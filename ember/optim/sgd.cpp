@@ -29,7 +29,7 @@ Tensor SGD::step(LossClosure closure) {
   for (OptimizerParamGroup& group : param_groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
     // Parameters for a device's fused kernel (Note [Fused optimizer steps]), per device and dtype.
-    std::vector<std::pair<FusedSgdArgs, std::pair<Device, std::vector<FusedSgdTensor>>>> fused;
+    FusedBatches<FusedSgdFn, FusedSgdArgs, FusedSgdTensor> fused("sgd_fused");
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       if (!p.is_cpu() && isFloatingType(p.scalar_type()) && p.is_non_overlapping_and_dense() &&
@@ -42,11 +42,8 @@ Tensor SGD::step(LossClosure closure) {
         if (!buf || (buf->strides() == p.strides() && buf->scalar_type() == p.scalar_type() && buf->device() == p.device())) {
           const FusedSgdArgs args{p.scalar_type(), o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(),
                                   o.maximize()};
-          auto it = std::find_if(fused.begin(), fused.end(), [&](const auto& f) {
-            return f.first.dtype == args.dtype && f.second.first == p.device();
-          });
-          if (it == fused.end()) it = fused.insert(fused.end(), {args, {p.device(), {}}});
-          it->second.second.push_back({p.data_ptr(), p.grad().data_ptr(), buf ? buf->data_ptr() : nullptr, p.numel(), first});
+          fused.add(p.device(), args,
+                    {p.data_ptr(), p.grad().data_ptr(), buf ? buf->data_ptr() : nullptr, p.numel(), first});
           p.bump_version();
           if (buf) buf->bump_version();
           continue;
@@ -66,8 +63,7 @@ Tensor SGD::step(LossClosure closure) {
       }
       p.add_(g, o.maximize() ? o.lr() : -o.lr());
     }
-    for (const auto& [args, batch] : fused)
-      reinterpret_cast<FusedSgdFn>(lookup_kernel("sgd_fused", batch.first.type()))(batch.first, args, batch.second);
+    fused.run();
   }
   return loss;
 }

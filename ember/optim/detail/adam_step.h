@@ -31,7 +31,7 @@ void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const s
     const auto& o = static_cast<const Options&>(group.options());
     auto [b1, b2] = o.betas();
     // Parameters for a device's fused kernel, per (device, dtype).
-    std::vector<std::pair<FusedAdamArgs, std::pair<Device, std::vector<FusedAdamTensor>>>> fused;
+    FusedBatches<FusedAdamFn, FusedAdamArgs, FusedAdamTensor> fused("adam_fused");
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       if (!p.is_cpu() && lookup_kernel("adam_fused", p.device().type())) {
@@ -43,13 +43,9 @@ void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const s
           st.step(st.step() + 1);
           const FusedAdamArgs args{p.scalar_type(), o.lr(), b1, b2, o.eps(), o.weight_decay(), decoupled, o.amsgrad(),
                                    o.maximize()};
-          auto it = std::find_if(fused.begin(), fused.end(), [&](const auto& f) {
-            return f.first.dtype == args.dtype && f.second.first == p.device();
-          });
-          if (it == fused.end()) it = fused.insert(fused.end(), {args, {p.device(), {}}});
-          it->second.second.push_back({p.data_ptr(), p.grad().data_ptr(), m.data_ptr(), v.data_ptr(),
-                                       vmax ? vmax->data_ptr() : nullptr, p.numel(),
-                                       1 - std::pow(b1, double(st.step())), 1 - std::pow(b2, double(st.step()))});
+          fused.add(p.device(), args,
+                    {p.data_ptr(), p.grad().data_ptr(), m.data_ptr(), v.data_ptr(), vmax ? vmax->data_ptr() : nullptr,
+                     p.numel(), 1 - std::pow(b1, double(st.step())), 1 - std::pow(b2, double(st.step()))});
           for (const Tensor* t : {&p, &m, &v, vmax})
             if (t) t->bump_version();
           continue;
@@ -77,8 +73,7 @@ void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const s
       }
       p.addcdiv_(m, denom, -o.lr() / bc1);
     }
-    for (const auto& [args, batch] : fused)
-      reinterpret_cast<FusedAdamFn>(lookup_kernel("adam_fused", batch.first.type()))(batch.first, args, batch.second);
+    fused.run();
   }
 }
 
