@@ -14,6 +14,7 @@
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/lapack.h"
+#include "ember/ops/linalg_device.h"
 #include "ember/ops/linalg_utils.h"
 
 namespace ember {
@@ -114,6 +115,23 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), B = batch_count(A);
   const bool complete = mode == "complete", want_q = mode != "r";
   const int64_t qcols = complete ? m : k, rrows = complete ? m : k, ncols = std::max(n, qcols);
+  if (on_device_lapack(A)) {
+    // geqrf on a copy of A, R from its upper triangle, then Q from the reflectors.
+    const Tensor no_q = empty({0}, A.options());
+    if (m == 0 || B == 0)
+      return {want_q ? colmajor_empty(A, m, qcols, A.scalar_type()) : no_q, empty(with_batch(A, {rrows, n}), A.options())};
+    if (k == 0) return {want_q ? batched_eye(A, m, qcols) : no_q, zeros(with_batch(A, {rrows, n}), A.options())};
+    const DeviceLapack& dl = device_lapack(A, "linalg.qr");
+    Tensor a = colmajor_copy(A);
+    Tensor tau = empty(with_batch(A, {k}), A.options());
+    dl.geqrf(a, tau);
+    Tensor R = a.narrow(-2, 0, rrows).triu().contiguous();
+    if (!want_q) return {empty({0}, A.options()), R};
+    Tensor Q = colmajor_empty(A, m, qcols, A.scalar_type());
+    Q.narrow(-1, 0, std::min(n, qcols)).copy_(a.narrow(-1, 0, std::min(n, qcols)));
+    dl.orgqr(Q, tau);
+    return {Q, R};
+  }
   // One column-major (m x ncols) buffer per matrix: A in its first n columns, then Q.
   Tensor buf = colmajor_empty(A, m, ncols, A.scalar_type());
   buf.narrow(-1, 0, n).copy_(A);
@@ -167,6 +185,27 @@ void svd_impl(const Tensor& A, char jobz, Tensor& U, Tensor& S, Tensor& Vh) {
   }
   if (k == 0) {
     if (jobz != 'N') U = batched_eye(A, m, ucols), Vh = batched_eye(A, vrows, n);
+    return;
+  }
+  if (on_device_lapack(A)) {
+    // gesvd wants m >= n: a wide A is A^H's transposed SVD (A^H = U' S V'^H, so U = V' and Vh = U'^H).
+    const bool wide = m < n;
+    const Tensor At = wide ? mH(A) : A;
+    const int64_t rows = At.size(-2), cols = At.size(-1);
+    Tensor a = colmajor_copy(At);
+    Tensor u = jobz == 'N' ? Tensor() : colmajor_empty(A, rows, jobz == 'A' ? rows : cols, A.scalar_type());
+    Tensor vh = jobz == 'N' ? Tensor() : colmajor_empty(A, cols, cols, A.scalar_type());
+    Tensor infos = zeros(batch_shape(A), A.options().dtype(kInt));
+    if (B > 0) device_lapack(A, "linalg.svd").gesvd(a, S, u, vh, jobz, infos);
+    const std::vector<lint> h = host_infos(infos);
+    const int64_t bad = first_failure(h);
+    EMBER_CHECK(bad < 0, lapack_error_prefix("linalg.svd", A.dim() > 2, bad), "The algorithm failed to converge "
+                "because the input matrix is ill-conditioned or has too many repeated singular values (error code: ",
+                h[std::max<int64_t>(bad, 0)], ").");
+    if (jobz != 'N') {
+      U = wide ? mH(vh) : u;
+      Vh = wide ? mH(u) : vh;
+    }
     return;
   }
   Tensor a = colmajor_copy(A);
@@ -396,6 +435,16 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, char uplo, char jobz) {
   Tensor w = empty(wshape, A.options().dtype(toRealValueType(A.scalar_type())));
   Tensor a = colmajor_copy(A);
   if (n == 0) return {w, a};
+  if (on_device_lapack(A)) {
+    Tensor infos = zeros(batch_shape(A), A.options().dtype(kInt));
+    if (B > 0) device_lapack(A, "linalg.eigh").syevd(a, w, jobz == 'V', uplo == 'U', infos);
+    const std::vector<lint> h = host_infos(infos);
+    const int64_t bad = first_failure(h);
+    EMBER_CHECK(bad < 0, lapack_error_prefix("linalg.eigh", A.dim() > 2, bad), "The algorithm failed to converge "
+                "because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: ",
+                h[std::max<int64_t>(bad, 0)], ").");
+    return {w, a};
+  }
   std::vector<lint> infos(B, 0);
   visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.eigh", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -11,6 +11,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/lapack.h"
+#include "ember/ops/linalg_device.h"
 #include "ember/ops/linalg_utils.h"
 
 namespace ember {
@@ -24,6 +25,11 @@ namespace {
 // geev on every matrix: eigenvalues always, right eigenvectors when `vectors`.
 std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors) {
   check_lapack_input(A, "linalg.eig", true);
+  if (!A.is_cpu()) {
+    // As PyTorch's CUDA eig: computed on the CPU, copied back (Note [Device linear algebra]).
+    auto [L, V] = eig_impl(A.to(kCPU), vectors);
+    return {L.to(A.device()), V.defined() ? V.to(A.device()) : V};
+  }
   EMBER_CHECK(A.isfinite().all().item<bool>(), "torch.linalg.eig: input tensor should not contain infs or NaNs.");
   const int64_t n = A.size(-1), B = batch_count(A);
   const ScalarType complex_type = toComplexType(A.scalar_type());
@@ -224,6 +230,10 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   Tensor q = colmajor_copy(A);
   if (m == 0 || n == 0) return q;
   Tensor t = tau.contiguous();
+  if (on_device_lapack(A)) {
+    if (batch_count(A) > 0) device_lapack(A, "torch.linalg.householder_product").orgqr(q, t);
+    return q;
+  }
   std::vector<lint> infos(B, 0);
   visit_dtype<kLapackTypes>(A.scalar_type(), "torch.linalg.householder_product", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -256,6 +266,10 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& self) {
   tshape.push_back(k);
   Tensor tau = empty(tshape, self.options());
   if (k == 0) return {a, tau};
+  if (on_device_lapack(self)) {
+    if (B > 0) device_lapack(self, "geqrf").geqrf(a, tau);
+    return {a, tau};
+  }
   visit_dtype<kLapackTypes>(self.scalar_type(), "geqrf", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* abase = static_cast<T*>(a.data_ptr());

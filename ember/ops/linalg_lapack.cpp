@@ -15,6 +15,7 @@
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/lapack.h"
+#include "ember/ops/linalg_device.h"
 #include "ember/ops/linalg_utils.h"
 
 namespace ember {
@@ -31,7 +32,6 @@ void check_lapack_input(const Tensor& A, const char* api, bool square) {
   EMBER_CHECK(isFloatingType(t) || isComplexType(t), api, ": Expected a floating point or complex tensor as input. Got ",
               t);
   EMBER_CHECK(!isReducedFloatingType(t) && t != kComplexHalf, api, ": Low precision dtypes not supported. Got ", t);
-  EMBER_CHECK(A.is_cpu(), api, ": only CPU tensors are supported, got a tensor on ", A.device());
   EMBER_CHECK(A.size(-1) <= INT_MAX && A.size(-2) <= INT_MAX, api, ": matrix dimensions above 2^31-1 are not supported");
 }
 
@@ -159,6 +159,25 @@ void check_infos(const std::vector<lint>& infos, std::vector<lint>* infos_out, c
   }
 }
 
+// ---- the device path (Note [Device linear algebra]) ----------------------------------------
+// LU factors of the packed column-major batch `a`, in place on its device.
+struct DeviceLu {
+  Tensor pivots, infos;
+};
+DeviceLu device_lu(const Tensor& a, const char* api) {
+  const int64_t k = std::min(a.size(-2), a.size(-1));
+  DeviceLu f{empty(with(batch_shape(a), {k}), a.options().dtype(kInt)), zeros(batch_shape(a), a.options().dtype(kInt))};
+  if (a.numel() > 0) device_lapack(a, api).getrf(a, f.pivots, f.infos);
+  return f;
+}
+
+// (-1)^(number of row interchanges) of every matrix, in dtype t, from getrf's pivots.
+Tensor pivot_sign(const Tensor& pivots, ScalarType t) {
+  const int64_t k = pivots.size(-1);
+  Tensor moved = pivots.ne(arange(1, k + 1, pivots.options())).sum(-1);
+  return moved.remainder(2).mul(-2).add(1).to(t);
+}
+
 // `infos`: when given, receives LAPACK's info per matrix instead of a singular matrix
 // raising (inv_ex); it keeps its zeros when there is nothing to factorise.
 Tensor inv_impl(const Tensor& A, const char* api, std::vector<lint>* infos_out = nullptr) {
@@ -177,6 +196,18 @@ Tensor inv_impl(const Tensor& A, const char* api, std::vector<lint>* infos_out =
   // As PyTorch, a row-major real A is factorised as A^T (its buffer read column-major):
   // inv(A^T)^T = inv(A), and the failing diagonal element reported is the same as PyTorch's.
   const bool use_transpose = A.is_contiguous() && !A.is_complex();
+  if (on_device_lapack(A)) {
+    // inv(A) = A^{-1} I: getrf, then getrs on the identity's columns (A^T's factors solve
+    // with their transpose).
+    Tensor a = use_transpose ? A.clone(MemoryFormat::Contiguous).transpose(-2, -1) : colmajor_copy(A);
+    if (a.numel() == 0) return a;
+    const DeviceLu f = device_lu(a, api);
+    Tensor x = empty_strided(a.sizes(), a.strides(), a.options()).zero_();
+    x.diagonal(0, -2, -1).fill_(1);
+    device_lapack(A, api).getrs(a, f.pivots, x, use_transpose ? 'T' : 'N');
+    check_infos(host_infos(f.infos), infos_out, api, A.dim() > 2, kSingularInverse);
+    return x;
+  }
   Tensor a = use_transpose ? A.clone(MemoryFormat::Contiguous) : colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
   if (a.numel() == 0) return a;
@@ -285,6 +316,12 @@ Tensor cholesky_impl(const Tensor& A, bool upper, const char* api, std::vector<l
   Tensor a = colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
   if (a.numel() == 0) return a;
+  if (on_device_lapack(A)) {
+    Tensor infos = zeros(batch_shape(a), a.options().dtype(kInt));
+    device_lapack(A, api).potrf(a, upper, infos);
+    check_infos(host_infos(infos), infos_out, api, A.dim() > 2, kNotPositiveDefinite);
+    return upper ? a.triu() : a.tril();
+  }
   std::vector<lint> infos(B, 0);
   visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -383,7 +420,11 @@ Tensor solve_impl(const Tensor& A, const Tensor& B, bool left, std::vector<lint>
     Tensor a = colmajor_copy(A.reshape({n, n}));
     Tensor rhs = colmajor_copy(Bm.expand(b_shape).reshape({nb, n, k}).permute({1, 0, 2}).reshape({n, nb * k}));
     std::vector<lint> infos(1, 0);
-    if (n > 0 && nb * k > 0) {
+    if (n > 0 && nb * k > 0 && on_device_lapack(A)) {
+      const DeviceLu f = device_lu(a, api);
+      device_lapack(A, api).getrs(a, f.pivots, rhs, 'N');
+      infos = host_infos(f.infos);
+    } else if (n > 0 && nb * k > 0) {
       visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.solve", [&](auto tag) {
         using T = typename decltype(tag)::type;
         blas::sync_threads();
@@ -401,7 +442,11 @@ Tensor solve_impl(const Tensor& A, const Tensor& B, bool left, std::vector<lint>
     Tensor a = colmajor_copy(A.expand(a_shape));
     Tensor rhs = colmajor_copy(Bm.expand(b_shape));
     std::vector<lint> infos(nb, 0);
-    if (n > 0 && k > 0) {
+    if (n > 0 && k > 0 && nb > 0 && on_device_lapack(A)) {
+      const DeviceLu f = device_lu(a, api);
+      device_lapack(A, api).getrs(a, f.pivots, rhs, 'N');
+      infos = host_infos(f.infos);
+    } else if (n > 0 && k > 0) {
       visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.solve", [&](auto tag) {
         using T = typename decltype(tag)::type;
         T* ab = static_cast<T*>(a.data_ptr());
@@ -427,12 +472,13 @@ Tensor solve_impl(const Tensor& A, const Tensor& B, bool left, std::vector<lint>
 }
 
 // The info tensor of an _ex function: `infos` (zeros when nothing was factorised) in `batch`.
-Tensor info_tensor(const std::vector<lint>& infos, IntArrayRef batch) {
+// On `device`, as PyTorch's.
+Tensor info_tensor(const std::vector<lint>& infos, IntArrayRef batch, Device device) {
   Tensor info = zeros(batch, TensorOptions().dtype(kInt));
   EMBER_CHECK(infos.empty() || int64_t(infos.size()) == info.numel(), "linalg: internal error: ", infos.size(),
               " infos for a batch of ", info.numel());
   std::copy(infos.begin(), infos.end(), info.data_ptr<int32_t>());
-  return info;
+  return info.to(device);
 }
 IntArrayRef batch_of(const Tensor& t) { return t.sizes().slice(0, size_t(t.dim() - 2)); }
 }  // namespace
@@ -445,25 +491,25 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) { return solve_impl(A,
 std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
   std::vector<lint> infos;
   Tensor X = solve_impl(A, B, left, check_errors ? nullptr : &infos, "torch.linalg.solve_ex");
-  if (infos.empty()) return {X, info_tensor(infos, batch_of(A))};
+  if (infos.empty()) return {X, info_tensor(infos, batch_of(A), A.device())};
   // One info per matrix of the broadcast batch; PyTorch reports A's own batch, whose broadcast
   // copies share an info.
   const Tensor Bm = solve_vector_case(A, B) ? B.unsqueeze(-1) : B;
-  Tensor info = info_tensor(infos, broadcast_shapes(batch_of(A), batch_of(Bm)));
+  Tensor info = info_tensor(infos, broadcast_shapes(batch_of(A), batch_of(Bm)), kCPU);
   while (info.dim() > A.dim() - 2) info = info.select(0, 0);
   for (int64_t d = 0; d < info.dim(); ++d)
     if (A.size(d) == 1) info = info.narrow(d, 0, 1);
-  return {X, info.contiguous()};
+  return {X, info.contiguous().to(A.device())};
 }
 std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
   std::vector<lint> infos;
   Tensor X = inv_impl(A, "linalg.inv_ex", check_errors ? nullptr : &infos);
-  return {X, info_tensor(infos, batch_of(A))};
+  return {X, info_tensor(infos, batch_of(A), A.device())};
 }
 std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
   std::vector<lint> infos;
   Tensor L = cholesky_impl(A, upper, "linalg.cholesky_ex", check_errors ? nullptr : &infos);
-  return {L, info_tensor(infos, batch_of(A))};
+  return {L, info_tensor(infos, batch_of(A), A.device())};
 }
 }  // namespace linalg
 
@@ -485,8 +531,14 @@ Tensor det(const Tensor& A) {
         },
         {{A}}, /*save_result=*/true);
   }
-  Tensor a = colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
+  if (on_device_lapack(A)) {
+    if (n == 0) return ones(batch_shape(A), A.options());
+    Tensor a = colmajor_copy(A);
+    const DeviceLu f = device_lu(a, "linalg.det");
+    return a.diagonal(0, -2, -1).prod(-1).mul(pivot_sign(f.pivots, A.scalar_type()));
+  }
+  Tensor a = colmajor_copy(A);
   Tensor out = empty(batch_shape(A), A.options());
   std::vector<lint> pivots, infos;
   visit_dtype<kLapackTypes>(A.scalar_type(), "linalg.det", [&](auto tag) {
@@ -543,8 +595,18 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
     }
     return r;
   }
-  Tensor a = colmajor_copy(A);
   const int64_t n = A.size(-1), B = batch_count(A);
+  if (on_device_lapack(A)) {
+    const ScalarType real_type = toRealValueType(A.scalar_type());
+    if (n == 0) return {ones(batch_shape(A), A.options()), zeros(batch_shape(A), A.options().dtype(real_type))};
+    Tensor a = colmajor_copy(A);
+    const DeviceLu f = device_lu(a, "linalg.slogdet");
+    const Tensor d = a.diagonal(0, -2, -1), absd = d.abs();
+    // The phase of each pivot (0 for a zero pivot, which makes the sign 0 and logabsdet -inf).
+    const Tensor unit = where(absd.eq(0), zeros_like(d), d.div(absd));
+    return {unit.prod(-1).mul(pivot_sign(f.pivots, A.scalar_type())), absd.log().sum(-1)};
+  }
+  Tensor a = colmajor_copy(A);
   Tensor sign = empty(batch_shape(A), A.options());
   Tensor logabs = empty(batch_shape(A), A.options().dtype(toRealValueType(A.scalar_type())));
   std::vector<lint> pivots, infos;

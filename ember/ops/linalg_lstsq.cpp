@@ -15,6 +15,7 @@
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/lapack.h"
+#include "ember/ops/linalg_device.h"
 #include "ember/ops/linalg_utils.h"
 
 namespace ember {
@@ -130,6 +131,26 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
                                                 Bm.sizes().slice(0, size_t(Bm.dim() - 2)));
   int64_t nb = 1;
   for (int64_t s : batch) nb *= s;
+
+  if (on_device_lapack(A)) {
+    // PyTorch's only driver on CUDA, 'gels' (full rank assumed), as QR on the device: A = Q R
+    // gives x = R^-1 Q^H B when m >= n, and the minimum-norm x = Q' R'^-H B from A^H = Q' R'
+    // when m < n. Differentiable through qr and solve_triangular.
+    EMBER_CHECK(!driver || *driver == "gels", "torch.linalg.lstsq: `driver` other than `gels` is not supported on ",
+                A.device().type());
+    const Tensor Ab = A.expand(with(batch, {m, n})), Bb = Bm.expand(with(batch, {m, nrhs}));
+    Tensor x;
+    if (m >= n) {
+      auto [Q, R] = linalg::qr(Ab);
+      x = linalg::solve_triangular(R, ember::matmul(mH(Q), Bb), /*upper=*/true);
+    } else {
+      auto [Q, R] = linalg::qr(mH(Ab));
+      x = ember::matmul(Q, linalg::solve_triangular(mH(R), Bb, /*upper=*/false));
+    }
+    const TensorOptions real_opts = A.options().dtype(real);
+    Tensor residuals = m > n ? ember::matmul(Ab, x).sub(Bb).abs().pow(2).sum(-2) : empty({0}, real_opts);
+    return {vector_case ? x.squeeze(-1) : x, residuals, empty({0}, A.options().dtype(kLong)), empty({0}, real_opts)};
+  }
 
   Tensor a = colmajor_copy(A.detach().expand(with(batch, {m, n})));
   // b: per matrix ld x nrhs column-major (ld >= n rows hold the solution on return).

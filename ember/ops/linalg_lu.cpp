@@ -16,6 +16,7 @@
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/lapack.h"
+#include "ember/ops/linalg_device.h"
 #include "ember/ops/linalg_utils.h"
 
 namespace ember {
@@ -36,6 +37,12 @@ LuFactors lu_factor_raw(const Tensor& A, const char* api) {
   check_lapack_input(A, api, false);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), B = batch_count(A);
   Tensor a = colmajor_copy(A.detach());
+  if (on_device_lapack(A)) {
+    LuFactors f{a, empty(with(batch_shape(A), {k}), A.options().dtype(kInt)),
+                zeros(batch_shape(A), A.options().dtype(kInt))};
+    if (a.numel() > 0) device_lapack(A, api).getrf(a, f.pivots, f.info);
+    return f;
+  }
   std::vector<lint> piv(size_t(B * k), 0), infos(size_t(B), 0);
   if (a.numel() > 0) {
     visit_dtype<kLapackTypes>(A.scalar_type(), api, [&](auto tag) {
@@ -54,7 +61,8 @@ LuFactors lu_factor_raw(const Tensor& A, const char* api) {
   return {a, pivots, info};
 }
 
-void check_factor_info(const Tensor& info, const char* api, bool batched) {
+void check_factor_info(const Tensor& info_any_device, const char* api, bool batched) {
+  const Tensor info = info_any_device.to(kCPU).contiguous();
   const int32_t* p = info.data_ptr<int32_t>();
   for (int64_t i = 0; i < info.numel(); ++i) {
     EMBER_CHECK(p[i] >= 0, lapack_error_prefix(api, batched, i), "Argument ", -p[i], " has illegal value.");
@@ -73,7 +81,7 @@ Tensor permutation_of(const Tensor& pivots, int64_t m, ScalarType dtype) {
   const int64_t k = pivots.size(-1), B = pivots.numel() / std::max<int64_t>(k, 1);
   std::vector<int64_t> shape(pivots.sizes().begin(), pivots.sizes().end() - 1);
   Tensor P = zeros(with(shape, {m, m}), TensorOptions().dtype(kDouble));
-  const Tensor piv = pivots.contiguous();
+  const Tensor piv = pivots.to(kCPU).contiguous();
   const int32_t* pp = piv.data_ptr<int32_t>();
   double* out = P.data_ptr<double>();
   std::vector<int64_t> perm(static_cast<size_t>(m));
@@ -84,7 +92,7 @@ Tensor permutation_of(const Tensor& pivots, int64_t m, ScalarType dtype) {
   }
   if (k == 0)  // nothing was interchanged
     P.copy_(eye(m, TensorOptions().dtype(kDouble)).expand(P.sizes()));
-  return P.to(dtype);
+  return P.to(pivots.device(), dtype);
 }
 
 // L (*, m, k) and U (*, k, n) from packed factors; differentiable in LU.
@@ -206,6 +214,7 @@ void check_lu_solve_args(const Tensor& LU, const Tensor& pivots, const Tensor& B
   check_defined(pivots, "linalg.lu_solve", "pivots");
   check_defined(B, "linalg.lu_solve", "B");
   check_lapack_input(LU, "torch.linalg.lu_solve", true);
+  check_same_device("linalg.lu_solve", {&LU, &pivots, &B});
   EMBER_CHECK(B.dim() >= 2, "linalg.lu_solve: Expected B to have at least 2 dimensions, but it has ", B.dim(),
               " dimensions instead");
   EMBER_CHECK(LU.scalar_type() == B.scalar_type(), "linalg.lu_solve: Expected LU and B to have the same dtype, but "
@@ -225,7 +234,7 @@ void check_lu_solve_args(const Tensor& LU, const Tensor& pivots, const Tensor& B
 }
 
 void check_pivot_range(const Tensor& pivots, int64_t m) {
-  const Tensor p = pivots.contiguous();
+  const Tensor p = pivots.to(kCPU).contiguous();
   const int32_t* d = p.data_ptr<int32_t>();
   for (int64_t i = 0; i < p.numel(); ++i)
     EMBER_CHECK(d[i] >= 1 && d[i] <= m, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive. "
@@ -243,6 +252,10 @@ Tensor lu_solve_left_raw(const Tensor& LU, const Tensor& pivots, const Tensor& B
   Tensor x = colmajor_copy(B.expand(with(batch, {n, k})));
   if (n == 0 || k == 0 || nb == 0) return x;
   const char trans = adjoint ? (LU.is_complex() ? 'C' : 'T') : 'N';
+  if (on_device_lapack(LU)) {
+    device_lapack(LU, "linalg.lu_solve").getrs(lu, piv, x, trans);
+    return x;
+  }
   visit_dtype<kLapackTypes>(LU.scalar_type(), "linalg.lu_solve", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* ab = static_cast<const T*>(lu.data_ptr());
@@ -367,7 +380,7 @@ void check_ldl_pivots(const Tensor& LD, const Tensor& pivots, const char* api) {
                                                          LD.sizes().begin()),
               api, ": Expected pivots of shape ", IntArrayRef(LD.sizes().data(), size_t(LD.dim() - 1)),
               " (LD's shape without its last dimension), got ", pivots.sizes());
-  const Tensor p = pivots.contiguous();
+  const Tensor p = pivots.to(kCPU).contiguous();
   const int32_t* d = p.data_ptr<int32_t>();
   const int64_t n = LD.size(-1);
   for (int64_t i = 0; i < p.numel(); ++i)
@@ -384,6 +397,11 @@ std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex(const Tensor& A, bool hermitian
   check_defined(A, api, "A");
   check_lapack_input(A, api, true);
   autograd::BelowAutogradGuard below;  // PyTorch has no derivative for it either
+  if (!A.is_cpu()) {
+    // Computed on the CPU and copied back (Note [Device linear algebra]).
+    auto [LD, pivots, info] = ldl_factor_ex(A.to(kCPU), hermitian, check_errors);
+    return {LD.to(A.device()), pivots.to(A.device()), info.to(A.device())};
+  }
   const int64_t n = A.size(-1), nb = batch_count(A);
   Tensor LD = colmajor_copy(A);
   Tensor pivots = empty(with(batch_shape(A), {n}), TensorOptions().dtype(kInt));
@@ -418,7 +436,7 @@ std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex(const Tensor& A, bool hermitian
 
 std::tuple<Tensor, Tensor> ldl_factor(const Tensor& A, bool hermitian) {
   auto [LD, pivots, info] = ldl_factor_ex(A, hermitian, /*check_errors=*/false);
-  const Tensor i = info.reshape({-1});
+  const Tensor i = info.reshape({-1}).to(kCPU);
   const int32_t* ib = i.data_ptr<int32_t>();
   for (int64_t b = 0; b < i.numel(); ++b)
     EMBER_CHECK(ib[b] == 0, lapack_error_prefix("torch.linalg.ldl_factor", A.dim() > 2, b),
@@ -439,8 +457,10 @@ Tensor ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool h
   const int64_t n = LD.size(-1), k = B.size(-1);
   EMBER_CHECK(B.size(-2) == n, api, ": Incompatible shapes of LD and B for the equation LD X = B (", n, "x", n,
               " and ", B.size(-2), "x", k, ")");
+  check_same_device(api, {&LD, &pivots, &B});
   check_ldl_pivots(LD, pivots, api);
   autograd::BelowAutogradGuard below;
+  if (!LD.is_cpu()) return ldl_solve(LD.to(kCPU), pivots.to(kCPU), B.to(kCPU), hermitian).to(LD.device());
   std::vector<int64_t> batch = broadcast_shapes(batch_shape(LD), batch_shape(B));
   int64_t nb = 1;
   for (int64_t s : batch) nb *= s;
