@@ -9,11 +9,23 @@
 
 #include "ember/autograd/record.h"
 #include "ember/core/parallel.h"
+#include "ember/ops/fft_device.h"
 #include "ember/ops/fft_plan.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
 
 namespace ember {
+
+namespace fft_detail {
+namespace {
+thread_local const DeviceFft* cpu_stand_in = nullptr;
+}
+ScopedDeviceFftForCpu::ScopedDeviceFftForCpu(const DeviceFft* table) : previous_(cpu_stand_in) {
+  cpu_stand_in = table;
+}
+ScopedDeviceFftForCpu::~ScopedDeviceFftForCpu() { cpu_stand_in = previous_; }
+}  // namespace fft_detail
 
 namespace {
 
@@ -103,16 +115,96 @@ std::vector<int64_t> wrapped(IntArrayRef dims, int64_t ndim, const char* op) {
 
 void check_fft_dtype(const Tensor& t, bool complex, const char* op) {
   const ScalarType want_real = complex ? toRealValueType(t.scalar_type()) : t.scalar_type();
-  EMBER_CHECK(t.device().is_cpu(), op, ": FFTs run on the CPU only so far, got a tensor on ", t.device());
   EMBER_CHECK_TYPE(complex ? t.is_complex() : !t.is_complex(), op, ": expects a ", complex ? "complex" : "real",
                    " input, got ", t.scalar_type());
   EMBER_CHECK_TYPE(want_real == kFloat || want_real == kDouble, op, ": Unsupported dtype ", t.scalar_type());
+}
+
+// ---- the device path (Note [Device FFTs], fft_device.h) ----------------------------------------
+
+bool on_device_fft(const Tensor& t) { return !t.is_cpu() || fft_detail::cpu_stand_in != nullptr; }
+
+const DeviceFft& device_fft(const Tensor& t, const char* op) {
+  if (t.is_cpu() && fft_detail::cpu_stand_in) return *fft_detail::cpu_stand_in;
+  const auto fn = reinterpret_cast<DeviceFftFn>(lookup_kernel("device_fft", t.device().type()));
+  EMBER_CHECK(fn != nullptr, op, ": FFTs on ", t.device(), " are not supported");
+  return *fn();
+}
+
+constexpr size_t kDeviceFftMaxRank = 3;
+
+// The permutation that moves `dims` (in their order) after the other dims, and its inverse.
+struct Moved {
+  std::vector<int64_t> perm, inverse;
+};
+Moved dims_last(int64_t ndim, const std::vector<int64_t>& dims) {
+  std::vector<bool> picked(size_t(ndim), false);
+  for (int64_t d : dims) picked[size_t(d)] = true;
+  Moved m;
+  for (int64_t i = 0; i < ndim; ++i)
+    if (!picked[size_t(i)]) m.perm.push_back(i);
+  m.perm.insert(m.perm.end(), dims.begin(), dims.end());
+  m.inverse.resize(size_t(ndim));
+  for (int64_t i = 0; i < ndim; ++i) m.inverse[size_t(m.perm[size_t(i)])] = i;
+  return m;
+}
+
+// The unnormalised complex transform of x along `dims`, the last three first; x itself when
+// `dims` is empty. Never writes x.
+Tensor device_c2c(Tensor x, std::vector<int64_t> dims, bool forward, const char* op) {
+  while (!dims.empty()) {
+    const size_t r = std::min(kDeviceFftMaxRank, dims.size());
+    const std::vector<int64_t> group(dims.end() - r, dims.end());
+    dims.resize(dims.size() - r);
+    const Moved mv = dims_last(x.dim(), group);
+    Tensor y = x.permute(mv.perm).clone(MemoryFormat::Contiguous).resolve_conj();
+    if (y.numel() > 0) device_fft(x, op).c2c(y, int64_t(r), forward);
+    x = y.permute(mv.inverse);
+  }
+  return x;
+}
+
+// The real dims of r2c / c2r: the last (up to three) transformed dims go to the real
+// transform, the others to complex ones.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> head_and_tail(const std::vector<int64_t>& dims) {
+  const size_t r = std::min(kDeviceFftMaxRank, dims.size());
+  return {std::vector<int64_t>(dims.begin(), dims.end() - r), std::vector<int64_t>(dims.end() - r, dims.end())};
+}
+
+// r2c along `dims` (dims.back() halved), unnormalised.
+Tensor device_r2c(const Tensor& self, const std::vector<int64_t>& dims, ScalarType complex_type) {
+  const auto [head, tail] = head_and_tail(dims);
+  const Moved mv = dims_last(self.dim(), tail);
+  const Tensor x = self.permute(mv.perm).contiguous();
+  std::vector<int64_t> half(x.sizes().begin(), x.sizes().end());
+  half.back() = half.back() / 2 + 1;
+  Tensor y = empty(half, self.options().dtype(complex_type));
+  if (x.numel() > 0) device_fft(self, "_fft_r2c").r2c(x, y, int64_t(tail.size()));
+  return device_c2c(y.permute(mv.inverse), head, true, "_fft_r2c");
+}
+
+// c2r along `dims` to last_dim_size points on dims.back(), unnormalised.
+Tensor device_c2r(const Tensor& self, const std::vector<int64_t>& dims, int64_t last_dim_size) {
+  const auto [head, tail] = head_and_tail(dims);
+  const Tensor z = device_c2c(self, head, false, "_fft_c2r");
+  const Moved mv = dims_last(self.dim(), tail);
+  Tensor x = z.permute(mv.perm).clone(MemoryFormat::Contiguous).resolve_conj();  // c2r may overwrite it
+  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end());
+  sizes.back() = last_dim_size;
+  Tensor y = empty(sizes, self.options().dtype(toRealValueType(self.scalar_type())));
+  if (y.numel() > 0) device_fft(self, "_fft_c2r").c2r(x, y, int64_t(tail.size()));
+  return y.permute(mv.inverse);
 }
 
 // ---- the primitives, below autograd -------------------------------------------------------------
 
 Tensor c2c_impl(const Tensor& self, const std::vector<int64_t>& dims, int64_t normalization, bool forward) {
   check_fft_dtype(self, true, "_fft_c2c");
+  if (on_device_fft(self)) {
+    Tensor out = dims.empty() ? self.clone().resolve_conj() : device_c2c(self, dims, forward, "_fft_c2c");
+    normalize_(out, normalization, signal_size(out.sizes(), dims));
+    return out;
+  }
   Tensor out = self.clone(MemoryFormat::Contiguous).resolve_conj();
   for (int64_t d : dims) {
     if (out.scalar_type() == kComplexFloat) c2c_along<float>(out, d, forward);
@@ -125,18 +217,24 @@ Tensor c2c_impl(const Tensor& self, const std::vector<int64_t>& dims, int64_t no
 Tensor r2c_impl(const Tensor& self, const std::vector<int64_t>& dims, int64_t normalization, bool onesided) {
   check_fft_dtype(self, false, "_fft_r2c");
   EMBER_CHECK(!dims.empty(), "_fft_r2c: must transform at least one dim");
-  const Tensor in = self.contiguous();
+  const bool on_device = on_device_fft(self);
+  const Tensor in = on_device ? self : self.contiguous();
   const int64_t last = dims.back(), n = in.size(last);
-  std::vector<int64_t> half_sizes(in.sizes().begin(), in.sizes().end());
-  half_sizes[size_t(last)] = n / 2 + 1;
   const ScalarType ct = in.scalar_type() == kFloat ? kComplexFloat : kComplexDouble;
-  Tensor out = empty(half_sizes, TensorOptions().dtype(ct));
-  if (in.numel() > 0) {
-    if (ct == kComplexFloat) r2c_along<float>(in, out, last);
-    else r2c_along<double>(in, out, last);
-    for (size_t i = 0; i + 1 < dims.size(); ++i) {
-      if (ct == kComplexFloat) c2c_along<float>(out, dims[i], true);
-      else c2c_along<double>(out, dims[i], true);
+  Tensor out;
+  if (on_device) {
+    out = device_r2c(self, dims, ct);
+  } else {
+    std::vector<int64_t> half_sizes(in.sizes().begin(), in.sizes().end());
+    half_sizes[size_t(last)] = n / 2 + 1;
+    out = empty(half_sizes, TensorOptions().dtype(ct));
+    if (in.numel() > 0) {
+      if (ct == kComplexFloat) r2c_along<float>(in, out, last);
+      else r2c_along<double>(in, out, last);
+      for (size_t i = 0; i + 1 < dims.size(); ++i) {
+        if (ct == kComplexFloat) c2c_along<float>(out, dims[i], true);
+        else c2c_along<double>(out, dims[i], true);
+      }
     }
   }
   normalize_(out, normalization, signal_size(in.sizes(), dims));
@@ -155,6 +253,11 @@ Tensor c2r_impl(const Tensor& self, const std::vector<int64_t>& dims, int64_t no
   const int64_t last = dims.back();
   EMBER_CHECK(self.size(last) == last_dim_size / 2 + 1, "_fft_c2r: expected ", last_dim_size / 2 + 1,
               " bins along dim ", last, " for ", last_dim_size, " points, got ", self.size(last));
+  if (on_device_fft(self)) {
+    Tensor out = device_c2r(self, dims, last_dim_size);
+    normalize_(out, normalization, signal_size(out.sizes(), dims));
+    return out;
+  }
   Tensor in = self.clone(MemoryFormat::Contiguous).resolve_conj();
   const bool single = in.scalar_type() == kComplexFloat;
   for (size_t i = 0; i + 1 < dims.size(); ++i) {
@@ -228,7 +331,7 @@ Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int6
           if (doubled > 0) {
             std::vector<int64_t> shape(size_t(gi.dim()), 1);
             shape[size_t(last)] = gi.size(last);
-            Tensor w = ones(shape, TensorOptions().dtype(toRealValueType(gi.scalar_type())));
+            Tensor w = ones(shape, gi.options().dtype(toRealValueType(gi.scalar_type())));
             w.narrow(last, 1, doubled).fill_(2);
             gi = gi.mul(w);
           }

@@ -117,8 +117,8 @@ Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_lengt
   frames = frames.mul(w);  // [B, n_frames, n_fft]
   // Overlap-add of the frames and of the squared window.
   const int64_t total = n_fft + hop * (n_frames - 1);
-  const Tensor pos = arange(n_frames, TensorOptions().dtype(kLong)).mul(hop).unsqueeze(1)
-                         .add(arange(n_fft, TensorOptions().dtype(kLong)).unsqueeze(0)).flatten();
+  const TensorOptions index_opts = TensorOptions().dtype(kLong).device(frames.device());
+  const Tensor pos = arange(n_frames, index_opts).mul(hop).unsqueeze(1).add(arange(n_fft, index_opts).unsqueeze(0)).flatten();
   const int64_t B = frames.size(0);
   Tensor y = zeros({B, total}, frames.options().requires_grad(false)).index_add(1, pos, frames.reshape({B, -1}));
   Tensor env = zeros({total}, w.options().requires_grad(false)).index_add(0, pos, w.square().repeat({n_frames}));

@@ -1,8 +1,11 @@
-// Note [CUDA libraries loaded on first use]: cuBLAS is not loaded with libember.so, opens on
+// Note [CUDA libraries loaded on first use]: cuBLAS (and cuSOLVER, cuFFT) are not loaded with
+// libember.so; each opens on
 // first use by the toolkit's soname, and a missing library or entry point is a clear error.
 // Runs without a GPU: opening a library and resolving a symbol needs no device.
 #if defined(EMBER_WITH_CUDA)
 #include <cublas_v2.h>
+#include <cufft.h>
+#include <cusolverDn.h>
 #include <dlfcn.h>
 
 #include <string>
@@ -18,8 +21,33 @@ namespace {
 const bool cublas_loaded_at_start =
     ::dlopen(EMBER_CUDA_SONAME("libcublas", CUBLAS_VER_MAJOR), RTLD_NOW | RTLD_NOLOAD) != nullptr;
 
+const bool cusolver_loaded_at_start =
+    ::dlopen(EMBER_CUDA_SONAME("libcusolver", CUSOLVER_VER_MAJOR), RTLD_NOW | RTLD_NOLOAD) != nullptr;
+const bool cufft_loaded_at_start =
+    ::dlopen(EMBER_CUDA_SONAME("libcufft", CUFFT_VER_MAJOR), RTLD_NOW | RTLD_NOLOAD) != nullptr;
+
 TEST(CudaLazyLibrary, CublasIsNotLoadedWithTheLibrary) {
   EXPECT_FALSE(cublas_loaded_at_start) << "libember.so should open cuBLAS on first use, not at start";
+  EXPECT_FALSE(cusolver_loaded_at_start) << "libember.so should open cuSOLVER on first use, not at start";
+  EXPECT_FALSE(cufft_loaded_at_start) << "libember.so should open cuFFT on first use, not at start";
+}
+
+TEST(CudaLazyLibrary, CusolverAndCufftOpenByTheToolkitsSonames) {
+  // The entry points ember resolves exist in the toolkit's libraries (no GPU needed).
+  cuda::detail::LazyLibrary solver(EMBER_CUDA_SONAME("libcusolver", CUSOLVER_VER_MAJOR), "cuSOLVER");
+  for (const char* name : {"cusolverDnCreate", "cusolverDnXgetrf", "cusolverDnXgetrs", "cusolverDnXpotrf",
+                           "cusolverDnXgeqrf", "cusolverDnXsyevd", "cusolverDnXgesvd", "cusolverDnZungqr"})
+    EXPECT_NE(solver.symbol(name), nullptr) << name;
+  int major = -1;
+  auto* get_property = solver.resolve(&cusolverGetProperty, "cusolverGetProperty");
+  ASSERT_EQ(get_property(MAJOR_VERSION, &major), CUSOLVER_STATUS_SUCCESS);
+  EXPECT_EQ(major, CUSOLVER_VER_MAJOR);
+  cuda::detail::LazyLibrary fft(EMBER_CUDA_SONAME("libcufft", CUFFT_VER_MAJOR), "cuFFT");
+  for (const char* name : {"cufftCreate", "cufftMakePlanMany64", "cufftExecZ2D", "cufftSetStream"})
+    EXPECT_NE(fft.symbol(name), nullptr) << name;
+  int version = 0;
+  ASSERT_EQ(fft.resolve(&cufftGetVersion, "cufftGetVersion")(&version), CUFFT_SUCCESS);
+  EXPECT_EQ(version / 1000, CUFFT_VER_MAJOR);
 }
 
 TEST(CudaLazyLibrary, ResolvesTypedEntryPointsOfTheToolkitsLibrary) {

@@ -17,7 +17,7 @@
 #include "test_util.h"
 
 namespace ember::test {
-namespace {
+namespace linalg_glue {  // named: the tests build as one unity file
 
 using lapack::lint;
 
@@ -390,5 +390,5 @@ TEST(LinalgDeviceGlue, LstsqAsQr) {
                     "`driver` other than `gels` is not supported");
 }
 
-}  // namespace
+}  // namespace linalg_glue
 }  // namespace ember::test
