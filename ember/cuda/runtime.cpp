@@ -82,8 +82,9 @@ DeviceProperties get_device_properties(DeviceIndex index) {
   return r;
 }
 
-// ember does not use cuDNN yet (convolutions run as im2col and cuBLAS GEMMs), so no.
-bool cudnn_is_available() { return false; }
+// A GPU and a cuDNN library that opens (ops/cuda/conv_cudnn.cpp: convolutions use it).
+bool cudnn_available_impl();
+bool cudnn_is_available() { return cudnn_available_impl(); }
 
 // ---- generators ----
 // One default generator per device; the CUDA random kernels draw Philox numbers from its

@@ -16,7 +16,8 @@ namespace {
 TEST(CudaRuntime, AvailabilityIsConsistent) {
   EXPECT_EQ(torch::cuda::is_available(), torch::cuda::device_count() > 0);
   if (!cuda::is_built()) EXPECT_EQ(torch::cuda::device_count(), 0);
-  EXPECT_FALSE(torch::cuda::cudnn_is_available()) << "ember does not use cuDNN yet";
+  // Convolutions on CUDA use cuDNN when it opens; without a GPU it is never available.
+  if (!torch::cuda::is_available()) EXPECT_FALSE(torch::cuda::cudnn_is_available());
 }
 
 // c10::Stream <-> c10::cuda::CUDAStream, and Tensor::record_stream's errors (no GPU needed).

@@ -6,8 +6,10 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/record.h"
 #include "ember/ops/autocast.h"
+#include "ember/ops/conv_device.h"
 #include "ember/ops/conv_dnnl.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
 
 namespace ember::nn {
 
@@ -101,21 +103,45 @@ Tensor complex_conv(const RealConv& real_conv, const Tensor& x, const Tensor& we
   return complex(a.sub(b), cc.sub(a).sub(b)).to(t);
 }
 
-// A batched convolution with resolved geometry: oneDNN for float32/bfloat16 on CPU (its
-// own backward primitives; the composite formula when a higher-order graph is built),
-// the composite otherwise.
+// oneDNN's primitives as a DeviceConv (Note [Device convolutions]).
+bool dnnl_supports(const Tensor& x, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& cs,
+                   bool transposed) {
+  bool ok = conv_detail::dnnl_supported(x, weight, bias);
+  if (transposed)
+    for (int64_t r : cs.pad_r) ok = ok && r >= 0;
+  return ok;
+}
+const conv_detail::DeviceConv kDnnlConv{&dnnl_supports, &conv_detail::dnnl_conv_forward,
+                                        &conv_detail::dnnl_conv_backward_data,
+                                        &conv_detail::dnnl_conv_backward_weights};
+
+// The primitives that compute this convolution: oneDNN's on the CPU, the device's (cuDNN)
+// on CUDA; null for the composite.
+const conv_detail::DeviceConv* primitives_for(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                              const conv_detail::ConvShape& cs, bool transposed) {
+  if (x.is_cpu()) return dnnl_supports(x, weight, bias, cs, transposed) ? &kDnnlConv : nullptr;
+  const auto fn = reinterpret_cast<conv_detail::DeviceConvFn>(lookup_kernel("device_conv", x.device().type()));
+  if (!fn) return nullptr;
+  const conv_detail::DeviceConv* p = fn();
+  return p->supports(x, weight, bias, cs, transposed) ? p : nullptr;
+}
+
+// A batched convolution with resolved geometry: a backend's primitives (oneDNN for
+// float32/bfloat16 on CPU, cuDNN on CUDA; their own backward primitives, the composite
+// formula when a higher-order graph is built), the composite otherwise.
 Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& cs) {
   if (x.is_complex() || weight.is_complex())
     return complex_conv([&](const Tensor& a, const Tensor& w, const Tensor& b) { return convolution(a, w, b, cs); },
                         x, weight, bias, "convolution");
-  if (!conv_detail::dnnl_supported(x, weight, bias)) return conv_composite(x, weight, bias, cs);
-  if (!autograd::maybe_differentiable(x, weight, bias)) return conv_detail::dnnl_conv_forward(x, weight, bias, cs);
+  const conv_detail::DeviceConv* prims = primitives_for(x, weight, bias, cs, false);
+  if (!prims) return conv_composite(x, weight, bias, cs);
+  if (!autograd::maybe_differentiable(x, weight, bias)) return prims->forward(x, weight, bias, cs);
   const std::vector<int64_t> x_sizes(x.sizes().begin(), x.sizes().end());
   const MemoryFormat x_format = conv_detail::conv_output_format(x, weight);
   const int64_t d = x.dim() - 2;
   return autograd::differentiable(
-      "convolution", {&x, &weight, &bias}, [&] { return conv_detail::dnnl_conv_forward(x, weight, bias, cs); },
-      [cs, x_sizes, x_format, d](const autograd::VjpCtx& c) {
+      "convolution", {&x, &weight, &bias}, [&] { return prims->forward(x, weight, bias, cs); },
+      [cs, x_sizes, x_format, d, prims](const autograd::VjpCtx& c) {
         const Tensor& g = c.grad();
         const Tensor xs = c.saved_tensor(0), ws = c.saved_tensor(1);
         std::vector<int64_t> reduce = {0};
@@ -133,8 +159,8 @@ Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, co
             if (c.needs_input_grad(1)) gw = grads[k++];
           }
         } else {
-          if (c.needs_input_grad(0)) gx = conv_detail::dnnl_conv_backward_data(g, ws, x_sizes, x_format, cs);
-          if (c.needs_input_grad(1)) gw = conv_detail::dnnl_conv_backward_weights(g, xs, ws.sizes(), false, cs).first;
+          if (c.needs_input_grad(0)) gx = prims->backward_data(g, ws, x_sizes, x_format, cs);
+          if (c.needs_input_grad(1)) gw = prims->backward_weights(g, xs, ws.sizes(), false, cs).first;
         }
         return autograd::variable_list{gx, gw, c.needs_input_grad(2) ? g.sum(reduce) : Tensor()};
       },
@@ -255,9 +281,9 @@ Tensor conv_transpose_composite(const Tensor& x, const Tensor& weight, const Ten
   return convolution(xd, w, bias, plain);
 }
 
-// Transposed convolution with resolved geometry (cs.pad_r = padding - output_padding):
-// oneDNN's backward-data primitive is the forward for float32/bfloat16, the convolution
-// forward and backward-weights primitives its backward; the composite otherwise.
+// Transposed convolution with resolved geometry (cs.pad_r = padding - output_padding): a
+// backend's backward-data primitive is the forward (oneDNN for float32/bfloat16, cuDNN), the
+// convolution forward and backward-weights primitives its backward; the composite otherwise.
 Tensor conv_transpose(const Tensor& x, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& cs,
                       IntArrayRef output_padding, const std::vector<int64_t>& out_sizes) {
   if (x.is_complex() || weight.is_complex())
@@ -266,22 +292,21 @@ Tensor conv_transpose(const Tensor& x, const Tensor& weight, const Tensor& bias,
           return conv_transpose(a, w, b, cs, output_padding, out_sizes);
         },
         x, weight, bias, "conv_transpose");
-  bool dnnl = conv_detail::dnnl_supported(x, weight, bias);
-  for (int64_t r : cs.pad_r) dnnl = dnnl && r >= 0;
-  if (!dnnl) return conv_transpose_composite(x, weight, bias, cs, output_padding);
+  const conv_detail::DeviceConv* prims = primitives_for(x, weight, bias, cs, true);
+  if (!prims) return conv_transpose_composite(x, weight, bias, cs, output_padding);
   const MemoryFormat fmt = conv_detail::conv_output_format(x, weight);
   const int64_t d = x.dim() - 2;
   std::vector<int64_t> bshape(size_t(d) + 2, 1);
   bshape[1] = out_sizes[1];
   auto run = [&] {
-    Tensor y = conv_detail::dnnl_conv_backward_data(x, weight, out_sizes, fmt, cs);
+    Tensor y = prims->backward_data(x, weight, out_sizes, fmt, cs);
     return bias.defined() ? y.add_(bias.view(bshape)) : y;
   };
   if (!autograd::maybe_differentiable(x, weight, bias)) return run();
   const std::vector<int64_t> op(output_padding.begin(), output_padding.end());
   return autograd::differentiable(
       "convolution_transpose", {&x, &weight, &bias}, run,
-      [cs, op, d](const autograd::VjpCtx& c) {
+      [cs, op, d, prims](const autograd::VjpCtx& c) {
         const Tensor& g = c.grad();
         const Tensor xs = c.saved_tensor(0), ws = c.saved_tensor(1);
         std::vector<int64_t> reduce = {0};
@@ -299,8 +324,8 @@ Tensor conv_transpose(const Tensor& x, const Tensor& weight, const Tensor& bias,
             if (c.needs_input_grad(1)) gw = grads[k++];
           }
         } else {
-          if (c.needs_input_grad(0)) gx = conv_detail::dnnl_conv_forward(g, ws, Tensor(), cs);
-          if (c.needs_input_grad(1)) gw = conv_detail::dnnl_conv_backward_weights(xs, g, ws.sizes(), false, cs).first;
+          if (c.needs_input_grad(0)) gx = prims->forward(g, ws, Tensor(), cs);
+          if (c.needs_input_grad(1)) gw = prims->backward_weights(xs, g, ws.sizes(), false, cs).first;
         }
         return autograd::variable_list{gx, gw, c.needs_input_grad(2) ? g.sum(reduce) : Tensor()};
       },

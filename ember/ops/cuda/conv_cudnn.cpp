@@ -1,0 +1,463 @@
+// CUDA's DeviceConv (Note [Device convolutions], ember/ops/conv_device.h) on cuDNN's
+// convolution API: forward, backward-data and backward-filter for float, double, half and
+// bfloat16, 1 to 3 spatial dims (1-d runs as 2-d with a unit height), groups, dilation, NCHW
+// and channels-last (the output keeps the layout conv_output_format picks, the weight is
+// given to cuDNN in the same layout). Algorithms come from cuDNN's heuristics, or are timed
+// when at::globalContext().benchmarkCuDNN() (cuDNN's Find), restricted to deterministic ones
+// when deterministicCuDNN(); the choice is cached per geometry. float32 may use TF32 tensor
+// cores unless allowTF32CuDNN() is off (PyTorch's default: on); half and bfloat16 use tensor
+// cores. Workspaces come from the caching allocator (an algorithm whose workspace does not
+// fit is skipped for the next). cuDNN is opened on first use (Note [CUDA libraries loaded on
+// first use]); geometries cuDNN cannot take (asymmetric padding, more than 2^31-1 elements)
+// run the composite.
+#include <cudnn.h>
+
+#include <array>
+#include <climits>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/cuda/check.h"
+#include "ember/cuda/cuda.h"
+#include "ember/cuda/guard.h"
+#include "ember/cuda/lazy_library.h"
+#include "ember/ops/conv_device.h"
+#include "ember/ops/functions.h"
+#include "ember/ops/op_def.h"
+
+namespace ember::cuda {
+
+namespace {
+
+// The cuDNN entry points ember calls, typed from cudnn_ops.h / cudnn_cnn.h.
+struct Cudnn {
+  decltype(&cudnnCreate) create;
+  decltype(&cudnnSetStream) set_stream;
+  decltype(&cudnnGetErrorString) error_string;
+  decltype(&cudnnCreateTensorDescriptor) create_tensor;
+  decltype(&cudnnSetTensorNdDescriptor) set_tensor;
+  decltype(&cudnnDestroyTensorDescriptor) destroy_tensor;
+  decltype(&cudnnCreateFilterDescriptor) create_filter;
+  decltype(&cudnnSetFilterNdDescriptor) set_filter;
+  decltype(&cudnnDestroyFilterDescriptor) destroy_filter;
+  decltype(&cudnnCreateConvolutionDescriptor) create_conv;
+  decltype(&cudnnSetConvolutionNdDescriptor) set_conv;
+  decltype(&cudnnSetConvolutionGroupCount) set_groups;
+  decltype(&cudnnSetConvolutionMathType) set_math;
+  decltype(&cudnnDestroyConvolutionDescriptor) destroy_conv;
+  decltype(&cudnnGetConvolutionForwardAlgorithm_v7) fwd_heuristic;
+  decltype(&cudnnFindConvolutionForwardAlgorithm) fwd_find;
+  decltype(&cudnnGetConvolutionForwardWorkspaceSize) fwd_workspace;
+  decltype(&cudnnConvolutionForward) fwd;
+  decltype(&cudnnGetConvolutionBackwardDataAlgorithm_v7) bwd_data_heuristic;
+  decltype(&cudnnFindConvolutionBackwardDataAlgorithm) bwd_data_find;
+  decltype(&cudnnGetConvolutionBackwardDataWorkspaceSize) bwd_data_workspace;
+  decltype(&cudnnConvolutionBackwardData) bwd_data;
+  decltype(&cudnnGetConvolutionBackwardFilterAlgorithm_v7) bwd_filter_heuristic;
+  decltype(&cudnnFindConvolutionBackwardFilterAlgorithm) bwd_filter_find;
+  decltype(&cudnnGetConvolutionBackwardFilterWorkspaceSize) bwd_filter_workspace;
+  decltype(&cudnnConvolutionBackwardFilter) bwd_filter;
+};
+
+detail::LazyLibrary& cudnn_library() {
+  static detail::LazyLibrary lib(EMBER_CUDA_SONAME("libcudnn", CUDNN_MAJOR), "cuDNN");
+  return lib;
+}
+
+const Cudnn& cudnn() {
+  static const Cudnn api = [] {
+    detail::LazyLibrary& lib = cudnn_library();
+#define EMBER_RESOLVE(name) lib.resolve(&name, #name)
+    return Cudnn{EMBER_RESOLVE(cudnnCreate),
+                 EMBER_RESOLVE(cudnnSetStream),
+                 EMBER_RESOLVE(cudnnGetErrorString),
+                 EMBER_RESOLVE(cudnnCreateTensorDescriptor),
+                 EMBER_RESOLVE(cudnnSetTensorNdDescriptor),
+                 EMBER_RESOLVE(cudnnDestroyTensorDescriptor),
+                 EMBER_RESOLVE(cudnnCreateFilterDescriptor),
+                 EMBER_RESOLVE(cudnnSetFilterNdDescriptor),
+                 EMBER_RESOLVE(cudnnDestroyFilterDescriptor),
+                 EMBER_RESOLVE(cudnnCreateConvolutionDescriptor),
+                 EMBER_RESOLVE(cudnnSetConvolutionNdDescriptor),
+                 EMBER_RESOLVE(cudnnSetConvolutionGroupCount),
+                 EMBER_RESOLVE(cudnnSetConvolutionMathType),
+                 EMBER_RESOLVE(cudnnDestroyConvolutionDescriptor),
+                 EMBER_RESOLVE(cudnnGetConvolutionForwardAlgorithm_v7),
+                 EMBER_RESOLVE(cudnnFindConvolutionForwardAlgorithm),
+                 EMBER_RESOLVE(cudnnGetConvolutionForwardWorkspaceSize),
+                 EMBER_RESOLVE(cudnnConvolutionForward),
+                 EMBER_RESOLVE(cudnnGetConvolutionBackwardDataAlgorithm_v7),
+                 EMBER_RESOLVE(cudnnFindConvolutionBackwardDataAlgorithm),
+                 EMBER_RESOLVE(cudnnGetConvolutionBackwardDataWorkspaceSize),
+                 EMBER_RESOLVE(cudnnConvolutionBackwardData),
+                 EMBER_RESOLVE(cudnnGetConvolutionBackwardFilterAlgorithm_v7),
+                 EMBER_RESOLVE(cudnnFindConvolutionBackwardFilterAlgorithm),
+                 EMBER_RESOLVE(cudnnGetConvolutionBackwardFilterWorkspaceSize),
+                 EMBER_RESOLVE(cudnnConvolutionBackwardFilter)};
+#undef EMBER_RESOLVE
+  }();
+  return api;
+}
+
+#define EMBER_CUDNN_CHECK(expr)                                                                        \
+  do {                                                                                                 \
+    const cudnnStatus_t ember_cudnn_st_ = (expr);                                                      \
+    EMBER_CHECK(ember_cudnn_st_ == CUDNN_STATUS_SUCCESS, "cuDNN error: ",                              \
+                cudnn().error_string(ember_cudnn_st_), " in ", #expr);                                 \
+  } while (0)
+
+// One handle per device and thread, bound to the current stream at each call. Never
+// destroyed: the driver may be gone at exit.
+cudnnHandle_t handle_for(DeviceIndex dev) {
+  thread_local std::array<cudnnHandle_t, kMaxDevices> handles{};
+  cudnnHandle_t& h = handles[size_t(dev)];
+  if (!h) EMBER_CUDNN_CHECK(cudnn().create(&h));
+  EMBER_CUDNN_CHECK(cudnn().set_stream(h, getCurrentCUDAStream(dev).stream()));
+  return h;
+}
+
+cudnnDataType_t data_type(ScalarType t) {
+  switch (t) {
+    case kFloat: return CUDNN_DATA_FLOAT;
+    case kDouble: return CUDNN_DATA_DOUBLE;
+    case kHalf: return CUDNN_DATA_HALF;
+    case kBFloat16: return CUDNN_DATA_BFLOAT16;
+    default: EMBER_CHECK_TYPE(false, "cuDNN convolution: unsupported dtype ", t);
+  }
+  return CUDNN_DATA_FLOAT;
+}
+
+// ---- descriptors (RAII) ----------------------------------------------------------------------
+
+// A tensor descriptor of t's sizes and strides (cuDNN reads any strides).
+struct TensorDesc {
+  cudnnTensorDescriptor_t d = nullptr;
+  explicit TensorDesc(const Tensor& t) {
+    EMBER_CUDNN_CHECK(cudnn().create_tensor(&d));
+    std::vector<int> sizes, strides;
+    for (int64_t i = 0; i < t.dim(); ++i) sizes.push_back(int(t.size(i))), strides.push_back(int(t.stride(i)));
+    EMBER_CUDNN_CHECK(cudnn().set_tensor(d, data_type(t.scalar_type()), int(t.dim()), sizes.data(), strides.data()));
+  }
+  ~TensorDesc() { cudnn().destroy_tensor(d); }
+  TensorDesc(const TensorDesc&) = delete;
+  TensorDesc& operator=(const TensorDesc&) = delete;
+};
+
+// A filter descriptor of w, which must be dense in NCHW or channels-last order.
+struct FilterDesc {
+  cudnnFilterDescriptor_t d = nullptr;
+  FilterDesc(const Tensor& w, bool channels_last) {
+    EMBER_CUDNN_CHECK(cudnn().create_filter(&d));
+    std::vector<int> sizes;
+    for (int64_t i = 0; i < w.dim(); ++i) sizes.push_back(int(w.size(i)));
+    EMBER_CUDNN_CHECK(cudnn().set_filter(d, data_type(w.scalar_type()), channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                         int(w.dim()), sizes.data()));
+  }
+  ~FilterDesc() { cudnn().destroy_filter(d); }
+  FilterDesc(const FilterDesc&) = delete;
+  FilterDesc& operator=(const FilterDesc&) = delete;
+};
+
+// The convolution geometry with cuDNN's symmetric padding (pad_l), as 2-d at least.
+struct Geometry {
+  std::vector<int> pad, stride, dilation;
+  int groups = 1;
+};
+
+struct ConvDesc {
+  cudnnConvolutionDescriptor_t d = nullptr;
+  ConvDesc(const Geometry& g, ScalarType t) {
+    EMBER_CUDNN_CHECK(cudnn().create_conv(&d));
+    // Half and bfloat16 accumulate in float; double in double.
+    const cudnnDataType_t compute = t == kDouble ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    EMBER_CUDNN_CHECK(cudnn().set_conv(d, int(g.pad.size()), g.pad.data(), g.stride.data(), g.dilation.data(),
+                                       CUDNN_CROSS_CORRELATION, compute));
+    EMBER_CUDNN_CHECK(cudnn().set_groups(d, g.groups));
+    cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+    if (t == kHalf || t == kBFloat16) math = CUDNN_TENSOR_OP_MATH;
+    else if (t == kFloat && !globalContext().allowTF32CuDNN()) math = CUDNN_FMA_MATH;
+    EMBER_CUDNN_CHECK(cudnn().set_math(d, math));
+  }
+  ~ConvDesc() { cudnn().destroy_conv(d); }
+  ConvDesc(const ConvDesc&) = delete;
+  ConvDesc& operator=(const ConvDesc&) = delete;
+};
+
+// ---- operands ---------------------------------------------------------------------------------
+
+// A 1-d convolution's tensors gain a unit dim 2; its geometry a unit first entry.
+Tensor as_2d(const Tensor& t) { return t.dim() == 3 ? t.unsqueeze(2) : t; }
+std::vector<int64_t> sizes_2d(IntArrayRef s) {
+  std::vector<int64_t> r(s.begin(), s.end());
+  if (r.size() == 3) r.insert(r.begin() + 2, 1);
+  return r;
+}
+Geometry geometry_of(const conv_detail::ConvShape& s) {
+  Geometry g;
+  const bool one_d = s.stride.size() == 1;
+  if (one_d) g.pad.push_back(0), g.stride.push_back(1), g.dilation.push_back(1);
+  for (size_t i = 0; i < s.stride.size(); ++i) {
+    g.pad.push_back(int(s.pad_l[i]));
+    g.stride.push_back(int(s.stride[i]));
+    g.dilation.push_back(int(s.dilation[i]));
+  }
+  g.groups = int(s.groups);
+  return g;
+}
+
+// ---- algorithm choice --------------------------------------------------------------------------
+
+enum class Pass { Forward, BackwardData, BackwardFilter };
+
+// The key of a geometry: pass, dtype, the sizes and strides of the data operands, the weight
+// layout, the convolution and the switches that change the choice.
+std::string key_of(Pass pass, const Tensor& x, const Tensor& w, const Tensor& y, bool w_last, const Geometry& g) {
+  std::string k;
+  auto put = [&](int64_t v) { k += std::to_string(v), k += ','; };
+  put(int(pass)), put(int(x.scalar_type())), put(x.device().index()), put(w_last);
+  for (const Tensor* t : {&x, &w, &y}) {
+    for (int64_t i = 0; i < t->dim(); ++i) put(t->size(i)), put(t->stride(i));
+    k += ';';
+  }
+  for (const auto* v : {&g.pad, &g.stride, &g.dilation})
+    for (int e : *v) put(e);
+  put(g.groups), put(globalContext().allowTF32CuDNN()), put(globalContext().benchmarkCuDNN()),
+      put(globalContext().deterministicCuDNN());
+  return k;
+}
+
+std::mutex cache_mutex;
+std::unordered_map<std::string, std::vector<int>>& algo_cache() {
+  static std::unordered_map<std::string, std::vector<int>> cache;
+  return cache;
+}
+
+// The algorithms to try for `key`, best first: cuDNN's heuristics (or timings), only those
+// that succeeded (and are deterministic when that is asked for). `query(count, perf*)`
+// fills cuDNN's perf structs.
+template <class Perf, class Query>
+std::vector<int> algorithms(const std::string& key, Query&& query) {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = algo_cache().find(key);
+    if (it != algo_cache().end()) return it->second;
+  }
+  std::array<Perf, 16> perf{};
+  int returned = 0;
+  query(int(perf.size()), &returned, perf.data());
+  std::vector<int> algos;
+  for (int i = 0; i < returned; ++i) {
+    if (perf[size_t(i)].status != CUDNN_STATUS_SUCCESS) continue;
+    if (globalContext().deterministicCuDNN() && perf[size_t(i)].determinism != CUDNN_DETERMINISTIC) continue;
+    algos.push_back(int(perf[size_t(i)].algo));
+  }
+  EMBER_CHECK(!algos.empty(), "cuDNN: no ", globalContext().deterministicCuDNN() ? "deterministic " : "",
+              "convolution algorithm for this geometry");
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  algo_cache()[key] = algos;
+  return algos;
+}
+
+// Runs `run(algo, workspace, bytes)` with the first algorithm whose workspace fits in memory.
+template <class SizeOf, class Run>
+void run_first_fitting(const std::vector<int>& algos, const Tensor& like, SizeOf&& size_of, Run&& run) {
+  for (size_t i = 0; i < algos.size(); ++i) {
+    const size_t bytes = size_of(algos[i]);
+    Tensor ws;
+    try {
+      ws = empty({int64_t(std::max<size_t>(bytes, 1))}, like.options().dtype(kByte).memory_format(MemoryFormat::Contiguous));
+    } catch (const OutOfMemoryError&) {
+      if (i + 1 == algos.size()) throw;
+      continue;  // a slower algorithm with a smaller workspace
+    }
+    run(algos[i], bytes ? ws.data_ptr() : nullptr, bytes);
+    return;
+  }
+}
+
+// alpha = 1, beta = 0 in the compute precision (double for double, float otherwise).
+struct Scaling {
+  double d1 = 1, d0 = 0;
+  float f1 = 1, f0 = 0;
+  const void* one(ScalarType t) const { return t == kDouble ? static_cast<const void*>(&d1) : &f1; }
+  const void* zero(ScalarType t) const { return t == kDouble ? static_cast<const void*>(&d0) : &f0; }
+};
+
+// ---- the primitives ---------------------------------------------------------------------------
+
+bool fits_int(const Tensor& t) { return t.numel() <= INT_MAX; }
+
+bool supports(const Tensor& x, const Tensor& w, const Tensor& b, const conv_detail::ConvShape& s, bool transposed) {
+  if (!x.is_cuda() || !w.is_cuda() || x.device() != w.device() || !globalContext().userEnabledCuDNN()) return false;
+  const ScalarType t = x.scalar_type();
+  if (!(t == kFloat || t == kDouble || t == kHalf || t == kBFloat16) || w.scalar_type() != t) return false;
+  if (b.defined() && (b.scalar_type() != t || b.device() != x.device())) return false;
+  if (x.dim() < 3 || x.dim() > 5 || !fits_int(x) || !fits_int(w)) return false;
+  for (size_t i = 0; i < s.stride.size(); ++i) {
+    if (s.pad_l[i] < 0 || s.pad_l[i] > INT_MAX || s.stride[i] > INT_MAX || s.dilation[i] > INT_MAX) return false;
+    // cuDNN pads symmetrically; a transposed convolution's output padding must stay below
+    // the stride (its backward-data reads the larger output as the forward's input).
+    const int64_t extra = s.pad_l[i] - s.pad_r[i];
+    if (transposed ? (extra < 0 || extra >= s.stride[i]) : extra != 0) return false;
+  }
+  // The output (forward) or the larger input (transposed) must fit cuDNN's int sizes too.
+  int64_t out = x.size(0) * (transposed ? w.size(1) * s.groups : w.size(0));
+  for (size_t i = 0; i < s.stride.size(); ++i) {
+    const int64_t in = x.size(2 + int64_t(i)), span = s.dilation[i] * (w.size(2 + int64_t(i)) - 1) + 1;
+    out *= transposed ? (in - 1) * s.stride[i] + span : (in + 2 * s.pad_l[i] - span) / s.stride[i] + 1;
+  }
+  if (out > INT_MAX) return false;
+  try {
+    cudnn_library().symbol("cudnnConvolutionForward");
+  } catch (const Error&) {
+    return false;  // no cuDNN on this machine: the composite
+  }
+  return true;
+}
+
+// The weight dense in the layout cuDNN reads (the output's).
+Tensor dense_weight(const Tensor& w, MemoryFormat fmt) { return w.contiguous(fmt); }
+
+Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& s) {
+  CUDAGuard guard(input.device());
+  const MemoryFormat fmt = conv_detail::conv_output_format(input, weight);
+  const std::vector<int64_t> out_sizes = conv_detail::dnnl_output_sizes(input.sizes(), weight.sizes(), s);
+  Tensor out = empty(out_sizes, input.options().memory_format(fmt));
+  if (out.numel() == 0) return out;
+  const Tensor x = as_2d(input.contiguous(fmt)), w = as_2d(dense_weight(weight, fmt)), y = as_2d(out);
+  const bool last = fmt != MemoryFormat::Contiguous;
+  const Geometry g = geometry_of(s);
+  const TensorDesc xd(x), yd(y);
+  const FilterDesc wd(w, last);
+  const ConvDesc cd(g, x.scalar_type());
+  cudnnHandle_t h = handle_for(input.device().index());
+  const auto algos = algorithms<cudnnConvolutionFwdAlgoPerf_t>(
+      key_of(Pass::Forward, x, w, y, last, g), [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
+        if (globalContext().benchmarkCuDNN()) EMBER_CUDNN_CHECK(cudnn().fwd_find(h, xd.d, wd.d, cd.d, yd.d, n, returned, perf));
+        else EMBER_CUDNN_CHECK(cudnn().fwd_heuristic(h, xd.d, wd.d, cd.d, yd.d, n, returned, perf));
+      });
+  const Scaling sc;
+  const ScalarType t = x.scalar_type();
+  run_first_fitting(
+      algos, x,
+      [&](int a) {
+        size_t bytes = 0;
+        EMBER_CUDNN_CHECK(cudnn().fwd_workspace(h, xd.d, wd.d, cd.d, yd.d, cudnnConvolutionFwdAlgo_t(a), &bytes));
+        return bytes;
+      },
+      [&](int a, void* ws, size_t bytes) {
+        EMBER_CUDNN_CHECK(cudnn().fwd(h, sc.one(t), xd.d, x.data_ptr(), wd.d, w.data_ptr(), cd.d,
+                                      cudnnConvolutionFwdAlgo_t(a), ws, bytes, sc.zero(t), yd.d, y.data_ptr()));
+      });
+  if (bias.defined()) {
+    std::vector<int64_t> bshape(size_t(out.dim()), 1);
+    bshape[1] = out.size(1);
+    out.add_(bias.view(bshape));
+  }
+  return out;
+}
+
+Tensor backward_data(const Tensor& grad_output, const Tensor& weight, IntArrayRef input_sizes, MemoryFormat input_format,
+                     const conv_detail::ConvShape& s) {
+  CUDAGuard guard(grad_output.device());
+  const MemoryFormat fmt = input_format;
+  Tensor gin = empty(input_sizes, grad_output.options().memory_format(fmt));
+  if (gin.numel() == 0 || grad_output.numel() == 0) return gin.zero_();
+  const Tensor dy = as_2d(grad_output.contiguous(fmt)), w = as_2d(dense_weight(weight, fmt)), dx = as_2d(gin);
+  const bool last = fmt != MemoryFormat::Contiguous;
+  const Geometry g = geometry_of(s);
+  const TensorDesc dyd(dy), dxd(dx);
+  const FilterDesc wd(w, last);
+  const ConvDesc cd(g, dy.scalar_type());
+  cudnnHandle_t h = handle_for(grad_output.device().index());
+  const auto algos = algorithms<cudnnConvolutionBwdDataAlgoPerf_t>(
+      key_of(Pass::BackwardData, dx, w, dy, last, g),
+      [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+        if (globalContext().benchmarkCuDNN())
+          EMBER_CUDNN_CHECK(cudnn().bwd_data_find(h, wd.d, dyd.d, cd.d, dxd.d, n, returned, perf));
+        else EMBER_CUDNN_CHECK(cudnn().bwd_data_heuristic(h, wd.d, dyd.d, cd.d, dxd.d, n, returned, perf));
+      });
+  const Scaling sc;
+  const ScalarType t = dy.scalar_type();
+  run_first_fitting(
+      algos, dy,
+      [&](int a) {
+        size_t bytes = 0;
+        EMBER_CUDNN_CHECK(
+            cudnn().bwd_data_workspace(h, wd.d, dyd.d, cd.d, dxd.d, cudnnConvolutionBwdDataAlgo_t(a), &bytes));
+        return bytes;
+      },
+      [&](int a, void* ws, size_t bytes) {
+        EMBER_CUDNN_CHECK(cudnn().bwd_data(h, sc.one(t), wd.d, w.data_ptr(), dyd.d, dy.data_ptr(), cd.d,
+                                           cudnnConvolutionBwdDataAlgo_t(a), ws, bytes, sc.zero(t), dxd.d,
+                                           dx.data_ptr()));
+      });
+  return gin;
+}
+
+std::pair<Tensor, Tensor> backward_weights(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_sizes,
+                                           bool bias, const conv_detail::ConvShape& s) {
+  CUDAGuard guard(grad_output.device());
+  const MemoryFormat fmt = conv_detail::conv_output_format(input, grad_output);
+  Tensor gw = empty(weight_sizes, grad_output.options().memory_format(fmt));
+  Tensor gb;
+  if (bias) {
+    std::vector<int64_t> reduce = {0};
+    for (int64_t i = 2; i < grad_output.dim(); ++i) reduce.push_back(i);
+    gb = grad_output.sum(reduce);
+  }
+  if (gw.numel() == 0) return {gw, gb};
+  if (grad_output.numel() == 0 || input.numel() == 0) return {gw.zero_(), gb};
+  const Tensor x = as_2d(input.contiguous(fmt)), dy = as_2d(grad_output.contiguous(fmt)), dw = as_2d(gw);
+  const bool last = fmt != MemoryFormat::Contiguous;
+  const Geometry g = geometry_of(s);
+  const TensorDesc xd(x), dyd(dy);
+  const FilterDesc wd(dw, last);
+  const ConvDesc cd(g, x.scalar_type());
+  cudnnHandle_t h = handle_for(input.device().index());
+  const auto algos = algorithms<cudnnConvolutionBwdFilterAlgoPerf_t>(
+      key_of(Pass::BackwardFilter, x, dw, dy, last, g),
+      [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
+        if (globalContext().benchmarkCuDNN())
+          EMBER_CUDNN_CHECK(cudnn().bwd_filter_find(h, xd.d, dyd.d, cd.d, wd.d, n, returned, perf));
+        else EMBER_CUDNN_CHECK(cudnn().bwd_filter_heuristic(h, xd.d, dyd.d, cd.d, wd.d, n, returned, perf));
+      });
+  const Scaling sc;
+  const ScalarType t = x.scalar_type();
+  run_first_fitting(
+      algos, x,
+      [&](int a) {
+        size_t bytes = 0;
+        EMBER_CUDNN_CHECK(
+            cudnn().bwd_filter_workspace(h, xd.d, dyd.d, cd.d, wd.d, cudnnConvolutionBwdFilterAlgo_t(a), &bytes));
+        return bytes;
+      },
+      [&](int a, void* ws, size_t bytes) {
+        EMBER_CUDNN_CHECK(cudnn().bwd_filter(h, sc.one(t), xd.d, x.data_ptr(), dyd.d, dy.data_ptr(), cd.d,
+                                             cudnnConvolutionBwdFilterAlgo_t(a), ws, bytes, sc.zero(t), wd.d,
+                                             dw.data_ptr()));
+      });
+  return {gw, gb};
+}
+
+const conv_detail::DeviceConv kCudnnConv{&supports, &forward, &backward_data, &backward_weights};
+const conv_detail::DeviceConv* cudnn_conv() { return &kCudnnConv; }
+
+const KernelRegistrar<conv_detail::DeviceConvFn> conv_reg("device_conv", kCUDA, CpuCapability::Default, &cudnn_conv);
+
+}  // namespace
+
+// PyTorch's torch::cuda::cudnn_is_available(): a GPU and a cuDNN library that opens.
+bool cudnn_available_impl() {
+  if (!is_available()) return false;
+  try {
+    cudnn_library().symbol("cudnnGetVersion");
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace ember::cuda
