@@ -2,12 +2,27 @@
 
 #include <cmath>
 
+#include "ember/autograd/autograd.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/record.h"
 #include "ember/ops/channel_affine.h"
 #include "ember/ops/functions.h"
+#include "ember/ops/norm_device.h"
+#include "ember/ops/op_def.h"
 
 namespace ember {
+
+namespace norm_detail {
+namespace {
+thread_local NormForwardFn cpu_forward = nullptr;
+thread_local NormBackwardFn cpu_backward = nullptr;
+}  // namespace
+ScopedFusedNormForCpu::ScopedFusedNormForCpu(NormForwardFn forward, NormBackwardFn backward)
+    : previous_forward_(cpu_forward), previous_backward_(cpu_backward) {
+  cpu_forward = forward, cpu_backward = backward;
+}
+ScopedFusedNormForCpu::~ScopedFusedNormForCpu() { cpu_forward = previous_forward_, cpu_backward = previous_backward_; }
+}  // namespace norm_detail
 
 namespace {
 // (d0, C, 1, ...) shaped like `input` for per-channel (and per-sample: d0 = N) factors.
@@ -44,6 +59,121 @@ std::vector<int64_t> dims_from(int64_t first, int64_t rank) {
   for (int64_t i = first; i < rank; ++i) d.push_back(i);
   return d;
 }
+
+// Note [Fused normalization on devices]
+// On a device, layer_norm and group_norm of a contiguous floating input (weight and bias of
+// its dtype, or none) run as PyTorch's native_layer_norm / native_group_norm do: one kernel
+// computes each row's mean and rstd and writes the output (ops/norm_device.h), and the
+// backward to the input is one kernel from the saved mean and rstd; the weight and bias
+// gradients are reductions of dy * xhat and dy. A backward that must itself be
+// differentiable (create_graph) differentiates the composite formula instead, and forward-mode
+// tangents use the closed form below. Every other case (the CPU, non-contiguous input) is
+// the composite.
+struct FusedNorm {
+  NormForwardFn forward;
+  NormBackwardFn backward;
+};
+
+std::optional<FusedNorm> fused_norm_kernels(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (!input.is_contiguous() || input.numel() == 0 || !kFloatingTypes.contains(input.scalar_type())) return std::nullopt;
+  for (const Tensor* t : {&weight, &bias})
+    if (t->defined() && (t->scalar_type() != input.scalar_type() || t->device() != input.device() ||
+                         !t->is_contiguous()))
+      return std::nullopt;
+  if (input.is_cpu()) {
+    if (!norm_detail::cpu_forward) return std::nullopt;
+    return FusedNorm{norm_detail::cpu_forward, norm_detail::cpu_backward};
+  }
+  const auto f = reinterpret_cast<NormForwardFn>(lookup_kernel("norm_forward", input.device().type()));
+  const auto b = reinterpret_cast<NormBackwardFn>(lookup_kernel("norm_backward", input.device().type()));
+  if (!f || !b) return std::nullopt;
+  return FusedNorm{f, b};
+}
+
+using NormComposite = std::function<Tensor(const Tensor& input, const Tensor& weight, const Tensor& bias)>;
+
+// The fused normalization of `input` in geometry g; `composite` computes the same values
+// differentiably (for create_graph).
+Tensor fused_norm(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias, const NormGeometry& g,
+                  const FusedNorm& k, NormComposite composite) {
+  const int64_t n3 = g.rows / g.groups;
+  // Rows as (n3, groups, cols); per-channel tensors as (1, groups, cols) per element.
+  auto view3 = [n3, g](const Tensor& t) { return t.reshape({n3, g.groups, g.cols}); };
+  auto per_element = [g](const Tensor& t) {
+    return t.reshape({1, g.groups, g.channels_per_group, 1})
+        .expand({1, g.groups, g.channels_per_group, g.inner})
+        .reshape({1, g.groups, g.cols});
+  };
+  // (n3, groups, cols) summed to one value per channel, in the channel tensor's shape.
+  auto per_channel = [n3, g](const Tensor& t3, const Tensor& like) {
+    return t3.reshape({n3, g.groups, g.channels_per_group, g.inner}).sum(IntArrayRef{0, 3}).reshape(like.sizes())
+        .to(like.scalar_type());
+  };
+  const ScalarType acc = input.scalar_type() == kDouble ? kDouble : kFloat;
+  const Tensor mean = empty({g.rows}, input.options().dtype(acc).requires_grad(false));
+  const Tensor rstd = empty({g.rows}, input.options().dtype(acc).requires_grad(false));
+  auto run = [&] {
+    Tensor y = empty(input.sizes(), input.options().requires_grad(false));
+    k.forward(input, weight, bias, g, y, mean, rstd);
+    return y;
+  };
+  if (!autograd::maybe_differentiable(input, weight, bias)) return run();
+  auto xhat_of = [view3, mean, rstd, n3, g](const Tensor& x) {
+    return view3(x).sub(mean.view({n3, g.groups, 1})).mul(rstd.view({n3, g.groups, 1}));
+  };
+  return autograd::differentiable(
+      op, {&input, &weight, &bias}, run,
+      [=](const autograd::VjpCtx& c) {
+        const Tensor dy = c.grad().contiguous(), xs = c.saved_tensor(0);
+        Tensor gx, gw, gb;
+        if (autograd::GradMode::is_enabled()) {  // create_graph: differentiate the composite
+          std::vector<Tensor> inputs;
+          for (size_t i = 0; i < 3; ++i)
+            if (c.needs_input_grad(i)) inputs.push_back(i == 0 ? xs : i == 1 ? weight : bias);
+          if (!inputs.empty()) {
+            auto grads = autograd::grad({composite(xs, weight, bias)}, inputs, {dy}, true, true, true);
+            size_t j = 0;
+            if (c.needs_input_grad(0)) gx = grads[j++];
+            if (c.needs_input_grad(1)) gw = grads[j++];
+            if (c.needs_input_grad(2)) gb = grads[j++];
+          }
+          return autograd::variable_list{gx, gw, gb};
+        }
+        if (c.needs_input_grad(0)) {
+          gx = empty(xs.sizes(), xs.options());
+          k.backward(dy, xs, mean, rstd, weight, g, gx);
+        }
+        if (c.needs_input_grad(1)) gw = per_channel(view3(dy).mul(xhat_of(xs)), weight);
+        if (c.needs_input_grad(2)) gb = per_channel(view3(dy), bias);
+        return autograd::variable_list{gx, gw, gb};
+      },
+      [&](const auto& t, const Tensor&) {
+        // d xhat = rstd (dx - mean(dx) - xhat mean(dx xhat)) over each row; dy = d xhat w + xhat dw + db.
+        const Tensor xhat = xhat_of(input);
+        Tensor dy;
+        if (t(0).defined()) {
+          const Tensor dx = view3(t(0)).to(acc);
+          Tensor dxhat = dx.sub(dx.mean(-1, true)).sub(xhat.mul(dx.mul(xhat).mean(-1, true)))
+                             .mul(rstd.view({n3, g.groups, 1}));
+          dy = weight.defined() ? dxhat.mul(per_element(weight)) : dxhat;
+        }
+        if (t(1).defined()) {
+          const Tensor term = xhat.mul(per_element(t(1)));
+          dy = dy.defined() ? dy.add(term) : term;
+        }
+        if (t(2).defined()) {
+          const Tensor term = per_element(t(2)).expand({n3, g.groups, g.cols});
+          dy = dy.defined() ? dy.add(term) : term;
+        }
+        return dy.reshape(input.sizes()).to(input.scalar_type());
+      },
+      {{input}});
+}
+}  // namespace
+
+namespace {
+Tensor group_norm_composite(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                            double eps);
 }  // namespace
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps, bool) {
@@ -57,6 +187,22 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C), "Expected bias to be a vector of size equal ",
               "to the number of channels in input, but got bias of shape ", bias.sizes(), " and input of shape ",
               input.sizes());
+  if (auto k = fused_norm_kernels(input, weight, bias)) {
+    NormGeometry g;
+    g.groups = num_groups, g.channels_per_group = C / num_groups, g.inner = input.numel() / std::max<int64_t>(N * C, 1);
+    g.rows = N * num_groups, g.cols = g.channels_per_group * g.inner, g.eps = eps;
+    return fused_norm("native_group_norm", input, weight, bias, g, *k,
+                      [num_groups, eps](const Tensor& x, const Tensor& w, const Tensor& b) {
+                        return group_norm_composite(x, num_groups, w, b, eps);
+                      });
+  }
+  return group_norm_composite(input, num_groups, weight, bias, eps);
+}
+
+namespace {
+Tensor group_norm_composite(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                            double eps) {
+  const int64_t N = input.size(0), C = input.size(1);
   // Statistics per (sample, group) over a view (N, G, C/G, spatial...), any layout.
   const Tensor grouped = input.unflatten(1, {num_groups, C / num_groups});
   auto [var, mean] = var_mean(grouped, dims_from(2, grouped.dim()), std::optional<int64_t>(0), /*keepdim=*/false);
@@ -65,6 +211,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   };
   return normalize_affine(input, per_channel(mean), per_channel(var), weight, bias, eps);
 }
+}  // namespace
 
 Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                      const Tensor& running_var, bool use_input_stats, double momentum, double eps, bool) {
@@ -160,13 +307,25 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   EMBER_CHECK(input.sizes().slice(size_t(input.dim() - k)) == normalized_shape, "layer_norm: Given normalized_shape=",
               normalized_shape, ", expected input with shape [*, ", normalized_shape, "], but got input of size ",
               input.sizes());
-  std::vector<int64_t> dims;
-  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
-  auto [var, mean] = var_mean(input, IntArrayRef(dims), std::optional<int64_t>(0), /*keepdim=*/true);
-  Tensor out = input.sub(mean).mul(var.add(eps).rsqrt());
-  if (weight.defined()) out = out.mul(weight);
-  if (bias.defined()) out = out.add(bias);
-  return out;
+  auto composite = [k, eps](const Tensor& x, const Tensor& w, const Tensor& b) {
+    std::vector<int64_t> dims;
+    for (int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
+    auto [var, mean] = var_mean(x, IntArrayRef(dims), std::optional<int64_t>(0), /*keepdim=*/true);
+    Tensor out = x.sub(mean).mul(var.add(eps).rsqrt());
+    if (w.defined()) out = out.mul(w);
+    if (b.defined()) out = out.add(b);
+    return out;
+  };
+  const bool affine_shaped = (!weight.defined() || weight.sizes() == normalized_shape) &&
+                             (!bias.defined() || bias.sizes() == normalized_shape);
+  if (auto kernels = affine_shaped ? fused_norm_kernels(input, weight, bias) : std::nullopt) {
+    NormGeometry g;
+    g.cols = 1;
+    for (int64_t s : normalized_shape) g.cols *= s;
+    g.rows = input.numel() / g.cols, g.groups = 1, g.channels_per_group = g.cols, g.inner = 1, g.eps = eps;
+    return fused_norm("native_layer_norm", input, weight, bias, g, *kernels, composite);
+  }
+  return composite(input, weight, bias);
 }
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
   return functional::layer_norm(input, IntArrayRef(options.normalized_shape()), options.weight(), options.bias(),
