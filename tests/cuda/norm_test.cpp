@@ -1,0 +1,71 @@
+// Fused layer_norm / group_norm on CUDA (Note [Fused normalization on devices],
+// ops/cuda/norm_kernels.cu) against the CPU: every floating dtype, rows shorter and longer than
+// a block, with and without affine parameters, gradients of input, weight and bias, and the
+// LayerNorm / GroupNorm modules. The op-level code also runs without a GPU in
+// tests/nn/fused_norm_glue_test. Skipped without a GPU.
+#include <torch/torch.h>
+
+#include "cuda_test_util.h"
+#include "test_util.h"
+
+namespace ember::test {
+namespace {
+
+void expect_norm_matches(const char* what, const std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)>& f,
+                         const Tensor& x, const Tensor& w, const Tensor& b) {
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    SCOPED_TRACE(std::string(what) + " " + torch_name(dt));
+    auto leaf = [&](const Tensor& t, torch::Device d, ScalarType s) {
+      return t.defined() ? t.to(d, s).detach().requires_grad_() : Tensor();
+    };
+    Tensor gx = leaf(x, torch::kCUDA, dt), gw = leaf(w, torch::kCUDA, dt), gb = leaf(b, torch::kCUDA, dt);
+    Tensor cx = leaf(x, torch::kCPU, kDouble), cw = leaf(w, torch::kCPU, kDouble), cb = leaf(b, torch::kCPU, kDouble);
+    Tensor gy = f(gx, gw, gb), cy = f(cx, cw, cb);
+    const double tol = dt == kDouble ? 1e-9 : dt == kFloat ? 1e-4 : 3e-2;
+    EXPECT_TENSOR_CLOSE(gy.cpu().to(kDouble), cy.detach(), tol, tol);
+    Tensor seed = random_tensor(x.sizes(), kDouble);
+    gy.backward(seed.to(torch::kCUDA, dt));
+    cy.backward(seed);
+    EXPECT_TENSOR_CLOSE(gx.grad().cpu().to(kDouble), cx.grad(), tol, tol * 10);
+    if (w.defined()) EXPECT_TENSOR_CLOSE(gw.grad().cpu().to(kDouble), cw.grad(), tol * 10, tol * 100);
+    if (b.defined()) EXPECT_TENSOR_CLOSE(gb.grad().cpu().to(kDouble), cb.grad(), tol * 10, tol * 100);
+  }
+}
+
+TEST(CudaNorm, LayerNormMatchesTheCpu) {
+  EMBER_REQUIRE_GPU();
+  for (int64_t n : {7, 256, 1000, 4099}) {
+    Tensor x = random_tensor({6, n}, kDouble), w = random_tensor({n}, kDouble), b = random_tensor({n}, kDouble);
+    expect_norm_matches("layer_norm", [n](const Tensor& a, const Tensor& ww, const Tensor& bb) {
+      return torch::nn::functional::layer_norm(a, torch::nn::functional::LayerNormFuncOptions({n}).weight(ww).bias(bb));
+    }, x, w, b);
+  }
+  Tensor x = random_tensor({3, 4, 5, 6}, kDouble);
+  expect_norm_matches("layer_norm 2 dims, no affine", [](const Tensor& a, const Tensor&, const Tensor&) {
+    return torch::nn::functional::layer_norm(a, torch::nn::functional::LayerNormFuncOptions({5, 6}));
+  }, x, Tensor(), Tensor());
+}
+
+TEST(CudaNorm, GroupNormMatchesTheCpu) {
+  EMBER_REQUIRE_GPU();
+  Tensor x = random_tensor({4, 12, 9, 7}, kDouble), w = random_tensor({12}, kDouble), b = random_tensor({12}, kDouble);
+  for (int64_t G : {1, 3, 12})
+    expect_norm_matches("group_norm", [G](const Tensor& a, const Tensor& ww, const Tensor& bb) {
+      return torch::group_norm(a, G, ww, bb);
+    }, x, w, b);
+}
+
+TEST(CudaNorm, ModulesTrainOnTheDevice) {
+  EMBER_REQUIRE_GPU();
+  torch::nn::LayerNorm ln(torch::nn::LayerNormOptions({32}));
+  torch::nn::GroupNorm gn(torch::nn::GroupNormOptions(4, 16));
+  ln->to(torch::kCUDA), gn->to(torch::kCUDA);
+  Tensor a = torch::randn({8, 32}, torch::kCUDA), c = torch::randn({2, 16, 5, 5}, torch::kCUDA);
+  (ln(a).pow(2).sum() + gn(c).pow(2).sum()).backward();
+  EXPECT_TRUE(ln->weight.grad().is_cuda());
+  EXPECT_TRUE(gn->bias.grad().is_cuda());
+  EXPECT_TENSOR_CLOSE(ln(a).mean(-1).cpu(), torch::zeros({8}), 1e-5, 1e-5);
+}
+
+}  // namespace
+}  // namespace ember::test
