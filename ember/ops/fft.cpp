@@ -175,7 +175,9 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> head_and_tail(const std::v
 Tensor device_r2c(const Tensor& self, const std::vector<int64_t>& dims, ScalarType complex_type) {
   const auto [head, tail] = head_and_tail(dims);
   const Moved mv = dims_last(self.dim(), tail);
-  const Tensor x = self.permute(mv.perm).contiguous();
+  Tensor x = self.permute(mv.perm).contiguous();
+  // cuFFT reads real input aligned as complex: a view at an odd offset is copied.
+  if (reinterpret_cast<uintptr_t>(x.data_ptr()) % (2 * x.element_size()) != 0) x = x.clone();
   std::vector<int64_t> half(x.sizes().begin(), x.sizes().end());
   half.back() = half.back() / 2 + 1;
   Tensor y = empty(half, self.options().dtype(complex_type));

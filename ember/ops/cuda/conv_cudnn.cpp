@@ -9,7 +9,11 @@
 // cores. Workspaces come from the caching allocator (an algorithm whose workspace does not
 // fit is skipped for the next). cuDNN is opened on first use (Note [CUDA libraries loaded on
 // first use]); geometries cuDNN cannot take (asymmetric padding, more than 2^31-1 elements)
-// run the composite.
+// run the composite, as does double in channels-last (cuDNN has no NHWC double kernels).
+//
+// Left for later: benchmark mode through cuDNN's Find*Ex with a workspace from the caching
+// allocator (Find allocates its own, outside the allocator's view); moving on to the next
+// algorithm when one fails to run (only a workspace that does not fit moves on now).
 #include <cudnn.h>
 
 #include <array>
@@ -131,13 +135,28 @@ cudnnDataType_t data_type(ScalarType t) {
 
 // ---- descriptors (RAII) ----------------------------------------------------------------------
 
-// A tensor descriptor of t's sizes and strides (cuDNN reads any strides).
+// A tensor descriptor of t, dense in layout `fmt` (contiguous or channels-last), with the
+// layout's own strides: a size-1 dim's stride is arbitrary in ember (as in PyTorch) and
+// cuDNN would misread the layout from it.
 struct TensorDesc {
   cudnnTensorDescriptor_t d = nullptr;
-  explicit TensorDesc(const Tensor& t) {
+  TensorDesc(const Tensor& t, bool channels_last) {
     EMBER_CUDNN_CHECK(cudnn().create_tensor(&d));
-    std::vector<int> sizes, strides;
-    for (int64_t i = 0; i < t.dim(); ++i) sizes.push_back(int(t.size(i))), strides.push_back(int(t.stride(i)));
+    const int64_t n = t.dim();
+    std::vector<int> sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) sizes[size_t(i)] = int(t.size(i));
+    // The dims from the innermost out: channels-last is C, then the spatial dims last to
+    // first, then N; contiguous is the dims last to first.
+    std::vector<int64_t> order;
+    if (channels_last) {
+      order.push_back(1);
+      for (int64_t i = n - 1; i >= 2; --i) order.push_back(i);
+      order.push_back(0);
+    } else {
+      for (int64_t i = n - 1; i >= 0; --i) order.push_back(i);
+    }
+    int64_t stride = 1;
+    for (int64_t i : order) strides[size_t(i)] = int(stride), stride *= std::max<int64_t>(t.size(i), 1);
     EMBER_CUDNN_CHECK(cudnn().set_tensor(d, data_type(t.scalar_type()), int(t.dim()), sizes.data(), strides.data()));
   }
   ~TensorDesc() { cudnn().destroy_tensor(d); }
@@ -228,17 +247,23 @@ std::string key_of(Pass pass, const Tensor& x, const Tensor& w, const Tensor& y,
   return k;
 }
 
+// An algorithm and the math type cuDNN ranked it with (one algorithm may come twice).
+struct Algo {
+  int algo;
+  cudnnMathType_t math;
+};
+
 std::mutex cache_mutex;
-std::unordered_map<std::string, std::vector<int>>& algo_cache() {
-  static std::unordered_map<std::string, std::vector<int>> cache;
+std::unordered_map<std::string, std::vector<Algo>>& algo_cache() {
+  static std::unordered_map<std::string, std::vector<Algo>> cache;
   return cache;
 }
 
 // The algorithms to try for `key`, best first: cuDNN's heuristics (or timings), only those
-// that succeeded (and are deterministic when that is asked for). `query(count, perf*)`
-// fills cuDNN's perf structs.
+// that succeeded (and are deterministic when that is asked for; never one converting float
+// data down to half). `query(count, returned, perf*)` fills cuDNN's perf structs.
 template <class Perf, class Query>
-std::vector<int> algorithms(const std::string& key, Query&& query) {
+std::vector<Algo> algorithms(const std::string& key, ScalarType t, Query&& query) {
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto it = algo_cache().find(key);
@@ -247,11 +272,13 @@ std::vector<int> algorithms(const std::string& key, Query&& query) {
   std::array<Perf, 16> perf{};
   int returned = 0;
   query(int(perf.size()), &returned, perf.data());
-  std::vector<int> algos;
+  std::vector<Algo> algos;
   for (int i = 0; i < returned; ++i) {
-    if (perf[size_t(i)].status != CUDNN_STATUS_SUCCESS) continue;
-    if (globalContext().deterministicCuDNN() && perf[size_t(i)].determinism != CUDNN_DETERMINISTIC) continue;
-    algos.push_back(int(perf[size_t(i)].algo));
+    const Perf& p = perf[size_t(i)];
+    if (p.status != CUDNN_STATUS_SUCCESS) continue;
+    if (globalContext().deterministicCuDNN() && p.determinism != CUDNN_DETERMINISTIC) continue;
+    if ((t == kFloat || t == kDouble) && p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) continue;
+    algos.push_back(Algo{int(p.algo), p.mathType});
   }
   EMBER_CHECK(!algos.empty(), "cuDNN: no ", globalContext().deterministicCuDNN() ? "deterministic " : "",
               "convolution algorithm for this geometry");
@@ -260,11 +287,14 @@ std::vector<int> algorithms(const std::string& key, Query&& query) {
   return algos;
 }
 
-// Runs `run(algo, workspace, bytes)` with the first algorithm whose workspace fits in memory.
+// Runs `run(algo, workspace, bytes)` with the first algorithm whose workspace fits in memory,
+// the convolution descriptor set to the math type the algorithm was ranked with.
 template <class SizeOf, class Run>
-void run_first_fitting(const std::vector<int>& algos, const Tensor& like, SizeOf&& size_of, Run&& run) {
+void run_first_fitting(const std::vector<Algo>& algos, cudnnConvolutionDescriptor_t conv, const Tensor& like,
+                       SizeOf&& size_of, Run&& run) {
   for (size_t i = 0; i < algos.size(); ++i) {
-    const size_t bytes = size_of(algos[i]);
+    EMBER_CUDNN_CHECK(cudnn().set_math(conv, algos[i].math));
+    const size_t bytes = size_of(algos[i].algo);
     Tensor ws;
     try {
       ws = empty({int64_t(std::max<size_t>(bytes, 1))}, like.options().dtype(kByte).memory_format(MemoryFormat::Contiguous));
@@ -272,7 +302,7 @@ void run_first_fitting(const std::vector<int>& algos, const Tensor& like, SizeOf
       if (i + 1 == algos.size()) throw;
       continue;  // a slower algorithm with a smaller workspace
     }
-    run(algos[i], bytes ? ws.data_ptr() : nullptr, bytes);
+    run(algos[i].algo, bytes ? ws.data_ptr() : nullptr, bytes);
     return;
   }
 }
@@ -295,6 +325,9 @@ bool supports(const Tensor& x, const Tensor& w, const Tensor& b, const conv_deta
   if (!(t == kFloat || t == kDouble || t == kHalf || t == kBFloat16) || w.scalar_type() != t) return false;
   if (b.defined() && (b.scalar_type() != t || b.device() != x.device())) return false;
   if (x.dim() < 3 || x.dim() > 5 || !fits_int(x) || !fits_int(w)) return false;
+  if (x.numel() == 0 || w.numel() == 0) return false;  // zero-sized dims: cuDNN's descriptors refuse them
+  // cuDNN has no NHWC algorithms for double (PyTorch keeps double NCHW): the composite.
+  if (t == kDouble && conv_detail::conv_output_format(x, w) != MemoryFormat::Contiguous) return false;
   for (size_t i = 0; i < s.stride.size(); ++i) {
     if (s.pad_l[i] < 0 || s.pad_l[i] > INT_MAX || s.stride[i] > INT_MAX || s.dilation[i] > INT_MAX) return false;
     // cuDNN pads symmetrically; a transposed convolution's output padding must stay below
@@ -329,19 +362,19 @@ Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, co
   const Tensor x = as_2d(input.contiguous(fmt)), w = as_2d(dense_weight(weight, fmt)), y = as_2d(out);
   const bool last = fmt != MemoryFormat::Contiguous;
   const Geometry g = geometry_of(s);
-  const TensorDesc xd(x), yd(y);
+  const TensorDesc xd(x, last), yd(y, last);
   const FilterDesc wd(w, last);
   const ConvDesc cd(g, x.scalar_type());
   cudnnHandle_t h = handle_for(input.device().index());
   const auto algos = algorithms<cudnnConvolutionFwdAlgoPerf_t>(
-      key_of(Pass::Forward, x, w, y, last, g), [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
+      key_of(Pass::Forward, x, w, y, last, g), x.scalar_type(), [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
         if (globalContext().benchmarkCuDNN()) EMBER_CUDNN_CHECK(cudnn().fwd_find(h, xd.d, wd.d, cd.d, yd.d, n, returned, perf));
         else EMBER_CUDNN_CHECK(cudnn().fwd_heuristic(h, xd.d, wd.d, cd.d, yd.d, n, returned, perf));
       });
   const Scaling sc;
   const ScalarType t = x.scalar_type();
   run_first_fitting(
-      algos, x,
+      algos, cd.d, x,
       [&](int a) {
         size_t bytes = 0;
         EMBER_CUDNN_CHECK(cudnn().fwd_workspace(h, xd.d, wd.d, cd.d, yd.d, cudnnConvolutionFwdAlgo_t(a), &bytes));
@@ -368,12 +401,12 @@ Tensor backward_data(const Tensor& grad_output, const Tensor& weight, IntArrayRe
   const Tensor dy = as_2d(grad_output.contiguous(fmt)), w = as_2d(dense_weight(weight, fmt)), dx = as_2d(gin);
   const bool last = fmt != MemoryFormat::Contiguous;
   const Geometry g = geometry_of(s);
-  const TensorDesc dyd(dy), dxd(dx);
+  const TensorDesc dyd(dy, last), dxd(dx, last);
   const FilterDesc wd(w, last);
   const ConvDesc cd(g, dy.scalar_type());
   cudnnHandle_t h = handle_for(grad_output.device().index());
   const auto algos = algorithms<cudnnConvolutionBwdDataAlgoPerf_t>(
-      key_of(Pass::BackwardData, dx, w, dy, last, g),
+      key_of(Pass::BackwardData, dx, w, dy, last, g), dy.scalar_type(),
       [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
         if (globalContext().benchmarkCuDNN())
           EMBER_CUDNN_CHECK(cudnn().bwd_data_find(h, wd.d, dyd.d, cd.d, dxd.d, n, returned, perf));
@@ -382,7 +415,7 @@ Tensor backward_data(const Tensor& grad_output, const Tensor& weight, IntArrayRe
   const Scaling sc;
   const ScalarType t = dy.scalar_type();
   run_first_fitting(
-      algos, dy,
+      algos, cd.d, dy,
       [&](int a) {
         size_t bytes = 0;
         EMBER_CUDNN_CHECK(
@@ -413,12 +446,12 @@ std::pair<Tensor, Tensor> backward_weights(const Tensor& grad_output, const Tens
   const Tensor x = as_2d(input.contiguous(fmt)), dy = as_2d(grad_output.contiguous(fmt)), dw = as_2d(gw);
   const bool last = fmt != MemoryFormat::Contiguous;
   const Geometry g = geometry_of(s);
-  const TensorDesc xd(x), dyd(dy);
+  const TensorDesc xd(x, last), dyd(dy, last);
   const FilterDesc wd(dw, last);
   const ConvDesc cd(g, x.scalar_type());
   cudnnHandle_t h = handle_for(input.device().index());
   const auto algos = algorithms<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      key_of(Pass::BackwardFilter, x, dw, dy, last, g),
+      key_of(Pass::BackwardFilter, x, dw, dy, last, g), x.scalar_type(),
       [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
         if (globalContext().benchmarkCuDNN())
           EMBER_CUDNN_CHECK(cudnn().bwd_filter_find(h, xd.d, dyd.d, cd.d, wd.d, n, returned, perf));
@@ -427,7 +460,7 @@ std::pair<Tensor, Tensor> backward_weights(const Tensor& grad_output, const Tens
   const Scaling sc;
   const ScalarType t = x.scalar_type();
   run_first_fitting(
-      algos, x,
+      algos, cd.d, x,
       [&](int a) {
         size_t bytes = 0;
         EMBER_CUDNN_CHECK(

@@ -2,12 +2,14 @@
 // (cufftMakePlanMany64) over the last 1 to 3 dims of contiguous tensors, batched over the
 // others, complex64/complex128 and their real types, on the current stream. Plans are cached
 // per device (the kPlanCacheCapacity most recently used, keyed by type, sizes and batch) and
-// run under the cache's lock (a cuFFT plan and its workspace serve one call at a time).
-// cuFFT is opened on first use (Note [CUDA libraries loaded on first use]).
+// set up under the cache's lock. A plan owns no workspace (auto-allocation off): each call
+// takes one from the caching allocator on the current stream, as PyTorch does, so one plan
+// may serve several streams and its memory shows in the allocator's statistics. Real input
+// to R2C must be aligned as complex (fft.cpp copies it otherwise). cuFFT is opened on first
+// use (Note [CUDA libraries loaded on first use]).
 //
 // Left for later: half and bfloat16 transforms (cuFFT has them for powers of two only; the op
-// refuses them as on the CPU) and workspaces from the caching allocator (cuFFT allocates a
-// plan's own, kept while the plan is cached).
+// refuses them as on the CPU).
 #include <cufft.h>
 
 #include <array>
@@ -20,6 +22,7 @@
 #include "ember/cuda/guard.h"
 #include "ember/cuda/lazy_library.h"
 #include "ember/ops/fft_device.h"
+#include "ember/ops/functions.h"
 #include "ember/ops/op_def.h"
 
 namespace ember::cuda {
@@ -31,6 +34,8 @@ struct Cufft {
   decltype(&cufftMakePlanMany64) make_plan_many64;
   decltype(&cufftSetStream) set_stream;
   decltype(&cufftDestroy) destroy;
+  decltype(&cufftSetAutoAllocation) set_auto_allocation;
+  decltype(&cufftSetWorkArea) set_work_area;
   decltype(&cufftExecC2C) exec_c2c;
   decltype(&cufftExecZ2Z) exec_z2z;
   decltype(&cufftExecR2C) exec_r2c;
@@ -44,7 +49,8 @@ const Cufft& cufft() {
     static detail::LazyLibrary lib(EMBER_CUDA_SONAME("libcufft", CUFFT_VER_MAJOR), "cuFFT");
 #define EMBER_RESOLVE(name) lib.resolve(&name, #name)
     return Cufft{EMBER_RESOLVE(cufftCreate),  EMBER_RESOLVE(cufftMakePlanMany64), EMBER_RESOLVE(cufftSetStream),
-                 EMBER_RESOLVE(cufftDestroy), EMBER_RESOLVE(cufftExecC2C),        EMBER_RESOLVE(cufftExecZ2Z),
+                 EMBER_RESOLVE(cufftDestroy), EMBER_RESOLVE(cufftSetAutoAllocation), EMBER_RESOLVE(cufftSetWorkArea),
+                 EMBER_RESOLVE(cufftExecC2C),        EMBER_RESOLVE(cufftExecZ2Z),
                  EMBER_RESOLVE(cufftExecR2C), EMBER_RESOLVE(cufftExecD2Z),        EMBER_RESOLVE(cufftExecC2R),
                  EMBER_RESOLVE(cufftExecZ2D)};
 #undef EMBER_RESOLVE
@@ -85,35 +91,43 @@ struct PlanKey {
 
 constexpr size_t kPlanCacheCapacity = 64;
 
+struct Plan {
+  cufftHandle handle = 0;
+  size_t workspace = 0;  // bytes each call must provide
+};
+
 // The plans of one device, most recently used first.
 struct PlanCache {
   std::mutex mutex;
-  std::list<std::pair<PlanKey, cufftHandle>> plans;
+  std::list<std::pair<PlanKey, Plan>> plans;
 
   // The plan for `key` (made on a miss, evicting the least recently used); call with the lock held.
-  cufftHandle get(const PlanKey& key) {
+  Plan get(const PlanKey& key) {
     for (auto it = plans.begin(); it != plans.end(); ++it)
       if (it->first == key) {
         plans.splice(plans.begin(), plans, it);
         return plans.front().second;
       }
-    cufftHandle h = 0;
-    EMBER_CUFFT_CHECK(cufft().create(&h));
+    Plan p;
+    EMBER_CUFFT_CHECK(cufft().create(&p.handle));
     std::vector<long long> n = key.n;
-    size_t work = 0;
     // Contiguous signals (null embeds): each transform's input and output are dense.
-    const cufftResult r =
-        cufft().make_plan_many64(h, int(n.size()), n.data(), nullptr, 1, 0, nullptr, 1, 0, key.type, key.batch, &work);
+    cufftResult r = cufft().set_auto_allocation(p.handle, 0);
+    if (r == CUFFT_SUCCESS)
+      r = cufft().make_plan_many64(p.handle, int(n.size()), n.data(), nullptr, 1, 0, nullptr, 1, 0, key.type,
+                                   key.batch, &p.workspace);
     if (r != CUFFT_SUCCESS) {
-      cufft().destroy(h);
+      cufft().destroy(p.handle);
       EMBER_CUFFT_CHECK(r);
     }
     if (plans.size() == kPlanCacheCapacity) {
-      cufft().destroy(plans.back().second);
+      // Transforms queued with the evicted plan may still read its tables.
+      EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+      cufft().destroy(plans.back().second.handle);
       plans.pop_back();
     }
-    plans.emplace_front(key, h);
-    return h;
+    plans.emplace_front(key, p);
+    return p;
   }
 };
 
@@ -134,16 +148,19 @@ PlanKey key_of(cufftType type, const Tensor& signal_shape, int64_t rank) {
   return k;
 }
 
-// Runs exec(plan) on the current stream of t's device with the plan for `key`.
+// Runs exec(plan) on the current stream of t's device with the plan for `key` and a
+// workspace from the caching allocator (freed in stream order after the transform).
 template <class Exec>
 void run(const Tensor& t, const PlanKey& key, Exec&& exec) {
   CUDAGuard guard(t.device());
   const DeviceIndex dev = t.device().index();
   PlanCache& cache = cache_of(dev);
   std::lock_guard<std::mutex> lock(cache.mutex);
-  const cufftHandle plan = cache.get(key);
-  EMBER_CUFFT_CHECK(cufft().set_stream(plan, getCurrentCUDAStream(dev).stream()));
-  exec(plan);
+  const Plan plan = cache.get(key);
+  const Tensor workspace = empty({int64_t(std::max<size_t>(plan.workspace, 1))}, t.options().dtype(kByte));
+  EMBER_CUFFT_CHECK(cufft().set_stream(plan.handle, getCurrentCUDAStream(dev).stream()));
+  EMBER_CUFFT_CHECK(cufft().set_work_area(plan.handle, workspace.data_ptr()));
+  exec(plan.handle);
 }
 
 void check_dense(const Tensor& t, const char* what) {

@@ -249,6 +249,11 @@ void orgqr(const Tensor& a, const Tensor& tau) {
               A.rows, " x ", A.cols, " exceed its 32-bit sizes");
   const Tensor t = tau.contiguous();
   const int k = int(t.size(-1));
+  if (k == 0) {  // no reflectors: Q's first columns are the identity's
+    a.zero_();
+    a.diagonal(0, -2, -1).fill_(1);
+    return;
+  }
   EMBER_INTERNAL_ASSERT(t.numel() == A.count * k, "cuSOLVER orgqr: tau ", t.sizes(), " for ", A.count, " matrices");
   const Session s = session_for(a);
   const Cusolver& c = cusolver();
