@@ -4,6 +4,88 @@ import sys
 import time
 
 import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+class BasicBlock(nn.Module):
+    """torchvision's ResNet BasicBlock, written out as in bench/cuda_bench.cpp."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.b2(self.c2(F.relu(self.b1(self.c1(x)))))
+        return F.relu(y + (self.down(x) if self.down is not None else x))
+
+
+class ResNet18(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn = nn.BatchNorm2d(64)
+        blocks, cin = [], 64
+        for cout in (64, 128, 256, 512):
+            blocks += [BasicBlock(cin, cout, 1 if cout == 64 else 2), BasicBlock(cout, cout, 1)]
+            cin = cout
+        self.layers = nn.Sequential(*blocks)
+        self.fc = nn.Linear(512, 1000)
+
+    def forward(self, x):
+        y = F.max_pool2d(F.relu(self.bn(self.stem(x))), 3, 2, 1)
+        return self.fc(F.adaptive_avg_pool2d(self.layers(y), 1).flatten(1))
+
+
+def resnet_step(batch=256):
+    model = ResNet18().cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(batch, 3, 224, 224).cuda().contiguous(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (batch,)).cuda()
+
+    def step():
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+
+    return step
+
+
+def transformer_step():
+    layer = nn.TransformerEncoderLayer(1024, 16, dim_feedforward=4096)
+    enc = nn.TransformerEncoder(layer, 6, enable_nested_tensor=False).cuda()
+    opt = torch.optim.Adam(enc.parameters(), lr=1e-4)
+    x = torch.randn(512, 32, 1024).cuda()
+
+    def step():
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = enc(x).float().pow(2).mean()
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+
+    return step
+
+
+def lazily(make):
+    state = {}
+
+    def run():
+        if "fn" not in state:
+            state["fn"] = make()
+        state["fn"]()
+
+    return run
 
 
 def time_per_iter(fn, min_batch=0.05):
@@ -28,7 +110,7 @@ def time_per_iter(fn, min_batch=0.05):
 
 
 def main():
-    filt = sys.argv[1] if len(sys.argv) > 1 else ""
+    filters = sys.argv[1:]
     n = 256 << 20
     a = torch.rand(n).cuda()
     b = torch.rand(n).cuda()
@@ -54,9 +136,11 @@ def main():
          lambda: (c.view(n // 4096, 4096).copy_(a.view(4096, n // 4096).t()), sync())),
         ("bf16 matmul 8192^3", 2.0 * 8192**3, "FLOP", lambda: (torch.mm(m1, m2), sync())),
         ("1000 one-element adds (per op)", 1, "op", chain),
+        ("resnet18 train step b256 bf16 cl", 256, "img", lazily(resnet_step)),
+        ("transformer enc train step b32 s512", 32, "seq", lazily(transformer_step)),
     ]
     for name, work, unit, fn in cases:
-        if filt and filt not in name:
+        if filters and not any(f in name for f in filters):
             continue
         s = time_per_iter(fn)
         if name.startswith("1000 "):

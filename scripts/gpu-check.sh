@@ -14,7 +14,9 @@
 #      allocator, pinned memory), with a per-test timeout;
 #   2. compute-sanitizer memcheck and racecheck over the CUDA tests;
 #   3. bench/cuda_bench against PyTorch eager on the same card (bench/cuda_bench.py): time
-#      ratio (> 1: ember faster) and bandwidth per case;
+#      ratio (> 1: ember faster) and bandwidth, FLOP/s or items/s per case: pointwise,
+#      copies, bf16 matmul, small-op overhead, ResNet-18 and TransformerEncoder training
+#      steps, and ember's own CPU ResNet-18 step (the GPU/CPU speed-up per image);
 #   4. `ember train --device cuda` (the demo CNN, 3 epochs) and the same on the CPU.
 # All of it in under 8 minutes. Output also goes to $OUT/gpu-check.log when $OUT is set.
 # Usage:
@@ -90,7 +92,7 @@ say "cuda_tests: exit $rc; $(grep -E '^\[  PASSED  \]' "$root/tests.txt" || echo
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 "$root/bin/cuda_tests" \
-      --gtest_brief=1 --gtest_filter='CudaRuntime.*:CudaPointwise.InPlace*:CudaCopy.*:CudaIndex.OutOfRange*:CudaIndex.Masks*:CudaRandom.UniformIs*:CudaNn.Pooling*' \
+      --gtest_brief=1 --gtest_filter='CudaRuntime.*:CudaPointwise.InPlace*:CudaCopy.*:CudaIndex.OutOfRange*:CudaIndex.Masks*:CudaRandom.UniformIs*:CudaNn.Pooling*:CudaNorm.LayerNorm*' \
       >"$root/$tool.txt" 2>&1
     rc=$?
     tail -n 5 "$root/$tool.txt"
@@ -100,26 +102,40 @@ else
   say "compute-sanitizer: not found on this machine"
 fi
 
-# 3. Benchmarks against PyTorch on the same card.
-"$root/bin/cuda_bench" >"$root/ember.txt" 2>&1 || true
-python3 bench/cuda_bench.py >"$root/torch.txt" 2>&1 || true
+# 3. Benchmarks against PyTorch on the same card, in groups (each with a time limit).
+: >"$root/ember.txt"
+: >"$root/torch.txt"
+for group in "add copy matmul adds" "resnet18 train step b256" "transformer" "CPU"; do
+  # shellcheck disable=SC2086
+  timeout 150 "$root/bin/cuda_bench" $group >>"$root/ember.txt" 2>&1 || echo "cuda_bench $group: exit $?" >>"$root/ember.txt"
+  [[ $group == CPU ]] && continue
+  # shellcheck disable=SC2086
+  timeout 150 python3 bench/cuda_bench.py $group >>"$root/torch.txt" 2>&1 || echo "cuda_bench.py $group: exit $?" >>"$root/torch.txt"
+done
 echo "-- benchmarks (ratio = PyTorch time / ember time; > 1: ember faster)"
 awk -F'\t' '
   FNR == 1 { file++ }
   NF < 4 { next }
   file == 1 { tt[$1] = $2; next }
   { order[++n] = $1; et[$1] = $2; w[$1] = $3; u[$1] = $4 }
+  function rate(t, c) {
+    if (u[c] == "B") return sprintf("%.0f GB/s", w[c] / t / 1e9)
+    if (u[c] == "FLOP") return sprintf("%.0f TFLOP/s", w[c] / t / 1e12)
+    if (u[c] == "img" || u[c] == "seq") return sprintf("%.1f %s/s", w[c] / t, u[c])
+    return sprintf("%.2f us/op", t * 1e6)
+  }
   END {
     for (i = 1; i <= n; i++) {
       c = order[i]
-      rate = u[c] == "B" ? sprintf("%.0f GB/s", w[c] / et[c] / 1e9) : u[c] == "FLOP" ? sprintf("%.0f TFLOP/s", w[c] / et[c] / 1e12) : sprintf("%.2f us/op", et[c] * 1e6)
-      trate = !(c in tt) ? "n/a" : u[c] == "B" ? sprintf("%.0f GB/s", w[c] / tt[c] / 1e9) : u[c] == "FLOP" ? sprintf("%.0f TFLOP/s", w[c] / tt[c] / 1e12) : sprintf("%.2f us/op", tt[c] * 1e6)
       ratio = (c in tt) ? sprintf("%.2f", tt[c] / et[c]) : "n/a"
-      printf "bench %-34s ember %12s  torch %12s  ratio %s\n", c, rate, trate, ratio
+      printf "bench %-38s ember %14s  torch %14s  ratio %s\n", c, rate(et[c], c), (c in tt) ? rate(tt[c], c) : "n/a", ratio
+      if (u[c] == "img") img[c ~ /CPU/ ? "cpu" : "gpu"] = w[c] / et[c]
     }
+    if (("cpu" in img) && ("gpu" in img))
+      printf "bench ResNet-18 step, ember GPU / ember CPU, per image: %.1fx (the seed claims up to 20x)\n", img["gpu"] / img["cpu"]
   }' "$root/torch.txt" "$root/ember.txt" | tee "$root/bench.txt"
-grep -v $'\t' "$root/ember.txt" "$root/torch.txt" | head -5
-say "benchmarks: $(wc -l <"$root/bench.txt") cases; not written yet: ResNet-18 and TransformerEncoder training steps"
+grep -v $'\t' "$root/ember.txt" "$root/torch.txt" | head -8
+say "benchmarks: $(grep -c '^bench ' "$root/bench.txt") lines (above)"
 
 # 4. The demo CNN trained on the GPU (ember train --device cuda), and on the CPU for comparison.
 for dev in cuda cpu; do
