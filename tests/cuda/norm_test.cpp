@@ -1,7 +1,9 @@
 // Fused layer_norm / group_norm on CUDA (Note [Fused normalization on devices],
 // ops/cuda/norm_kernels.cu) against the CPU: every floating dtype, rows shorter and longer than
 // a block, with and without affine parameters, gradients of input, weight and bias, and the
-// LayerNorm / GroupNorm modules. The op-level code also runs without a GPU in
+// LayerNorm / GroupNorm modules; batch norm on cuDNN (Note [Batch norm on devices]) in
+// training and eval mode, NCHW and channels-last, with the running statistics. The op-level
+// code also runs without a GPU in
 // tests/nn/fused_norm_glue_test. Skipped without a GPU.
 #include <torch/torch.h>
 
@@ -65,6 +67,42 @@ TEST(CudaNorm, ModulesTrainOnTheDevice) {
   EXPECT_TRUE(ln->weight.grad().is_cuda());
   EXPECT_TRUE(gn->bias.grad().is_cuda());
   EXPECT_TENSOR_CLOSE(ln(a).mean(-1).cpu(), torch::zeros({8}), 1e-5, 1e-5);
+}
+
+TEST(CudaNorm, CudnnBatchNormMatchesTheCpu) {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    for (bool cl : {false, true}) {
+      if (dt == kDouble && cl) continue;
+      SCOPED_TRACE(std::string(torch_name(dt)) + (cl ? " channels-last" : ""));
+      const ScalarType pt = dt == kDouble ? kDouble : kFloat;
+      Tensor x = random_tensor({8, 6, 7, 5}, kDouble), w = random_tensor({6}, kDouble), b = random_tensor({6}, kDouble);
+      Tensor seed = random_tensor(x.sizes(), kDouble);
+      auto run = [&](torch::Device d, ScalarType data, ScalarType params) {
+        Tensor xl = x.to(d, data);
+        if (cl) xl = xl.contiguous(torch::MemoryFormat::ChannelsLast);
+        xl = xl.detach().requires_grad_();
+        Tensor wl = w.to(d, params).requires_grad_(), bl = b.to(d, params).requires_grad_();
+        Tensor rm = torch::zeros({6}, torch::TensorOptions().dtype(params).device(d)), rv = torch::ones_like(rm);
+        Tensor y = torch::nn::functional::batch_norm(
+            xl, rm, rv, torch::nn::functional::BatchNormFuncOptions().weight(wl).bias(bl).training(true));
+        y.backward(seed.to(d, data));
+        if (cl) EXPECT_TRUE(y.is_contiguous(torch::MemoryFormat::ChannelsLast));
+        Tensor ev = torch::nn::functional::batch_norm(xl.detach(), rm, rv,
+                                                      torch::nn::functional::BatchNormFuncOptions().weight(wl.detach()).bias(bl.detach()));
+        std::vector<Tensor> r = {y, xl.grad(), wl.grad(), bl.grad(), rm, rv, ev};
+        for (Tensor& t : r) t = t.detach().cpu().to(kDouble);
+        return r;
+      };
+      const auto gpu = run(torch::kCUDA, dt, pt), cpu = run(torch::kCPU, kDouble, kDouble);
+      const double tol = dt == kDouble ? 1e-9 : dt == kFloat ? 1e-4 : 5e-2;
+      const char* names[] = {"y", "dx", "dw", "db", "running_mean", "running_var", "eval y"};
+      for (size_t i = 0; i < gpu.size(); ++i) {
+        SCOPED_TRACE(names[i]);
+        EXPECT_TENSOR_CLOSE(gpu[i], cpu[i], tol, tol * 10);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -5,10 +5,12 @@
 // the composite path: values, mean/rstd-based gradients of input, weight and bias,
 // create_graph (second derivatives), forward-mode tangents, and the cases that must stay on
 // the composite (non-contiguous input, mixed dtypes). The CUDA kernels themselves are tested on
-// a GPU by tests/cuda/norm_test.cpp.
+// a GPU by tests/cuda/norm_test.cpp. Likewise batch norm's device path (Note [Batch norm on
+// devices]) with a stand-in DeviceBatchNorm.
 #include <cmath>
 #include <vector>
 
+#include "ember/ops/batch_norm_device.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/norm_device.h"
 #include "test_util.h"
@@ -178,6 +180,127 @@ TEST(FusedNormGlue, OtherCasesStayOnTheComposite) {
   nn::functional::layer_norm(x, {3}, random_tensor({3}, kFloat), Tensor(), 1e-5);                // mixed dtypes
   group_norm(x.transpose(1, 2).contiguous().transpose(1, 2), 2, Tensor(), Tensor(), 1e-5, true);  // strided
   EXPECT_EQ(forward_calls, fc);
+}
+
+// ---- batch norm -------------------------------------------------------------------------------
+
+int bn_calls = 0;
+
+// Per channel c: the elements of x (any layout) as a (C, count) double matrix.
+Tensor channel_rows(const Tensor& x) { return x.transpose(0, 1).reshape({x.size(1), -1}).to(kDouble); }
+Tensor channel_view(const Tensor& t, const Tensor& like) {
+  std::vector<int64_t> shape(size_t(like.dim()), 1);
+  shape[1] = like.size(1);
+  return t.view(shape);
+}
+
+bool bn_supports(const Tensor&) { return true; }
+void bn_forward_training(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rm, const Tensor& rv,
+                         double momentum, double eps, const Tensor& y, const Tensor& save_mean, const Tensor& save_invstd) {
+  ++bn_calls;
+  ASSERT_TRUE(x.is_contiguous(x.suggest_memory_format()) && y.is_contiguous(x.suggest_memory_format()));
+  ASSERT_TRUE(w.defined() && b.defined());
+  const Tensor r = channel_rows(x);
+  const Tensor mean = r.mean(1), var = r.var(1, /*unbiased=*/false);
+  const Tensor invstd = var.add(eps).rsqrt();
+  save_mean.copy_(mean), save_invstd.copy_(invstd);
+  if (rm.defined()) {
+    const double n = double(r.size(1));
+    rm.copy_(rm.mul(1 - momentum).add(mean.mul(momentum)));
+    rv.copy_(rv.mul(1 - momentum).add(var.mul(n / (n - 1)).mul(momentum)));
+  }
+  y.copy_(x.to(kDouble).sub(channel_view(mean, x)).mul(channel_view(invstd.mul(w.to(kDouble)), x)).add(channel_view(b.to(kDouble), x)));
+}
+void bn_forward_inference(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rm, const Tensor& rv,
+                          double eps, const Tensor& y) {
+  ++bn_calls;
+  const Tensor scale = rv.to(kDouble).add(eps).rsqrt().mul(w.to(kDouble));
+  y.copy_(x.to(kDouble).sub(channel_view(rm.to(kDouble), x)).mul(channel_view(scale, x)).add(channel_view(b.to(kDouble), x)));
+}
+void bn_backward(const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& save_mean, const Tensor& save_invstd,
+                 double, const Tensor& dx, const Tensor& dw, const Tensor& db) {
+  ++bn_calls;
+  const Tensor m = channel_view(save_mean.to(kDouble), x), is = channel_view(save_invstd.to(kDouble), x);
+  const Tensor xhat = x.to(kDouble).sub(m).mul(is), g = dy.to(kDouble);
+  std::vector<int64_t> reduce = {0};
+  for (int64_t d = 2; d < x.dim(); ++d) reduce.push_back(d);
+  const Tensor gsum = g.sum(reduce, true), gxsum = g.mul(xhat).sum(reduce, true);
+  const double n = double(x.numel() / x.size(1));
+  dx.copy_(g.sub(gsum.div(n)).sub(xhat.mul(gxsum.div(n))).mul(is).mul(channel_view(w.to(kDouble), x)));
+  dw.copy_(gxsum.flatten()), db.copy_(gsum.flatten());
+}
+const DeviceBatchNorm kBnStandIn{&bn_supports, &bn_forward_training, &bn_forward_inference, &bn_backward};
+
+TEST(FusedNormGlue, BatchNormTrainingMatchesTheComposite) {
+  for (ScalarType t : {kDouble, kFloat}) {
+    for (bool cl : {false, true}) {
+      SCOPED_TRACE(std::string(toString(t)) + (cl ? " channels-last" : ""));
+      const double tol = t == kDouble ? 1e-10 : 1e-4;
+      Tensor x = random_tensor({4, 6, 5, 3}, t);
+      if (cl) x = x.contiguous(MemoryFormat::ChannelsLast);
+      const Tensor w = random_tensor({6}, t), b = random_tensor({6}, t), seed = random_tensor(x.sizes(), t);
+      auto train = [&](bool device) {
+        std::optional<norm_detail::ScopedDeviceBatchNormForCpu> scope;
+        if (device) scope.emplace(&kBnStandIn);
+        Tensor rm = zeros({6}, t), rv = ones({6}, t);
+        Tensor xl = x.clone().requires_grad_(), wl = w.clone().requires_grad_(), bl = b.clone().requires_grad_();
+        Tensor y = nn::functional::batch_norm(xl, rm, rv, wl, bl, /*training=*/true, 0.1, 1e-5);
+        y.backward(seed);
+        return std::vector<Tensor>{y.detach(), xl.grad(), wl.grad(), bl.grad(), rm, rv};
+      };
+      const int before = bn_calls;
+      const auto dev = train(true), ref = train(false);
+      EXPECT_GE(bn_calls, before + 2);  // forward and backward
+      const char* names[] = {"y", "dx", "dw", "db", "running_mean", "running_var"};
+      for (size_t i = 0; i < dev.size(); ++i) {
+        SCOPED_TRACE(names[i]);
+        EXPECT_TENSOR_CLOSE(dev[i], ref[i], tol, tol);
+      }
+    }
+  }
+}
+
+TEST(FusedNormGlue, BatchNormInferenceSecondDerivativesAndTangents) {
+  Tensor x = random_tensor({5, 4}, kDouble), w = random_tensor({4}, kDouble), b = random_tensor({4}, kDouble);
+  const Tensor rm = random_tensor({4}, kDouble), rv = random_tensor({4}, kDouble).abs().add(0.5);
+  int before = bn_calls;
+  Tensor eval_dev;
+  {
+    norm_detail::ScopedDeviceBatchNormForCpu scope(&kBnStandIn);
+    eval_dev = nn::functional::batch_norm(x, rm, rv, w, b, /*training=*/false, 0.1, 1e-5);
+  }
+  EXPECT_GT(bn_calls, before);
+  EXPECT_TENSOR_CLOSE(eval_dev, nn::functional::batch_norm(x, rm, rv, w, b, false, 0.1, 1e-5), 1e-12, 1e-12);
+  // create_graph: the gradient of a gradient.
+  auto second = [&](bool device) {
+    std::optional<norm_detail::ScopedDeviceBatchNormForCpu> scope;
+    if (device) scope.emplace(&kBnStandIn);
+    Tensor xl = x.clone().requires_grad_(), wl = w.clone().requires_grad_();
+    Tensor y = nn::functional::batch_norm(xl, Tensor(), Tensor(), wl, b, true, 0.1, 1e-5);
+    Tensor gx = autograd::grad({y.pow(3).sum()}, {xl}, {}, true, true)[0];
+    gx.pow(2).sum().backward();
+    return std::make_pair(xl.grad(), wl.grad());
+  };
+  auto [dx2, dw2] = second(true);
+  auto [rx2, rw2] = second(false);
+  EXPECT_TENSOR_CLOSE(dx2, rx2, 1e-9, 1e-9);
+  EXPECT_TENSOR_CLOSE(dw2, rw2, 1e-9, 1e-9);
+  // Forward mode.
+  Tensor x4 = random_tensor({3, 4, 2, 2}, kDouble), tx = random_tensor(x4.sizes(), kDouble);
+  Tensor tw = random_tensor({4}, kDouble), tb = random_tensor({4}, kDouble);
+  auto jvp = [&](bool device) {
+    std::optional<norm_detail::ScopedDeviceBatchNormForCpu> scope;
+    if (device) scope.emplace(&kBnStandIn);
+    namespace fwd = autograd::forward_ad;
+    fwd::dual_level level;
+    Tensor y = nn::functional::batch_norm(fwd::make_dual(x4, tx), Tensor(), Tensor(), fwd::make_dual(w, tw),
+                                          fwd::make_dual(b, tb), true, 0.1, 1e-5);
+    return fwd::unpack_dual(y).tangent;
+  };
+  before = bn_calls;
+  const Tensor jd = jvp(true);
+  EXPECT_GT(bn_calls, before);
+  EXPECT_TENSOR_CLOSE(jd, jvp(false), 1e-10, 1e-10);
 }
 
 }  // namespace fused_norm_glue

@@ -5,6 +5,7 @@
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/record.h"
+#include "ember/ops/batch_norm_device.h"
 #include "ember/ops/channel_affine.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/norm_device.h"
@@ -22,6 +23,14 @@ ScopedFusedNormForCpu::ScopedFusedNormForCpu(NormForwardFn forward, NormBackward
   cpu_forward = forward, cpu_backward = backward;
 }
 ScopedFusedNormForCpu::~ScopedFusedNormForCpu() { cpu_forward = previous_forward_, cpu_backward = previous_backward_; }
+
+namespace {
+thread_local const DeviceBatchNorm* cpu_batch_norm = nullptr;
+}  // namespace
+ScopedDeviceBatchNormForCpu::ScopedDeviceBatchNormForCpu(const DeviceBatchNorm* table) : previous_(cpu_batch_norm) {
+  cpu_batch_norm = table;
+}
+ScopedDeviceBatchNormForCpu::~ScopedDeviceBatchNormForCpu() { cpu_batch_norm = previous_; }
 }  // namespace norm_detail
 
 namespace {
@@ -239,6 +248,132 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
 namespace nn {
 
 namespace functional {
+namespace {
+// The composite batch norm (any device, differentiable to any order), arguments checked.
+Tensor batch_norm_composite(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                            const Tensor& weight, const Tensor& bias, bool training, double momentum, double eps) {
+  const int64_t C = input.size(1);
+  Tensor mean = running_mean, var = running_var;
+  if (training || !running_mean.defined()) {
+    const int64_t count = input.numel() / std::max<int64_t>(C, 1);
+    std::vector<int64_t> dims = dims_from(2, input.dim());
+    dims.insert(dims.begin(), 0);
+    std::tie(var, mean) = var_mean(input, dims, std::optional<int64_t>(0), /*keepdim=*/false);
+    if (training && running_mean.defined()) {
+      NoGradGuard g;
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1 - momentum).add_(mean.detach(), momentum);
+      rv.mul_(1 - momentum).add_(var.detach().mul(double(count) / double(count - 1)), momentum);  // unbiased
+    }
+  }
+  return normalize_affine(input, mean, var, weight, bias, eps);
+}
+
+// Note [Batch norm on devices]
+// On a device with a DeviceBatchNorm (cuDNN's batch norm on CUDA, as PyTorch's
+// cudnn_batch_norm), training-mode batch norm of a floating input whose per-channel tensors
+// have the parameter type (float; double for double input) runs as one forward call that
+// also updates the running statistics, saving the mean and inverse std for one backward
+// call giving dx, dweight and dbias together. Inference without autograd uses the device's
+// inference call. A differentiable backward (create_graph) differentiates the composite;
+// forward-mode tangents use the closed form below; the rest (the CPU, other dtypes, eval
+// mode under autograd) is the composite.
+const DeviceBatchNorm* device_batch_norm_for(const Tensor& input, std::initializer_list<const Tensor*> per_channel) {
+  const DeviceBatchNorm* bn = nullptr;
+  if (input.is_cpu()) {
+    bn = norm_detail::cpu_batch_norm;
+  } else if (auto fn = reinterpret_cast<DeviceBatchNormFn>(lookup_kernel("device_batch_norm", input.device().type()))) {
+    bn = fn();
+  }
+  if (!bn || input.dim() < 2 || input.dim() > 5 || input.numel() == 0 || !kFloatingTypes.contains(input.scalar_type()))
+    return nullptr;
+  const ScalarType pt = input.scalar_type() == kDouble ? kDouble : kFloat;
+  for (const Tensor* t : per_channel)
+    if (t->defined() && (t->scalar_type() != pt || t->device() != input.device() || !t->is_contiguous())) return nullptr;
+  return bn->supports(input) ? bn : nullptr;
+}
+
+Tensor device_batch_norm(const DeviceBatchNorm& bn, const Tensor& input, const Tensor& running_mean,
+                         const Tensor& running_var, const Tensor& weight, const Tensor& bias, bool training,
+                         double momentum, double eps) {
+  const int64_t C = input.size(1);
+  const ScalarType pt = input.scalar_type() == kDouble ? kDouble : kFloat;
+  const TensorOptions popts = input.options().dtype(pt).requires_grad(false).memory_format(MemoryFormat::Contiguous);
+  const Tensor w = weight.defined() ? weight.detach() : ones({C}, popts);
+  const Tensor b = bias.defined() ? bias.detach() : zeros({C}, popts);
+  const MemoryFormat fmt = input.suggest_memory_format();
+  const Tensor x = input.contiguous(fmt);
+  auto output = [&] { return empty(input.sizes(), input.options().requires_grad(false).memory_format(fmt)); };
+  if (!training) {
+    Tensor y = output();
+    bn.forward_inference(x, w, b, running_mean, running_var, eps, y);
+    return y;
+  }
+  const Tensor save_mean = empty({C}, popts), save_invstd = empty({C}, popts);
+  auto run = [&] {
+    Tensor y = output();
+    NoGradGuard no_grad;  // the running statistics are updated outside autograd
+    bn.forward_training(x, w, b, running_mean, running_var, momentum, eps, y, save_mean, save_invstd);
+    return y;
+  };
+  if (!autograd::maybe_differentiable(input, weight, bias)) return run();
+  std::vector<int64_t> reduce = dims_from(2, input.dim());
+  reduce.insert(reduce.begin(), 0);
+  std::vector<int64_t> bshape(size_t(input.dim()), 1);
+  bshape[1] = C;
+  auto per_elem = [bshape](const Tensor& t) { return t.view(bshape); };
+  return autograd::differentiable(
+      "native_batch_norm", {&input, &weight, &bias}, run,
+      [=, &bn](const autograd::VjpCtx& c) {
+        const Tensor xs = c.saved_tensor(0);
+        Tensor gx, gw, gb;
+        if (autograd::GradMode::is_enabled()) {  // create_graph: differentiate the composite
+          std::vector<Tensor> inputs;
+          for (size_t i = 0; i < 3; ++i)
+            if (c.needs_input_grad(i)) inputs.push_back(i == 0 ? xs : i == 1 ? weight : bias);
+          if (!inputs.empty()) {
+            const Tensor y = batch_norm_composite(xs, Tensor(), Tensor(), weight, bias, true, momentum, eps);
+            auto grads = autograd::grad({y}, inputs, {c.grad()}, true, true, true);
+            size_t j = 0;
+            if (c.needs_input_grad(0)) gx = grads[j++];
+            if (c.needs_input_grad(1)) gw = grads[j++];
+            if (c.needs_input_grad(2)) gb = grads[j++];
+          }
+          return autograd::variable_list{gx, gw, gb};
+        }
+        const MemoryFormat f = xs.suggest_memory_format();
+        const Tensor dy = c.grad().contiguous(f);
+        Tensor dx = empty(xs.sizes(), xs.options().memory_format(f)), dw = empty({C}, popts), db = empty({C}, popts);
+        bn.backward(dy, xs.contiguous(f), w, save_mean, save_invstd, eps, dx, dw, db);
+        return autograd::variable_list{c.needs_input_grad(0) ? dx : Tensor(), c.needs_input_grad(1) ? dw : Tensor(),
+                                       c.needs_input_grad(2) ? db : Tensor()};
+      },
+      [&](const auto& t, const Tensor&) {
+        // With xhat = (x - mean) invstd per channel: d xhat = invstd (dx - mean(dx) - xhat mean(dx xhat))
+        // over each channel's elements; dy = d xhat w + xhat dw + db.
+        const ScalarType acc = pt;
+        const Tensor xhat = input.to(acc).sub(per_elem(save_mean)).mul(per_elem(save_invstd));
+        Tensor dy;
+        if (t(0).defined()) {
+          const Tensor dx = t(0).to(acc);
+          const Tensor dxhat = dx.sub(dx.mean(reduce, true)).sub(xhat.mul(dx.mul(xhat).mean(reduce, true)))
+                                   .mul(per_elem(save_invstd));
+          dy = dxhat.mul(per_elem(w));
+        }
+        if (t(1).defined()) {
+          const Tensor term = xhat.mul(per_elem(t(1)));
+          dy = dy.defined() ? dy.add(term) : term;
+        }
+        if (t(2).defined()) {
+          const Tensor term = per_elem(t(2)).expand(input.sizes());
+          dy = dy.defined() ? dy.add(term) : term;
+        }
+        return dy.to(input.scalar_type());
+      },
+      {{input}});
+}
+}  // namespace
+
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
   check_defined(input, "batch_norm", "input");
@@ -251,22 +386,16 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   for (const auto& [t, name] : per_channel)
     EMBER_CHECK(!t->defined() || t->numel() == C, "batch_norm: ", name, " should contain ", C, " elements not ",
                 t->numel());
-  Tensor mean = running_mean, var = running_var;
   if (training || !running_mean.defined()) {
     const int64_t count = input.numel() / std::max<int64_t>(C, 1);
     EMBER_CHECK(count > 1 || !training, "Expected more than 1 value per channel when training, got input size ",
                 input.sizes());
-    std::vector<int64_t> dims = dims_from(2, input.dim());
-    dims.insert(dims.begin(), 0);
-    std::tie(var, mean) = var_mean(input, dims, std::optional<int64_t>(0), /*keepdim=*/false);
-    if (training && running_mean.defined()) {
-      NoGradGuard g;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1 - momentum).add_(mean.detach(), momentum);
-      rv.mul_(1 - momentum).add_(var.detach().mul(double(count) / double(count - 1)), momentum);  // unbiased
-    }
   }
-  return normalize_affine(input, mean, var, weight, bias, eps);
+  const bool device_ok = training ? true : running_mean.defined() && !autograd::maybe_differentiable(input, weight, bias);
+  if (device_ok)
+    if (const DeviceBatchNorm* bn = device_batch_norm_for(input, {&running_mean, &running_var, &weight, &bias}))
+      return device_batch_norm(*bn, input, running_mean, running_var, weight, bias, training, momentum, eps);
+  return batch_norm_composite(input, running_mean, running_var, weight, bias, training, momentum, eps);
 }
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& o) {

@@ -28,6 +28,7 @@
 #include "ember/cuda/guard.h"
 #include "ember/cuda/lazy_library.h"
 #include "ember/ops/conv_device.h"
+#include "ember/ops/cuda/cudnn_common.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/op_def.h"
 
@@ -35,134 +36,9 @@ namespace ember::cuda {
 
 namespace {
 
-// The cuDNN entry points ember calls, typed from cudnn_ops.h / cudnn_cnn.h.
-struct Cudnn {
-  decltype(&cudnnCreate) create;
-  decltype(&cudnnSetStream) set_stream;
-  decltype(&cudnnGetErrorString) error_string;
-  decltype(&cudnnCreateTensorDescriptor) create_tensor;
-  decltype(&cudnnSetTensorNdDescriptor) set_tensor;
-  decltype(&cudnnDestroyTensorDescriptor) destroy_tensor;
-  decltype(&cudnnCreateFilterDescriptor) create_filter;
-  decltype(&cudnnSetFilterNdDescriptor) set_filter;
-  decltype(&cudnnDestroyFilterDescriptor) destroy_filter;
-  decltype(&cudnnCreateConvolutionDescriptor) create_conv;
-  decltype(&cudnnSetConvolutionNdDescriptor) set_conv;
-  decltype(&cudnnSetConvolutionGroupCount) set_groups;
-  decltype(&cudnnSetConvolutionMathType) set_math;
-  decltype(&cudnnDestroyConvolutionDescriptor) destroy_conv;
-  decltype(&cudnnGetConvolutionForwardAlgorithm_v7) fwd_heuristic;
-  decltype(&cudnnFindConvolutionForwardAlgorithm) fwd_find;
-  decltype(&cudnnGetConvolutionForwardWorkspaceSize) fwd_workspace;
-  decltype(&cudnnConvolutionForward) fwd;
-  decltype(&cudnnGetConvolutionBackwardDataAlgorithm_v7) bwd_data_heuristic;
-  decltype(&cudnnFindConvolutionBackwardDataAlgorithm) bwd_data_find;
-  decltype(&cudnnGetConvolutionBackwardDataWorkspaceSize) bwd_data_workspace;
-  decltype(&cudnnConvolutionBackwardData) bwd_data;
-  decltype(&cudnnGetConvolutionBackwardFilterAlgorithm_v7) bwd_filter_heuristic;
-  decltype(&cudnnFindConvolutionBackwardFilterAlgorithm) bwd_filter_find;
-  decltype(&cudnnGetConvolutionBackwardFilterWorkspaceSize) bwd_filter_workspace;
-  decltype(&cudnnConvolutionBackwardFilter) bwd_filter;
-};
+using namespace cudnn_detail;
 
-detail::LazyLibrary& cudnn_library() {
-  static detail::LazyLibrary lib(EMBER_CUDA_SONAME("libcudnn", CUDNN_MAJOR), "cuDNN");
-  return lib;
-}
-
-const Cudnn& cudnn() {
-  static const Cudnn api = [] {
-    detail::LazyLibrary& lib = cudnn_library();
-#define EMBER_RESOLVE(name) lib.resolve(&name, #name)
-    return Cudnn{EMBER_RESOLVE(cudnnCreate),
-                 EMBER_RESOLVE(cudnnSetStream),
-                 EMBER_RESOLVE(cudnnGetErrorString),
-                 EMBER_RESOLVE(cudnnCreateTensorDescriptor),
-                 EMBER_RESOLVE(cudnnSetTensorNdDescriptor),
-                 EMBER_RESOLVE(cudnnDestroyTensorDescriptor),
-                 EMBER_RESOLVE(cudnnCreateFilterDescriptor),
-                 EMBER_RESOLVE(cudnnSetFilterNdDescriptor),
-                 EMBER_RESOLVE(cudnnDestroyFilterDescriptor),
-                 EMBER_RESOLVE(cudnnCreateConvolutionDescriptor),
-                 EMBER_RESOLVE(cudnnSetConvolutionNdDescriptor),
-                 EMBER_RESOLVE(cudnnSetConvolutionGroupCount),
-                 EMBER_RESOLVE(cudnnSetConvolutionMathType),
-                 EMBER_RESOLVE(cudnnDestroyConvolutionDescriptor),
-                 EMBER_RESOLVE(cudnnGetConvolutionForwardAlgorithm_v7),
-                 EMBER_RESOLVE(cudnnFindConvolutionForwardAlgorithm),
-                 EMBER_RESOLVE(cudnnGetConvolutionForwardWorkspaceSize),
-                 EMBER_RESOLVE(cudnnConvolutionForward),
-                 EMBER_RESOLVE(cudnnGetConvolutionBackwardDataAlgorithm_v7),
-                 EMBER_RESOLVE(cudnnFindConvolutionBackwardDataAlgorithm),
-                 EMBER_RESOLVE(cudnnGetConvolutionBackwardDataWorkspaceSize),
-                 EMBER_RESOLVE(cudnnConvolutionBackwardData),
-                 EMBER_RESOLVE(cudnnGetConvolutionBackwardFilterAlgorithm_v7),
-                 EMBER_RESOLVE(cudnnFindConvolutionBackwardFilterAlgorithm),
-                 EMBER_RESOLVE(cudnnGetConvolutionBackwardFilterWorkspaceSize),
-                 EMBER_RESOLVE(cudnnConvolutionBackwardFilter)};
-#undef EMBER_RESOLVE
-  }();
-  return api;
-}
-
-#define EMBER_CUDNN_CHECK(expr)                                                                        \
-  do {                                                                                                 \
-    const cudnnStatus_t ember_cudnn_st_ = (expr);                                                      \
-    EMBER_CHECK(ember_cudnn_st_ == CUDNN_STATUS_SUCCESS, "cuDNN error: ",                              \
-                cudnn().error_string(ember_cudnn_st_), " in ", #expr);                                 \
-  } while (0)
-
-// One handle per device and thread, bound to the current stream at each call. Never
-// destroyed: the driver may be gone at exit.
-cudnnHandle_t handle_for(DeviceIndex dev) {
-  thread_local std::array<cudnnHandle_t, kMaxDevices> handles{};
-  cudnnHandle_t& h = handles[size_t(dev)];
-  if (!h) EMBER_CUDNN_CHECK(cudnn().create(&h));
-  EMBER_CUDNN_CHECK(cudnn().set_stream(h, getCurrentCUDAStream(dev).stream()));
-  return h;
-}
-
-cudnnDataType_t data_type(ScalarType t) {
-  switch (t) {
-    case kFloat: return CUDNN_DATA_FLOAT;
-    case kDouble: return CUDNN_DATA_DOUBLE;
-    case kHalf: return CUDNN_DATA_HALF;
-    case kBFloat16: return CUDNN_DATA_BFLOAT16;
-    default: EMBER_CHECK_TYPE(false, "cuDNN convolution: unsupported dtype ", t);
-  }
-  return CUDNN_DATA_FLOAT;
-}
-
-// ---- descriptors (RAII) ----------------------------------------------------------------------
-
-// A tensor descriptor of t, dense in layout `fmt` (contiguous or channels-last), with the
-// layout's own strides: a size-1 dim's stride is arbitrary in ember (as in PyTorch) and
-// cuDNN would misread the layout from it.
-struct TensorDesc {
-  cudnnTensorDescriptor_t d = nullptr;
-  TensorDesc(const Tensor& t, bool channels_last) {
-    EMBER_CUDNN_CHECK(cudnn().create_tensor(&d));
-    const int64_t n = t.dim();
-    std::vector<int> sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) sizes[size_t(i)] = int(t.size(i));
-    // The dims from the innermost out: channels-last is C, then the spatial dims last to
-    // first, then N; contiguous is the dims last to first.
-    std::vector<int64_t> order;
-    if (channels_last) {
-      order.push_back(1);
-      for (int64_t i = n - 1; i >= 2; --i) order.push_back(i);
-      order.push_back(0);
-    } else {
-      for (int64_t i = n - 1; i >= 0; --i) order.push_back(i);
-    }
-    int64_t stride = 1;
-    for (int64_t i : order) strides[size_t(i)] = int(stride), stride *= std::max<int64_t>(t.size(i), 1);
-    EMBER_CUDNN_CHECK(cudnn().set_tensor(d, data_type(t.scalar_type()), int(t.dim()), sizes.data(), strides.data()));
-  }
-  ~TensorDesc() { cudnn().destroy_tensor(d); }
-  TensorDesc(const TensorDesc&) = delete;
-  TensorDesc& operator=(const TensorDesc&) = delete;
-};
+// ---- descriptors (RAII; TensorDesc is in cudnn_common.h) -------------------------------------
 
 // A filter descriptor of w, which must be dense in NCHW or channels-last order.
 struct FilterDesc {
@@ -307,13 +183,6 @@ void run_first_fitting(const std::vector<Algo>& algos, cudnnConvolutionDescripto
   }
 }
 
-// alpha = 1, beta = 0 in the compute precision (double for double, float otherwise).
-struct Scaling {
-  double d1 = 1, d0 = 0;
-  float f1 = 1, f0 = 0;
-  const void* one(ScalarType t) const { return t == kDouble ? static_cast<const void*>(&d1) : &f1; }
-  const void* zero(ScalarType t) const { return t == kDouble ? static_cast<const void*>(&d0) : &f0; }
-};
 
 // ---- the primitives ---------------------------------------------------------------------------
 
@@ -342,12 +211,7 @@ bool supports(const Tensor& x, const Tensor& w, const Tensor& b, const conv_deta
     out *= transposed ? (in - 1) * s.stride[i] + span : (in + 2 * s.pad_l[i] - span) / s.stride[i] + 1;
   }
   if (out > INT_MAX) return false;
-  try {
-    cudnn_library().symbol("cudnnConvolutionForward");
-  } catch (const Error&) {
-    return false;  // no cuDNN on this machine: the composite
-  }
-  return true;
+  return cudnn_opens();  // no cuDNN on this machine: the composite
 }
 
 // The weight dense in the layout cuDNN reads (the output's).
@@ -483,14 +347,6 @@ const KernelRegistrar<conv_detail::DeviceConvFn> conv_reg("device_conv", kCUDA, 
 }  // namespace
 
 // PyTorch's torch::cuda::cudnn_is_available(): a GPU and a cuDNN library that opens.
-bool cudnn_available_impl() {
-  if (!is_available()) return false;
-  try {
-    cudnn_library().symbol("cudnnGetVersion");
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
+bool cudnn_available_impl() { return is_available() && cudnn_detail::cudnn_opens(); }
 
 }  // namespace ember::cuda
