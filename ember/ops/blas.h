@@ -34,6 +34,10 @@ struct GemmArgs {
   bool prefer_blas = false;
 };
 using GemmFn = void (*)(const GemmArgs&);
+// A device-only GEMM with a bias epilogue (Note [GEMM with bias on cuBLASLt]): C = op(A)
+// op(B) + bias broadcast along C's rows (n values), alpha 1, C not read. Returns false,
+// having done nothing, when the device has no such kernel for these operands.
+using GemmBiasFn = bool (*)(const GemmArgs&, const void* bias);
 
 // Runs g on the CPU. Supports the integer types, Float, Double, BFloat16, ComplexFloat and
 // ComplexDouble (Half and ComplexHalf are widened by the callers in linalg.cpp).

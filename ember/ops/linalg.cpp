@@ -238,6 +238,10 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   check_scalar_fits(beta, mat1.scalar_type());
   Tensor s = self.expand({mat1.size(0), mat2.size(1)});  // shape check even when beta == 0
   Tensor out = empty({mat1.size(0), mat2.size(1)}, mat1.options());
+  // A bias broadcast along the rows on a device: added by the GEMM's epilogue.
+  if (!out.is_cpu() && is_one(alpha) && is_one(beta) && (self.dim() == 1 || (self.dim() == 2 && self.size(0) == 1)) &&
+      gemm_bias_into(out, mat1, mat2, self.reshape({-1})))
+    return out;
   init_from_self(out, s, beta);
   gemm_into(out.unsqueeze(0), mat1.unsqueeze(0), mat2.unsqueeze(0), alpha, beta, "addmm");
   return out;

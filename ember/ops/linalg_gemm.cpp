@@ -173,6 +173,26 @@ void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& 
   c.bump_version();
 }
 
+bool gemm_bias_into(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias) {
+  if (out.is_cpu() || a.dim() != 2 || b.dim() != 2 || bias.dim() != 1 || !bias.is_contiguous()) return false;
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  if (m == 0 || n == 0 || k == 0 || bias.size(0) != n || !out.is_contiguous()) return false;
+  const ScalarType dt = out.scalar_type();
+  if (a.scalar_type() != dt || b.scalar_type() != dt || bias.scalar_type() != dt) return false;
+  const auto fn = reinterpret_cast<GemmBiasFn>(lookup_kernel("gemm_bias", out.device().type()));
+  const auto la = blas_layout(m, k, a.stride(0), a.stride(1)), lb = blas_layout(k, n, b.stride(0), b.stride(1));
+  if (!fn || !la || !lb) return false;
+  GemmArgs g;
+  g.dtype = dt, g.m = m, g.n = n, g.k = k;
+  g.ta = la->trans, g.a = a.data_ptr(), g.lda = la->ld;
+  g.tb = lb->trans, g.b = b.data_ptr(), g.ldb = lb->ld;
+  g.c = out.data_ptr(), g.ldc = n;
+  DeviceGuard guard(out.device());
+  if (!fn(g, bias.data_ptr())) return false;
+  out.bump_version();
+  return true;
+}
+
 Tensor sum_dims_keepdim(const Tensor& t, IntArrayRef dims) {
   const int64_t nd = t.dim();
   std::vector<bool> summed(nd, false);

@@ -45,6 +45,11 @@ inline std::vector<int64_t> with(std::vector<int64_t> shape, std::initializer_li
 // Runs g on the device's kernel of the op-table entry for `op` (linalg_gemm.cpp).
 void run_gemm(GemmArgs& g, Device d, const char* op);
 
+// out (m x n, contiguous) = a (m x k) @ b (k x n) + bias (n, added to every row) through the
+// device's GEMM-with-bias kernel (Note [GEMM with bias on cuBLASLt]); false, having done
+// nothing, when the device has none or these operands do not fit it.
+bool gemm_bias_into(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias);
+
 // t summed over `dims` (kept as size-1 dims), computed as a matrix-vector product with ones.
 Tensor sum_dims_keepdim(const Tensor& t, IntArrayRef dims);
 

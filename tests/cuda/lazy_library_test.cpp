@@ -32,7 +32,7 @@ TEST(CudaLazyLibrary, CublasIsNotLoadedWithTheLibrary) {
   EXPECT_FALSE(cufft_loaded_at_start) << "libember.so should open cuFFT on first use, not at start";
 }
 
-TEST(CudaLazyLibrary, CusolverAndCufftOpenByTheToolkitsSonames) {
+TEST(CudaLazyLibrary, CusolverCublasLtAndCufftOpenByTheToolkitsSonames) {
   // The entry points ember resolves exist in the toolkit's libraries (no GPU needed).
   cuda::detail::LazyLibrary solver(EMBER_CUDA_SONAME("libcusolver", CUSOLVER_VER_MAJOR), "cuSOLVER");
   for (const char* name : {"cusolverDnCreate", "cusolverDnXgetrf", "cusolverDnXgetrs", "cusolverDnXpotrf",
@@ -42,6 +42,10 @@ TEST(CudaLazyLibrary, CusolverAndCufftOpenByTheToolkitsSonames) {
   auto* get_property = solver.resolve(&cusolverGetProperty, "cusolverGetProperty");
   ASSERT_EQ(get_property(MAJOR_VERSION, &major), CUSOLVER_STATUS_SUCCESS);
   EXPECT_EQ(major, CUSOLVER_VER_MAJOR);
+  cuda::detail::LazyLibrary lt(EMBER_CUDA_SONAME("libcublasLt", CUBLAS_VER_MAJOR), "cuBLASLt");
+  for (const char* name : {"cublasLtCreate", "cublasLtMatmul", "cublasLtMatmulAlgoGetHeuristic",
+                           "cublasLtMatmulPreferenceSetAttribute"})
+    EXPECT_NE(lt.symbol(name), nullptr) << name;
   cuda::detail::LazyLibrary fft(EMBER_CUDA_SONAME("libcufft", CUFFT_VER_MAJOR), "cuFFT");
   for (const char* name : {"cufftCreate", "cufftMakePlanMany64", "cufftExecZ2D", "cufftSetStream"})
     EXPECT_NE(fft.symbol(name), nullptr) << name;

@@ -54,6 +54,33 @@ TEST(CudaMatmul, Tf32IsOptIn) {
   EXPECT_LT(etf, 0.5);  // 10-bit mantissas: larger error, still close
 }
 
+// Note [GEMM with bias on cuBLASLt]: addmm with a row-broadcast bias (and linear, whose
+// leading dims flatten into it) adds the bias in the GEMM's epilogue.
+TEST(CudaMatmul, BiasEpilogueMatchesTheCpu) {
+  EMBER_REQUIRE_GPU();
+  for (ScalarType dt : {kFloat, kHalf, kBFloat16}) {
+    SCOPED_TRACE(torch_name(dt));
+    const double t = cuda_rtol(dt) * 5;
+    Tensor a = random_tensor({37, 24}, dt), w = random_tensor({19, 24}, dt), bias = random_tensor({19}, dt);
+    EXPECT_TENSOR_CLOSE(torch::addmm(bias.cuda(), a.cuda(), w.cuda().t()).cpu().to(kDouble),
+                        torch::addmm(bias.to(kDouble), a.to(kDouble), w.to(kDouble).t()), t, t);
+    EXPECT_TENSOR_CLOSE(torch::addmm(bias.cuda().unsqueeze(0), a.cuda().t().contiguous().t(), w.cuda().t()).cpu().to(kDouble),
+                        torch::addmm(bias.to(kDouble), a.to(kDouble), w.to(kDouble).t()), t, t);
+    Tensor x = random_tensor({3, 5, 24}, dt);
+    EXPECT_TENSOR_CLOSE(torch::nn::functional::linear(x.cuda(), w.cuda(), bias.cuda()).cpu().to(kDouble),
+                        torch::nn::functional::linear(x.to(kDouble), w.to(kDouble), bias.to(kDouble)), t, t);
+  }
+  // Gradients through linear with a 3-d input.
+  Tensor x = random_tensor({4, 3, 8}, kFloat), w = random_tensor({5, 8}, kFloat), b = random_tensor({5}, kFloat);
+  Tensor gx = x.cuda().requires_grad_(), gw = w.cuda().requires_grad_(), gb = b.cuda().requires_grad_();
+  Tensor cx = x.clone().requires_grad_(), cw = w.clone().requires_grad_(), cb = b.clone().requires_grad_();
+  torch::nn::functional::linear(gx, gw, gb).pow(2).sum().backward();
+  torch::nn::functional::linear(cx, cw, cb).pow(2).sum().backward();
+  EXPECT_TENSOR_CLOSE(gx.grad().cpu(), cx.grad(), 1e-4, 1e-4);
+  EXPECT_TENSOR_CLOSE(gw.grad().cpu(), cw.grad(), 1e-4, 1e-4);
+  EXPECT_TENSOR_CLOSE(gb.grad().cpu(), cb.grad(), 1e-4, 1e-4);
+}
+
 TEST(CudaMatmul, IntegerTypesAreNotImplemented) {
   EMBER_REQUIRE_GPU();
   Tensor a = torch::ones({2, 2}, torch::TensorOptions().dtype(kLong).device(torch::kCUDA));

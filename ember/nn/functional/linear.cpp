@@ -13,6 +13,13 @@ Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tenso
   EMBER_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1), "linear: input of shape ", input.sizes(),
               " does not match weight of shape ", weight.sizes(), " (expected the last dim to be ", weight.size(1), ")");
   if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
+  if (bias.defined() && input.dim() > 2 && input.is_cuda() && input.is_contiguous()) {
+    // As PyTorch: leading dims flattened into one addmm (on CUDA its bias rides the GEMM's
+    // epilogue, Note [GEMM with bias on cuBLASLt]).
+    DimVector shape(input.sizes().begin(), input.sizes().end());
+    shape.back() = weight.size(0);
+    return addmm(bias, input.reshape({-1, input.size(-1)}), weight.t()).view(shape);
+  }
   Tensor out = matmul(input, weight.t());
   return bias.defined() ? out.add(bias) : out;
 }

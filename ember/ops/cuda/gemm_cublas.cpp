@@ -5,6 +5,16 @@
 // default as in PyTorch since 1.12); Half and BFloat16 accumulate in float. As in PyTorch,
 // integer GEMMs are not implemented on CUDA. cuBLAS is opened on first use (Note [CUDA
 // libraries loaded on first use], ember/cuda/lazy_library.h).
+//
+// Note [GEMM with bias on cuBLASLt]
+// addmm(bias, x, w) with a bias broadcast along the rows, alpha = beta = 1 (linear layers,
+// as PyTorch's addmm_out_cuda_impl does with cublasLt "gemm_and_bias") runs as one
+// cublasLtMatmul with the BIAS epilogue: the bias is added as the result is written, instead
+// of copying it into the output and reading the output back into the GEMM. float (TF32 when
+// allowed), half and bfloat16, one matrix; cuBLASLt's heuristic picks the algorithm for the
+// operands' alignments and a workspace from the caching allocator. When it offers none the
+// caller takes the cuBLAS path ("gemm_bias" answers false).
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <array>
@@ -14,6 +24,7 @@
 #include "ember/cuda/guard.h"
 #include "ember/cuda/lazy_library.h"
 #include "ember/ops/blas.h"
+#include "ember/ops/functions.h"
 #include "ember/ops/op_def.h"
 
 namespace ember::cuda {
@@ -99,6 +110,131 @@ void cuda_gemm(const GemmArgs& g) {
       h, op_of(g.tb), op_of(g.ta), g.n, g.m, g.k, alpha, g.b, type, g.ldb, g.stride_b, g.a, type, g.lda, g.stride_a,
       beta, g.c, type, g.ldc, g.stride_c, g.batch, compute, CUBLAS_GEMM_DEFAULT));
 }
+
+// ---- cuBLASLt: GEMM with a bias epilogue (Note [GEMM with bias on cuBLASLt]) ----------------
+
+struct CublasLt {
+  decltype(&cublasLtCreate) create;
+  decltype(&cublasLtMatmulDescCreate) desc_create;
+  decltype(&cublasLtMatmulDescDestroy) desc_destroy;
+  decltype(&cublasLtMatmulDescSetAttribute) desc_set;
+  decltype(&cublasLtMatrixLayoutCreate) layout_create;
+  decltype(&cublasLtMatrixLayoutDestroy) layout_destroy;
+  decltype(&cublasLtMatmulPreferenceCreate) pref_create;
+  decltype(&cublasLtMatmulPreferenceDestroy) pref_destroy;
+  decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set;
+  decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic;
+  decltype(&cublasLtMatmul) matmul;
+};
+
+const CublasLt& cublas_lt() {
+  static const CublasLt api = [] {
+    static detail::LazyLibrary lib(EMBER_CUDA_SONAME("libcublasLt", CUBLAS_VER_MAJOR), "cuBLASLt");
+#define EMBER_RESOLVE(name) lib.resolve(&name, #name)
+    return CublasLt{EMBER_RESOLVE(cublasLtCreate),           EMBER_RESOLVE(cublasLtMatmulDescCreate),
+                    EMBER_RESOLVE(cublasLtMatmulDescDestroy),  EMBER_RESOLVE(cublasLtMatmulDescSetAttribute),
+                    EMBER_RESOLVE(cublasLtMatrixLayoutCreate), EMBER_RESOLVE(cublasLtMatrixLayoutDestroy),
+                    EMBER_RESOLVE(cublasLtMatmulPreferenceCreate), EMBER_RESOLVE(cublasLtMatmulPreferenceDestroy),
+                    EMBER_RESOLVE(cublasLtMatmulPreferenceSetAttribute), EMBER_RESOLVE(cublasLtMatmulAlgoGetHeuristic),
+                    EMBER_RESOLVE(cublasLtMatmul)};
+#undef EMBER_RESOLVE
+  }();
+  return api;
+}
+
+#define EMBER_CUBLASLT_CHECK(expr)                                                                     \
+  do {                                                                                                 \
+    const cublasStatus_t ember_lt_st_ = (expr);                                                        \
+    EMBER_CHECK(ember_lt_st_ == CUBLAS_STATUS_SUCCESS, "cuBLASLt error ", int(ember_lt_st_), " in ", #expr); \
+  } while (0)
+
+cublasLtHandle_t lt_handle(DeviceIndex index) {
+  thread_local std::array<cublasLtHandle_t, kMaxDevices> handles{};
+  cublasLtHandle_t& h = handles[size_t(index)];
+  if (!h) EMBER_CUBLASLT_CHECK(cublas_lt().create(&h));
+  return h;
+}
+
+// The largest power of two up to 16 dividing the address and the leading dimension's bytes.
+uint32_t alignment_of(const void* p, int64_t ld, int64_t elem) {
+  uint32_t a = 16;
+  while (a > 1 && ((reinterpret_cast<uintptr_t>(p) % a) != 0 || (ld * elem) % a != 0)) a /= 2;
+  return a;
+}
+
+// The descriptors of one call, destroyed on every exit.
+struct LtCall {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  ~LtCall() {
+    const CublasLt& lt = cublas_lt();
+    if (pref) lt.pref_destroy(pref);
+    for (auto l : {a, b, c})
+      if (l) lt.layout_destroy(l);
+    if (op) lt.desc_destroy(op);
+  }
+};
+
+constexpr size_t kLtWorkspace = size_t(32) << 20;
+
+// Row-major C (m x n) = op(A) op(B) + bias (n values, added to every row); g.beta is ignored
+// (C is not read). Returns false, having done nothing, when cuBLASLt has no algorithm.
+bool cuda_gemm_bias(const GemmArgs& g, const void* bias) {
+  cudaDataType_t type;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  switch (g.dtype) {
+    case kFloat:
+      type = CUDA_R_32F;
+      if (globalContext().allowTF32CuBLAS()) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+      break;
+    case kHalf: type = CUDA_R_16F; break;
+    case kBFloat16: type = CUDA_R_16BF; break;
+    default: return false;
+  }
+  if (g.batch != 1) return false;
+  const int64_t elem = g.dtype == kFloat ? 4 : 2;
+  const CublasLt& lt = cublas_lt();
+  LtCall call;
+  // Column-major: C^T (n x m) = op(B)^T (n x k) op(A)^T (k x m) + bias (a column of n).
+  EMBER_CUBLASLT_CHECK(lt.desc_create(&call.op, compute, CUDA_R_32F));
+  const cublasOperation_t ta = op_of(g.tb), tb = op_of(g.ta);
+  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  EMBER_CUBLASLT_CHECK(lt.desc_set(call.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+  EMBER_CUBLASLT_CHECK(lt.desc_set(call.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+  EMBER_CUBLASLT_CHECK(lt.desc_set(call.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+  EMBER_CUBLASLT_CHECK(lt.desc_set(call.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+  // The stored shapes: A (the row-major B) is n x k, or k x n when transposed; likewise B.
+  const bool a_t = ta != CUBLAS_OP_N, b_t = tb != CUBLAS_OP_N;
+  EMBER_CUBLASLT_CHECK(lt.layout_create(&call.a, type, uint64_t(a_t ? g.k : g.n), uint64_t(a_t ? g.n : g.k), g.ldb));
+  EMBER_CUBLASLT_CHECK(lt.layout_create(&call.b, type, uint64_t(b_t ? g.m : g.k), uint64_t(b_t ? g.k : g.m), g.lda));
+  EMBER_CUBLASLT_CHECK(lt.layout_create(&call.c, type, uint64_t(g.n), uint64_t(g.m), g.ldc));
+  EMBER_CUBLASLT_CHECK(lt.pref_create(&call.pref));
+  const uint64_t ws_bytes = kLtWorkspace;
+  EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
+  const uint32_t align_a = alignment_of(g.b, g.ldb, elem), align_b = alignment_of(g.a, g.lda, elem),
+                 align_c = alignment_of(g.c, g.ldc, elem);
+  EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a));
+  EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b));
+  EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c));
+  EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c));
+  const DeviceIndex dev = current_device();
+  cublasLtHandle_t h = lt_handle(dev);
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  if (lt.heuristic(h, call.op, call.a, call.b, call.c, call.c, call.pref, 1, &result, &found) != CUBLAS_STATUS_SUCCESS ||
+      found == 0)
+    return false;
+  const Tensor workspace = empty({int64_t(std::max<size_t>(result.workspaceSize, 1))},
+                                 TensorOptions().dtype(kByte).device(Device(kCUDA, dev)));
+  const float one = 1, zero = 0;
+  EMBER_CUBLASLT_CHECK(lt.matmul(h, call.op, &one, g.b, call.a, g.a, call.b, &zero, g.c, call.c, g.c, call.c,
+                                 &result.algo, workspace.data_ptr(), result.workspaceSize,
+                                 getCurrentCUDAStream(dev).stream()));
+  return true;
+}
+
+const KernelRegistrar<GemmBiasFn> gemm_bias_reg("gemm_bias", kCUDA, CpuCapability::Default, &cuda_gemm_bias);
 
 #define EMBER_CUDA_GEMM_REG(opname) \
   const KernelRegistrar<GemmFn> opname##_cuda_reg(#opname, kCUDA, CpuCapability::Default, &cuda_gemm);
