@@ -4,6 +4,8 @@
 // Skipped without a GPU.
 #include <torch/torch.h>
 
+#include <limits>
+
 #include "cuda_test_util.h"
 #include "test_util.h"
 
@@ -149,6 +151,17 @@ TEST(CudaReduce, LongLinesScanInBlocks) {
   EXPECT_TENSOR_CLOSE(near_one.cuda().cumprod(1).cpu(), near_one.cumprod(1), 1e-12, 0);
   Tensor cols = torch::rand({5000, 3}, kDouble);  // a column scan: inner > 1, three long lines
   EXPECT_TENSOR_CLOSE(cols.cuda().cumsum(0).cpu(), cols.cumsum(0), 1e-12, 1e-9);
+  // cummax / cummin (ties and NaNs across tiles) and logcumsumexp in blocks too.
+  Tensor v = torch::randint(0, 50, {2, 200001}, kLong).to(kFloat);
+  v.index_put_({0, 150000}, std::numeric_limits<float>::quiet_NaN());
+  for (bool mx : {true, false}) {
+    auto [gv, gi] = mx ? v.cuda().cummax(1) : v.cuda().cummin(1);
+    auto [cv, ci] = mx ? v.cummax(1) : v.cummin(1);
+    EXPECT_TENSOR_EQ(gv.cpu(), cv);
+    EXPECT_TENSOR_EQ(gi.cpu(), ci);
+  }
+  Tensor l = torch::randn({3, 70001}, kDouble);
+  EXPECT_TENSOR_CLOSE(l.cuda().logcumsumexp(1).cpu(), l.logcumsumexp(1), 1e-10, 1e-10);
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 // neighbouring threads on neighbouring lines (coalesced when inner > 1). Accumulators and
 // NaN rules as on the CPU (ember/ops/cpu/scan_kernels.cpp): int64 for bool and integers,
 // double, complex128; cummax/cummin keep a NaN once seen (with the newest NaN's index) and
-// take the later index on ties. cumsum/cumprod give few long lines a block each (cub's
-// BlockScan); the other scans walk each line serially in one thread (a long single line of
-// cummax or logcumsumexp is correct but slow).
+// take the later index on ties. Few long lines get a block each (cub's BlockScan over tiles,
+// each tile's total carried into the next): every scan's step is an associative combine of
+// partial results, so a line can be scanned in pieces.
 #include <cub/block/block_scan.cuh>
 
 #include "ember/ops/cuda/loops.cuh"
@@ -89,7 +89,9 @@ void cumsum_cumprod_kernel(const ScanPlan& p) {
   });
 }
 
-// acc = op.step(acc, x, i), op.emit(acc, offset) along each line.
+// A scan is op.init() (the identity), op.lift(x, i) (one element's partial result) and an
+// associative op.combine(earlier, later); op.emit(acc, offset) writes a result.
+// acc = combine(acc, lift(x, i)) along each line, a thread per line.
 template <class S, class Op>
 __global__ void __launch_bounds__(kScanThreads)
 scan_lines(const S* in, int64_t outer, int64_t len, int64_t inner, Op op) {
@@ -99,8 +101,31 @@ scan_lines(const S* in, int64_t outer, int64_t len, int64_t inner, Op op) {
   const int64_t base = o * len * inner + j;
   auto acc = op.init();
   for (int64_t i = 0; i < len; ++i) {
-    op.step(acc, in[base + i * inner], i);
+    acc = op.combine(acc, op.lift(in[base + i * inner], i));
     op.emit(acc, base + i * inner);
+  }
+}
+
+// A block per line: tiles scanned by cub::BlockScan with op.combine, the running result of
+// the earlier tiles combined in front.
+template <class S, class Op>
+__global__ void __launch_bounds__(kScanThreads)
+scan_lines_by_block(const S* in, int64_t len, int64_t inner, Op op) {
+  using A = decltype(op.init());
+  using BlockScan = cub::BlockScan<A, kScanThreads>;
+  __shared__ typename BlockScan::TempStorage temp;
+  const int64_t line = blockIdx.x, o = line / inner, j = line - o * inner;
+  const int64_t base = o * len * inner + j;
+  auto combine = [&op](const A& x, const A& y) { return op.combine(x, y); };
+  A carry = op.init();
+  for (int64_t t0 = 0; t0 < len; t0 += kScanThreads) {
+    const int64_t i = t0 + threadIdx.x;
+    const A v = i < len ? op.lift(in[base + i * inner], i) : op.init();
+    A incl, total;
+    BlockScan(temp).InclusiveScan(v, incl, combine, total);
+    if (i < len) op.emit(op.combine(carry, incl), base + i * inner);
+    carry = op.combine(carry, total);
+    __syncthreads();  // temp is reused by the next tile
   }
 }
 
@@ -108,8 +133,14 @@ template <class S, class Op>
 void launch_scan(const ScanPlan& p, const Op& op) {
   const int64_t lines = p.outer * p.inner;
   if (lines == 0 || p.len == 0) return;
-  scan_lines<S><<<unsigned((lines + kScanThreads - 1) / kScanThreads), kScanThreads, 0,
-                  getCurrentCUDAStream().stream()>>>(reinterpret_cast<const S*>(p.in), p.outer, p.len, p.inner, op);
+  cudaStream_t stream = getCurrentCUDAStream().stream();
+  if (lines <= 4096 && p.len >= 4 * kScanThreads) {
+    scan_lines_by_block<S><<<unsigned(lines), kScanThreads, 0, stream>>>(reinterpret_cast<const S*>(p.in), p.len,
+                                                                          p.inner, op);
+  } else {
+    scan_lines<S><<<unsigned((lines + kScanThreads - 1) / kScanThreads), kScanThreads, 0, stream>>>(
+        reinterpret_cast<const S*>(p.in), p.outer, p.len, p.inner, op);
+  }
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -124,12 +155,17 @@ struct CumExt {
   int64_t* idx;
   bool max;
   __device__ A init() const { return {C(0), -1}; }
-  __device__ void step(A& acc, S xs, int64_t i) const {
-    const C x = static_cast<C>(xs);
-    bool take = acc.i < 0;
-    if constexpr (std::is_floating_point_v<C>) take = take || x != x || (acc.v == acc.v && (max ? x >= acc.v : x <= acc.v));
-    else take = take || (max ? x >= acc.v : x <= acc.v);
-    if (take) acc = {x, i};
+  __device__ A lift(S xs, int64_t i) const { return {static_cast<C>(xs), i}; }
+  // The later part wins when the earlier is empty, when it holds a NaN (the newest NaN
+  // stays), or when the earlier holds none and the later's extreme is at least as extreme
+  // (ties: the later index), as the serial rule.
+  __device__ A combine(const A& a, const A& b) const {
+    if (b.i < 0) return a;
+    bool take = a.i < 0;
+    if constexpr (std::is_floating_point_v<C>)
+      take = take || b.v != b.v || (a.v == a.v && (max ? b.v >= a.v : b.v <= a.v));
+    else take = take || (max ? b.v >= a.v : b.v <= a.v);
+    return take ? b : a;
   }
   __device__ void emit(const A& acc, int64_t off) const {
     out[off] = convert<S>(acc.v);
@@ -142,12 +178,12 @@ struct LogCumSumExp {
   using A = std::conditional_t<std::is_same_v<S, double>, double, float>;
   S* out;
   __device__ A init() const { return -std::numeric_limits<A>::infinity(); }
+  __device__ A lift(S xs, int64_t) const { return A(xs); }
   // log(exp(a) + exp(b)) without overflow; equal infinities stay, NaN propagates.
-  __device__ void step(A& acc, S xs, int64_t) const {
-    const A b = A(xs);
+  __device__ A combine(A a, A b) const {
     const bool bn = b != b;
-    const A lo = bn ? b : (acc < b ? acc : b), hi = bn ? b : (acc < b ? b : acc);
-    if (lo != hi || ::isfinite(lo)) acc = hi + ::log1p(::exp(lo - hi));
+    const A lo = bn ? b : (a < b ? a : b), hi = bn ? b : (a < b ? b : a);
+    return (lo != hi || ::isfinite(lo)) ? A(hi + ::log1p(::exp(lo - hi))) : a;
   }
   __device__ void emit(const A& acc, int64_t off) const { out[off] = convert<S>(acc); }
 };
