@@ -10,8 +10,8 @@ namespace ember {
 // given (ones / zeros when the module has none). x is (N, C, *) with 0 to 3 spatial dims, in
 // its suggested layout (contiguous or channels-last); y and dx are allocated in that layout.
 struct DeviceBatchNorm {
-  // Whether the device computes batch norm of this input.
-  bool (*supports)(const Tensor& input);
+  // Whether the device computes batch norm of this input, in training or inference mode.
+  bool (*supports)(const Tensor& input, bool training);
   // Statistics over every dim but 1 (the variance biased); y = (x - mean) * invstd * weight +
   // bias; save_mean / save_invstd for the backward. running_mean / running_var (undefined
   // or both given) become (1 - momentum) r + momentum s, with the unbiased variance.

@@ -176,7 +176,9 @@ void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& 
 bool gemm_bias_into(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias) {
   if (out.is_cpu() || a.dim() != 2 || b.dim() != 2 || bias.dim() != 1 || !bias.is_contiguous()) return false;
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
-  if (m == 0 || n == 0 || k == 0 || bias.size(0) != n || !out.is_contiguous()) return false;
+  // As PyTorch, unit dims stay on cuBLAS (cuBLASLt has had bugs with leading dims far
+  // above the row count there).
+  if (m <= 1 || n <= 1 || k <= 1 || bias.size(0) != n || !out.is_contiguous()) return false;
   const ScalarType dt = out.scalar_type();
   if (a.scalar_type() != dt || b.scalar_type() != dt || bias.scalar_type() != dt) return false;
   const auto fn = reinterpret_cast<GemmBiasFn>(lookup_kernel("gemm_bias", out.device().type()));

@@ -176,7 +176,7 @@ Tensor fused_norm(const char* op, const Tensor& input, const Tensor& weight, con
         }
         return dy.reshape(input.sizes()).to(input.scalar_type());
       },
-      {{input}});
+      weight.defined() ? std::vector<autograd::ToSave>{{input}, {weight}} : std::vector<autograd::ToSave>{{input}});
 }
 }  // namespace
 
@@ -278,7 +278,8 @@ Tensor batch_norm_composite(const Tensor& input, const Tensor& running_mean, con
 // inference call. A differentiable backward (create_graph) differentiates the composite;
 // forward-mode tangents use the closed form below; the rest (the CPU, other dtypes, eval
 // mode under autograd) is the composite.
-const DeviceBatchNorm* device_batch_norm_for(const Tensor& input, std::initializer_list<const Tensor*> per_channel) {
+const DeviceBatchNorm* device_batch_norm_for(const Tensor& input, bool training,
+                                             std::initializer_list<const Tensor*> per_channel) {
   const DeviceBatchNorm* bn = nullptr;
   if (input.is_cpu()) {
     bn = norm_detail::cpu_batch_norm;
@@ -290,7 +291,7 @@ const DeviceBatchNorm* device_batch_norm_for(const Tensor& input, std::initializ
   const ScalarType pt = input.scalar_type() == kDouble ? kDouble : kFloat;
   for (const Tensor* t : per_channel)
     if (t->defined() && (t->scalar_type() != pt || t->device() != input.device() || !t->is_contiguous())) return nullptr;
-  return bn->supports(input) ? bn : nullptr;
+  return bn->supports(input, training) ? bn : nullptr;
 }
 
 Tensor device_batch_norm(const DeviceBatchNorm& bn, const Tensor& input, const Tensor& running_mean,
@@ -370,7 +371,7 @@ Tensor device_batch_norm(const DeviceBatchNorm& bn, const Tensor& input, const T
         }
         return dy.to(input.scalar_type());
       },
-      {{input}});
+      weight.defined() ? std::vector<autograd::ToSave>{{input}, {weight}} : std::vector<autograd::ToSave>{{input}});
 }
 }  // namespace
 
@@ -393,7 +394,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   }
   const bool device_ok = training ? true : running_mean.defined() && !autograd::maybe_differentiable(input, weight, bias);
   if (device_ok)
-    if (const DeviceBatchNorm* bn = device_batch_norm_for(input, {&running_mean, &running_var, &weight, &bias}))
+    if (const DeviceBatchNorm* bn = device_batch_norm_for(input, training, {&running_mean, &running_var, &weight, &bias}))
       return device_batch_norm(*bn, input, running_mean, running_var, weight, bias, training, momentum, eps);
   return batch_norm_composite(input, running_mean, running_var, weight, bias, training, momentum, eps);
 }

@@ -1,8 +1,8 @@
 // CUDA's DeviceBatchNorm (Note [Batch norm on devices], ember/ops/batch_norm_device.h) on
 // cuDNN's batch-norm calls, as PyTorch's cudnn_batch_norm: spatial mode (statistics per
 // channel over N and the spatial dims), the persistent variant for channels-last training;
-// float, half and bfloat16 data with float parameters, double with double; 2-d and 3-d inputs
-// as 4-d with unit spatial dims. cuDNN updates the running variance with the unbiased
+// float and half data with float parameters, double with double; 3-d inputs as 4-d with a
+// unit spatial dim. As PyTorch, 2-d inputs, bfloat16 and very large batches take the composite. cuDNN updates the running variance with the unbiased
 // estimate, as PyTorch. cuDNN is opened on first use (ops/cuda/cudnn_common.h).
 #include <climits>
 
@@ -42,10 +42,14 @@ struct BnDescs {
 const void* ptr_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
 void* mut_ptr_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
 
-bool supports(const Tensor& input) {
+// PyTorch's conditions for cuDNN batch norm (_select_batch_norm_backend): 3-d to 5-d input,
+// not bfloat16, and batch sizes cuDNN is known to handle (880801 in training, 65535 in
+// inference; larger ones fail or go wrong, PyTorch issue 29744).
+bool supports(const Tensor& input, bool training) {
   if (!input.is_cuda() || !globalContext().userEnabledCuDNN() || input.numel() > INT_MAX) return false;
+  if (input.dim() < 3 || input.size(0) > (training ? 880801 : 65535)) return false;
   const ScalarType t = input.scalar_type();
-  if (!(t == kFloat || t == kHalf || t == kBFloat16 || t == kDouble)) return false;
+  if (!(t == kFloat || t == kHalf || t == kDouble)) return false;
   if (t == kDouble && channels_last(input)) return false;  // no NHWC double kernels
   return cudnn_opens();
 }

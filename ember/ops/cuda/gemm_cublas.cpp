@@ -212,8 +212,9 @@ bool cuda_gemm_bias(const GemmArgs& g, const void* bias) {
   EMBER_CUBLASLT_CHECK(lt.pref_create(&call.pref));
   const uint64_t ws_bytes = kLtWorkspace;
   EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
+  // D's alignment also bounds the bias's (the epilogue reads it as D; PyTorch does the same).
   const uint32_t align_a = alignment_of(g.b, g.ldb, elem), align_b = alignment_of(g.a, g.lda, elem),
-                 align_c = alignment_of(g.c, g.ldc, elem);
+                 align_c = std::min(alignment_of(g.c, g.ldc, elem), alignment_of(bias, 0, elem));
   EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a));
   EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b));
   EMBER_CUBLASLT_CHECK(lt.pref_set(call.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c));
