@@ -19,6 +19,8 @@ packages=(
   libarchive-dev libcurl4-openssl-dev libssl-dev zstd bzip2 xz-utils
   # the DataFrame: regular expressions (RE2), IPC buffer compression (LZ4, ZSTD)
   libre2-dev liblz4-dev libzstd-dev
+  # distributed training: Gloo's collectives (ProcessGroupGloo)
+  libgloo-dev
 )
 if ((!demo_only)); then packages+=(
   libbenchmark-dev

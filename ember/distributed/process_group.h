@@ -1,0 +1,155 @@
+// Process groups (PyTorch's c10d, spelled as LibTorch's c10d::ProcessGroup): the ranks of a
+// job, met through a Store, run collectives on tensors through a backend (ProcessGroupGloo on
+// CPUs; NCCL for CUDA tensors is issue 17's next part). Every collective is asynchronous: it
+// returns a Work at once and runs on the group's worker thread in the order it was issued
+// (every rank must issue the same collectives in the same order, as with c10d); Work::wait
+// blocks until it is done and rethrows its error. A collective that cannot finish within the
+// group's timeout (a rank died or hangs) fails with an ember::Error naming the collective, the
+// group's rank and size, and the timeout, instead of hanging.
+//
+//   auto store = std::make_shared<ember::distributed::TCPStore>("127.0.0.1", 29500, world, rank == 0);
+//   auto pg = std::make_shared<ember::distributed::ProcessGroupGloo>(store, rank, world);
+//   std::vector<torch::Tensor> t{grad};
+//   pg->allreduce(t)->wait();  // grad now holds the sum over the ranks
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ember/core/tensor.h"
+#include "ember/distributed/store.h"
+
+namespace ember::distributed {
+
+// c10d::ReduceOp: how allreduce / reduce combine the ranks' values. AVG is the sum divided
+// by the group's size, for floating tensors (an integer AVG is an error naming the dtype;
+// PyTorch's Gloo backend has no AVG at all).
+struct ReduceOp {
+  enum RedOpType : uint8_t { SUM = 0, AVG = 1, PRODUCT = 2, MIN = 3, MAX = 4 };
+  ReduceOp(RedOpType op = SUM) : op_(op) {}  // NOLINT: implicit, as c10d's
+  operator RedOpType() const { return op_; }  // NOLINT
+  RedOpType op_;
+};
+const char* to_string(ReduceOp op);
+
+inline constexpr std::chrono::milliseconds kUnsetTimeout{-1};
+
+struct AllreduceOptions {
+  ReduceOp reduceOp = ReduceOp::SUM;
+  std::chrono::milliseconds timeout = kUnsetTimeout;  // unset: the group's
+};
+struct BroadcastOptions {
+  int64_t rootRank = 0;
+  int64_t rootTensor = 0;
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
+struct AllgatherOptions {
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
+struct BarrierOptions {
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
+
+// A collective's handle (c10d::Work).
+class Work {
+ public:
+  explicit Work(std::string op, std::vector<Tensor> outputs = {});
+  virtual ~Work();
+  Work(const Work&) = delete;
+  Work& operator=(const Work&) = delete;
+
+  bool isCompleted();
+  // True once completed without an error.
+  bool isSuccess();
+  // The error of a failed collective (null while running or when it succeeded).
+  std::exception_ptr exception();
+  // Waits for completion and rethrows the collective's error. With a timeout (> 0), raises
+  // an ember::Error naming the collective when it has not completed by then. Returns true.
+  bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds::zero());
+  // The tensors the collective wrote (allgather's outputs flattened; allreduce's inputs).
+  std::vector<Tensor> result();
+  const std::string& op() const { return op_; }
+
+  // Called once by the backend.
+  void finish(std::exception_ptr error = nullptr);
+
+ private:
+  std::string op_;
+  std::vector<Tensor> outputs_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool completed_ = false;
+  std::exception_ptr error_;
+};
+
+class ProcessGroup {
+ public:
+  ProcessGroup(int rank, int size);
+  virtual ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int getRank() const { return rank_; }
+  int getSize() const { return size_; }
+  virtual const std::string getBackendName() const = 0;
+
+  // Every rank's `tensors` (one tensor per call on CPU backends) become their reduction.
+  virtual std::shared_ptr<Work> allreduce(std::vector<Tensor>& tensors,
+                                          const AllreduceOptions& opts = AllreduceOptions()) = 0;
+  // Every rank's tensors become opts.rootRank's.
+  virtual std::shared_ptr<Work> broadcast(std::vector<Tensor>& tensors,
+                                          const BroadcastOptions& opts = BroadcastOptions()) = 0;
+  // outputs[0][r] receives rank r's inputs[0] (same shape and dtype on every rank).
+  virtual std::shared_ptr<Work> allgather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
+                                          const AllgatherOptions& opts = AllgatherOptions()) = 0;
+  virtual std::shared_ptr<Work> barrier(const BarrierOptions& opts = BarrierOptions()) = 0;
+
+ protected:
+  const int rank_, size_;
+};
+
+// Gloo over TCP (PyTorch's CPU engine): the ranks exchange addresses through `store` (under
+// their own prefix), connect as a full mesh, and run Gloo's collective algorithms.
+// Dtypes: float32/64, float16 (Gloo's own half), bfloat16 (converted to float32 for the
+// transfer and reduction, then rounded back: Note [bfloat16 over Gloo]), int8, uint8, int32,
+// int64; bool for broadcast and allgather.
+class ProcessGroupGloo : public ProcessGroup {
+ public:
+  struct Options {
+    std::chrono::milliseconds timeout = std::chrono::seconds(300);
+    // The interface's host name or address each rank listens on ("127.0.0.1" for tests on
+    // one machine; empty: the machine's host name).
+    std::string hostname = "127.0.0.1";
+  };
+
+  ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size);
+  ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, Options options);
+  ~ProcessGroupGloo() override;
+
+  const std::string getBackendName() const override { return "gloo"; }
+  std::chrono::milliseconds timeout() const { return options_.timeout; }
+
+  std::shared_ptr<Work> allreduce(std::vector<Tensor>& tensors,
+                                  const AllreduceOptions& opts = AllreduceOptions()) override;
+  std::shared_ptr<Work> broadcast(std::vector<Tensor>& tensors,
+                                  const BroadcastOptions& opts = BroadcastOptions()) override;
+  std::shared_ptr<Work> allgather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
+                                  const AllgatherOptions& opts = AllgatherOptions()) override;
+  std::shared_ptr<Work> barrier(const BarrierOptions& opts = BarrierOptions()) override;
+
+ private:
+  struct Impl;
+  // Queues `run(tag, timeout)` for the worker thread; its Work finishes with run's error.
+  std::shared_ptr<Work> enqueue(std::string op, std::vector<Tensor> outputs, std::chrono::milliseconds timeout,
+                                std::function<void(uint32_t tag, std::chrono::milliseconds timeout)> run);
+
+  Options options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ember::distributed
