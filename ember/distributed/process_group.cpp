@@ -4,7 +4,11 @@
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
+#include <gloo/alltoallv.h>
 #include <gloo/broadcast.h>
+#include <gloo/gather.h>
+#include <gloo/reduce.h>
+#include <gloo/scatter.h>
 #include <gloo/common/error.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
@@ -81,6 +85,34 @@ ProcessGroup::ProcessGroup(int rank, int size) : rank_(rank), size_(size) {
 }
 ProcessGroup::~ProcessGroup() = default;
 
+void ProcessGroup::unsupported(const char* op) const {
+  EMBER_CHECK(false, "ProcessGroup ", getBackendName(), " does not support ", op);
+}
+std::shared_ptr<Work> ProcessGroup::reduce(std::vector<Tensor>&, const ReduceOptions&) { unsupported("reduce"); }
+std::shared_ptr<Work> ProcessGroup::gather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&,
+                                           const GatherOptions&) {
+  unsupported("gather");
+}
+std::shared_ptr<Work> ProcessGroup::scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&,
+                                            const ScatterOptions&) {
+  unsupported("scatter");
+}
+std::shared_ptr<Work> ProcessGroup::reduce_scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&,
+                                                   const ReduceScatterOptions&) {
+  unsupported("reduce_scatter");
+}
+std::shared_ptr<Work> ProcessGroup::_allgather_base(Tensor&, Tensor&, const AllgatherOptions&) {
+  unsupported("_allgather_base");
+}
+std::shared_ptr<Work> ProcessGroup::_reduce_scatter_base(Tensor&, Tensor&, const ReduceScatterOptions&) {
+  unsupported("_reduce_scatter_base");
+}
+std::shared_ptr<Work> ProcessGroup::alltoall(std::vector<Tensor>&, std::vector<Tensor>&, const AllToAllOptions&) {
+  unsupported("alltoall");
+}
+std::shared_ptr<Work> ProcessGroup::send(std::vector<Tensor>&, int, int) { unsupported("send"); }
+std::shared_ptr<Work> ProcessGroup::recv(std::vector<Tensor>&, int, int) { unsupported("recv"); }
+
 // ---- Gloo -------------------------------------------------------------------------------------------
 
 namespace {
@@ -143,6 +175,95 @@ void check_cpu_dense(const Tensor& t, const char* op) {
               " (CUDA tensors are NCCL's)");
   EMBER_CHECK(t.is_contiguous(), "ProcessGroupGloo::", op, ": expected a contiguous tensor, got strides ", t.strides());
 }
+
+// `t` (contiguous CPU) reduced over the ranks in place by Gloo's allreduce, or by its reduce
+// to `root` (root >= 0; the other ranks' t is scratch), bfloat16 through float, AVG divided.
+void gloo_reduce_in_place(const std::shared_ptr<::gloo::Context>& context, const Tensor& t, ReduceOp op, int root,
+                          uint32_t tag, std::chrono::milliseconds timeout) {
+  Tensor buf = travels_as_float(t.scalar_type()) ? t.to(kFloat) : t;
+  visit_gloo_type(buf.scalar_type(), root < 0 ? "allreduce" : "reduce", [&](auto tag_type) {
+    using T = decltype(tag_type);
+    T* p = static_cast<T*>(buf.data_ptr());
+    if (buf.numel() == 0) return;
+    if (root < 0) {
+      ::gloo::AllreduceOptions o(context);
+      o.setOutput(p, size_t(buf.numel()));
+      o.setReduceFunction(reduce_fn<T>(op));
+      o.setTag(tag);
+      o.setTimeout(timeout);
+      ::gloo::allreduce(o);
+    } else {
+      ::gloo::ReduceOptions o(context);
+      o.setInput(p, size_t(buf.numel()));
+      o.setOutput(p, size_t(buf.numel()));
+      o.setRoot(root);
+      o.setReduceFunction(reduce_fn<T>(op));
+      o.setTag(tag);
+      o.setTimeout(timeout);
+      ::gloo::reduce(o);
+    }
+  });
+  if (op == ReduceOp::AVG) buf.div_(double(context->size));
+  if (!buf.is_same(t)) t.copy_(buf);
+}
+
+void check_reduce_op(const Tensor& t, ReduceOp op, const char* name) {
+  EMBER_CHECK_TYPE(op != ReduceOp::AVG || isFloatingType(t.scalar_type()), "ProcessGroupGloo::", name,
+                   ": ReduceOp.AVG needs a floating tensor, got ", t.scalar_type());
+}
+
+void check_same_meta(const Tensor& t, const Tensor& like, const char* op, const char* what) {
+  EMBER_CHECK(t.defined() && t.is_cpu() && t.sizes() == like.sizes() && t.scalar_type() == like.scalar_type(),
+              "ProcessGroupGloo::", op, ": every ", what, " must be a CPU tensor of shape ", like.sizes(), " and dtype ",
+              like.scalar_type());
+}
+
+size_t nbytes(const Tensor& t) { return size_t(t.numel()) * t.element_size(); }
+uint8_t* bytes_of(const Tensor& t) { return static_cast<uint8_t*>(t.data_ptr()); }
+
+// A point-to-point transfer: posted at once, waited for by wait().
+class P2PWork : public Work {
+ public:
+  P2PWork(std::string op, Tensor t, std::unique_ptr<::gloo::transport::UnboundBuffer> buf, bool is_send,
+          std::chrono::milliseconds timeout, int peer)
+      : Work(std::move(op), {t}), tensor_(std::move(t)), buf_(std::move(buf)), send_(is_send), timeout_(timeout),
+        peer_(peer) {}
+  bool wait(std::chrono::milliseconds timeout) override {
+    std::lock_guard<std::mutex> lock(wait_mutex_);
+    if (!done_) {
+      done_ = true;
+      const std::chrono::milliseconds t = timeout > std::chrono::milliseconds::zero() ? timeout : timeout_;
+      try {
+        const bool ok = send_ ? buf_->waitSend(t) : buf_->waitRecv(t);
+        EMBER_CHECK(ok, "ProcessGroupGloo: ", op(), send_ ? " to" : " from", " rank ", peer_, " was aborted");
+        finish();
+      } catch (const ::gloo::Exception& e) {
+        finish(std::make_exception_ptr(Error(::ember::detail::str_cat(
+            "ProcessGroupGloo: ", op(), send_ ? " to" : " from", " rank ", peer_, " did not complete within ",
+            t.count(), " ms (that rank died, hung or posted no matching ", send_ ? "recv" : "send", "): ", e.what()))));
+      } catch (...) {
+        finish(std::current_exception());
+      }
+    }
+    return Work::wait(std::chrono::milliseconds::zero());
+  }
+  bool isCompleted() override {
+    std::lock_guard<std::mutex> lock(wait_mutex_);
+    return done_;
+  }
+
+ private:
+  Tensor tensor_;  // keeps the memory alive while the transfer runs
+  std::unique_ptr<::gloo::transport::UnboundBuffer> buf_;
+  bool send_;
+  std::chrono::milliseconds timeout_;
+  int peer_;
+  std::mutex wait_mutex_;
+  bool done_ = false;
+};
+
+// Point-to-point slots apart from the collectives' (Gloo builds those from small prefixes).
+uint64_t p2p_slot(int tag) { return (uint64_t(0xE3) << 56) | uint32_t(tag); }
 
 }  // namespace
 
@@ -239,21 +360,8 @@ std::shared_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors, 
   EMBER_CHECK_TYPE(opts.reduceOp != ReduceOp::AVG || isFloatingType(dt),
                    "ProcessGroupGloo::allreduce: ReduceOp.AVG needs a floating tensor, got ", dt);
   const ReduceOp op = opts.reduceOp;
-  const int size = size_;
-  return enqueue("allreduce", {t}, opts.timeout, [this, t, op, size](uint32_t tag, std::chrono::milliseconds timeout) {
-    Tensor buf = travels_as_float(t.scalar_type()) ? t.to(kFloat) : t;
-    visit_gloo_type(buf.scalar_type(), "allreduce", [&](auto tag_type) {
-      using T = decltype(tag_type);
-      ::gloo::AllreduceOptions o(impl_->context);
-      T* p = static_cast<T*>(buf.data_ptr());
-      o.setOutput(p, size_t(buf.numel()));
-      o.setReduceFunction(reduce_fn<T>(op));
-      o.setTag(tag);
-      o.setTimeout(timeout);
-      if (buf.numel() > 0) ::gloo::allreduce(o);
-    });
-    if (op == ReduceOp::AVG) buf.div_(double(size));
-    if (!buf.is_same(t)) t.copy_(buf);
+  return enqueue("allreduce", {t}, opts.timeout, [this, t, op](uint32_t tag, std::chrono::milliseconds timeout) {
+    gloo_reduce_in_place(impl_->context, t, op, -1, tag, timeout);
   });
 }
 
@@ -318,6 +426,207 @@ std::shared_ptr<Work> ProcessGroupGloo::barrier(const BarrierOptions& opts) {
     o.setTimeout(timeout);
     ::gloo::barrier(o);
   });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts) {
+  EMBER_CHECK(tensors.size() == 1 && opts.rootTensor == 0, "ProcessGroupGloo::reduce: expected one tensor");
+  EMBER_CHECK(opts.rootRank >= 0 && opts.rootRank < size_, "ProcessGroupGloo::reduce: root rank ", opts.rootRank,
+              " is not in [0, ", size_, ")");
+  Tensor t = tensors[0];
+  check_cpu_dense(t, "reduce");
+  check_reduce_op(t, opts.reduceOp, "reduce");
+  const int root = int(opts.rootRank);
+  const ReduceOp op = opts.reduceOp;
+  return enqueue("reduce", {t}, opts.timeout, [this, t, op, root](uint32_t tag, std::chrono::milliseconds timeout) {
+    // Gloo uses a non-root's buffer as scratch: reduce a copy there.
+    gloo_reduce_in_place(impl_->context, rank_ == root ? t : t.clone(), op, root, tag, timeout);
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
+                                               const GatherOptions& opts) {
+  EMBER_CHECK(inputs.size() == 1, "ProcessGroupGloo::gather: expected one input tensor, got ", inputs.size());
+  EMBER_CHECK(opts.rootRank >= 0 && opts.rootRank < size_, "ProcessGroupGloo::gather: root rank ", opts.rootRank,
+              " is not in [0, ", size_, ")");
+  const Tensor in = inputs[0];
+  check_cpu_dense(in, "gather");
+  const int root = int(opts.rootRank);
+  std::vector<Tensor> outs;
+  if (rank_ == root) {
+    EMBER_CHECK(outputs.size() == 1 && int(outputs[0].size()) == size_, "ProcessGroupGloo::gather: the root expects ",
+                size_, " output tensors (one per rank)");
+    outs = outputs[0];
+    for (const Tensor& o : outs) check_same_meta(o, in, "gather", "output");
+  } else {
+    EMBER_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
+                "ProcessGroupGloo::gather: only the root rank takes output tensors");
+  }
+  return enqueue("gather", outs, opts.timeout, [this, in, outs, root](uint32_t tag, std::chrono::milliseconds timeout) {
+    const size_t bytes = nbytes(in);
+    ::gloo::GatherOptions o(impl_->context);
+    Tensor flat;
+    o.setInput(bytes_of(in), bytes);
+    if (rank_ == root) {
+      flat = empty({int64_t(bytes) * size_}, TensorOptions().dtype(kByte));
+      o.setOutput(flat.data_ptr<uint8_t>(), bytes * size_t(size_));
+    }
+    o.setRoot(root);
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    if (bytes > 0) ::gloo::gather(o);
+    if (rank_ == root)
+      for (int r = 0; r < size_; ++r)
+        outs[size_t(r)].copy_(from_blob(flat.data_ptr<uint8_t>() + size_t(r) * bytes, in.sizes(), in.options()));
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::scatter(std::vector<Tensor>& outputs, std::vector<std::vector<Tensor>>& inputs,
+                                                const ScatterOptions& opts) {
+  EMBER_CHECK(outputs.size() == 1, "ProcessGroupGloo::scatter: expected one output tensor, got ", outputs.size());
+  EMBER_CHECK(opts.rootRank >= 0 && opts.rootRank < size_, "ProcessGroupGloo::scatter: root rank ", opts.rootRank,
+              " is not in [0, ", size_, ")");
+  const Tensor out = outputs[0];
+  check_cpu_dense(out, "scatter");
+  const int root = int(opts.rootRank);
+  std::vector<Tensor> ins;
+  if (rank_ == root) {
+    EMBER_CHECK(inputs.size() == 1 && int(inputs[0].size()) == size_, "ProcessGroupGloo::scatter: the root expects ",
+                size_, " input tensors (one per rank)");
+    for (const Tensor& i : inputs[0]) {
+      check_same_meta(i, out, "scatter", "input");
+      ins.push_back(i.contiguous());
+    }
+  } else {
+    EMBER_CHECK(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()),
+                "ProcessGroupGloo::scatter: only the root rank takes input tensors");
+  }
+  return enqueue("scatter", {out}, opts.timeout, [this, out, ins, root](uint32_t tag, std::chrono::milliseconds timeout) {
+    const size_t bytes = nbytes(out);
+    ::gloo::ScatterOptions o(impl_->context);
+    std::vector<uint8_t*> ptrs;
+    for (const Tensor& i : ins) ptrs.push_back(bytes_of(i));
+    if (rank_ == root) o.setInputs(ptrs, bytes);
+    o.setOutput(bytes_of(out), bytes);
+    o.setRoot(root);
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    if (bytes > 0) ::gloo::scatter(o);
+  });
+}
+
+// As PyTorch's Gloo backend: the inputs concatenated, all-reduced, and this rank's part kept.
+std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outputs,
+                                                       std::vector<std::vector<Tensor>>& inputs,
+                                                       const ReduceScatterOptions& opts) {
+  EMBER_CHECK(outputs.size() == 1 && inputs.size() == 1 && int(inputs[0].size()) == size_,
+              "ProcessGroupGloo::reduce_scatter: expected one output and ", size_, " inputs (one per rank)");
+  const Tensor out = outputs[0];
+  check_cpu_dense(out, "reduce_scatter");
+  check_reduce_op(out, opts.reduceOp, "reduce_scatter");
+  for (const Tensor& i : inputs[0]) check_same_meta(i, out, "reduce_scatter", "input");
+  const Tensor flat = cat(inputs[0]).contiguous();
+  const ReduceOp op = opts.reduceOp;
+  return enqueue("reduce_scatter", {out}, opts.timeout,
+                 [this, out, flat, op](uint32_t tag, std::chrono::milliseconds timeout) {
+                   gloo_reduce_in_place(impl_->context, flat, op, -1, tag, timeout);
+                   out.copy_(flat.narrow(0, rank_ * out.size(0), out.size(0)).view(out.sizes()));
+                 });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::_allgather_base(Tensor& output, Tensor& input, const AllgatherOptions& opts) {
+  check_cpu_dense(input, "_allgather_base");
+  check_cpu_dense(output, "_allgather_base");
+  EMBER_CHECK(output.scalar_type() == input.scalar_type() && output.numel() == input.numel() * size_,
+              "ProcessGroupGloo::_allgather_base: the output must hold ", size_, " times the input (",
+              input.numel() * size_, " elements of ", input.scalar_type(), "), got ", output.sizes(), " of ",
+              output.scalar_type());
+  const Tensor in = input, out = output;
+  return enqueue("_allgather_base", {out}, opts.timeout, [this, in, out](uint32_t tag, std::chrono::milliseconds timeout) {
+    ::gloo::AllgatherOptions o(impl_->context);
+    o.setInput(bytes_of(in), nbytes(in));
+    o.setOutput(bytes_of(out), nbytes(out));
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    if (nbytes(in) > 0) ::gloo::allgather(o);
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::_reduce_scatter_base(Tensor& output, Tensor& input,
+                                                             const ReduceScatterOptions& opts) {
+  check_cpu_dense(input, "_reduce_scatter_base");
+  check_cpu_dense(output, "_reduce_scatter_base");
+  check_reduce_op(output, opts.reduceOp, "_reduce_scatter_base");
+  EMBER_CHECK(output.scalar_type() == input.scalar_type() && input.numel() == output.numel() * size_,
+              "ProcessGroupGloo::_reduce_scatter_base: the input must hold ", size_, " times the output (",
+              output.numel() * size_, " elements of ", output.scalar_type(), "), got ", input.sizes(), " of ",
+              input.scalar_type());
+  const Tensor flat = input.clone().reshape({-1}), out = output;
+  const ReduceOp op = opts.reduceOp;
+  return enqueue("_reduce_scatter_base", {out}, opts.timeout,
+                 [this, out, flat, op](uint32_t tag, std::chrono::milliseconds timeout) {
+                   gloo_reduce_in_place(impl_->context, flat, op, -1, tag, timeout);
+                   out.copy_(flat.narrow(0, rank_ * out.numel(), out.numel()).view(out.sizes()));
+                 });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::alltoall(std::vector<Tensor>& outputs, std::vector<Tensor>& inputs,
+                                                 const AllToAllOptions& opts) {
+  EMBER_CHECK(int(outputs.size()) == size_ && int(inputs.size()) == size_, "ProcessGroupGloo::alltoall: expected ",
+              size_, " inputs and outputs (one per rank), got ", inputs.size(), " and ", outputs.size());
+  std::vector<Tensor> ins, outs = outputs;
+  for (const Tensor& i : inputs) {
+    EMBER_CHECK(i.defined() && i.is_cpu() && i.scalar_type() == inputs[0].scalar_type(),
+                "ProcessGroupGloo::alltoall: every input must be a CPU tensor of dtype ", inputs[0].scalar_type());
+    ins.push_back(i.contiguous());
+  }
+  for (const Tensor& o : outs)
+    EMBER_CHECK(o.defined() && o.is_cpu() && o.scalar_type() == inputs[0].scalar_type(),
+                "ProcessGroupGloo::alltoall: every output must be a CPU tensor of dtype ", inputs[0].scalar_type());
+  return enqueue("alltoall", outs, opts.timeout, [this, ins, outs](uint32_t tag, std::chrono::milliseconds timeout) {
+    std::vector<int64_t> in_counts, out_counts;
+    for (const Tensor& i : ins) in_counts.push_back(int64_t(nbytes(i)));
+    for (const Tensor& o : outs) out_counts.push_back(int64_t(nbytes(o)));
+    std::vector<Tensor> flat_in_parts;
+    for (const Tensor& i : ins) flat_in_parts.push_back(from_blob(i.data_ptr(), {int64_t(nbytes(i))}, TensorOptions().dtype(kByte)));
+    const Tensor flat_in = cat(flat_in_parts);
+    int64_t total_out = 0;
+    for (int64_t c : out_counts) total_out += c;
+    Tensor flat_out = empty({total_out}, TensorOptions().dtype(kByte));
+    ::gloo::AlltoallvOptions o(impl_->context);
+    o.setInput(flat_in.data_ptr<uint8_t>(), in_counts);
+    o.setOutput(flat_out.data_ptr<uint8_t>(), out_counts);
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    ::gloo::alltoallv(o);
+    int64_t off = 0;
+    for (size_t r = 0; r < outs.size(); ++r) {
+      Tensor dst = outs[r];
+      dst.copy_(from_blob(flat_out.data_ptr<uint8_t>() + off, dst.sizes(), dst.options()));
+      off += out_counts[r];
+    }
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::send(std::vector<Tensor>& tensors, int dstRank, int tag) {
+  EMBER_CHECK(tensors.size() == 1, "ProcessGroupGloo::send: expected one tensor, got ", tensors.size());
+  EMBER_CHECK(dstRank >= 0 && dstRank < size_ && dstRank != rank_, "ProcessGroupGloo::send: destination rank ",
+              dstRank, " must be another rank of [0, ", size_, ")");
+  const Tensor t = tensors[0];
+  check_cpu_dense(t, "send");
+  auto buf = impl_->context->createUnboundBuffer(t.data_ptr(), nbytes(t));
+  buf->send(dstRank, p2p_slot(tag));
+  return std::make_shared<P2PWork>("send", t, std::move(buf), true, options_.timeout, dstRank);
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>& tensors, int srcRank, int tag) {
+  EMBER_CHECK(tensors.size() == 1, "ProcessGroupGloo::recv: expected one tensor, got ", tensors.size());
+  EMBER_CHECK(srcRank >= 0 && srcRank < size_ && srcRank != rank_, "ProcessGroupGloo::recv: source rank ", srcRank,
+              " must be another rank of [0, ", size_, ")");
+  const Tensor t = tensors[0];
+  check_cpu_dense(t, "recv");
+  auto buf = impl_->context->createUnboundBuffer(t.data_ptr(), nbytes(t));
+  buf->recv(srcRank, p2p_slot(tag));
+  return std::make_shared<P2PWork>("recv", t, std::move(buf), false, options_.timeout, srcRank);
 }
 
 }  // namespace ember::distributed

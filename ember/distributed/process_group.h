@@ -54,6 +54,27 @@ struct AllgatherOptions {
 struct BarrierOptions {
   std::chrono::milliseconds timeout = kUnsetTimeout;
 };
+struct ReduceOptions {
+  ReduceOp reduceOp = ReduceOp::SUM;
+  int64_t rootRank = 0;
+  int64_t rootTensor = 0;
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
+struct GatherOptions {
+  int64_t rootRank = 0;
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
+struct ScatterOptions {
+  int64_t rootRank = 0;
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
+struct ReduceScatterOptions {
+  ReduceOp reduceOp = ReduceOp::SUM;
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
+struct AllToAllOptions {
+  std::chrono::milliseconds timeout = kUnsetTimeout;
+};
 
 // A collective's handle (c10d::Work).
 class Work {
@@ -63,14 +84,14 @@ class Work {
   Work(const Work&) = delete;
   Work& operator=(const Work&) = delete;
 
-  bool isCompleted();
+  virtual bool isCompleted();
   // True once completed without an error.
   bool isSuccess();
   // The error of a failed collective (null while running or when it succeeded).
   std::exception_ptr exception();
   // Waits for completion and rethrows the collective's error. With a timeout (> 0), raises
   // an ember::Error naming the collective when it has not completed by then. Returns true.
-  bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds::zero());
+  virtual bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds::zero());
   // The tensors the collective wrote (allgather's outputs flattened; allreduce's inputs).
   std::vector<Tensor> result();
   const std::string& op() const { return op_; }
@@ -108,8 +129,34 @@ class ProcessGroup {
   virtual std::shared_ptr<Work> allgather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
                                           const AllgatherOptions& opts = AllgatherOptions()) = 0;
   virtual std::shared_ptr<Work> barrier(const BarrierOptions& opts = BarrierOptions()) = 0;
+  // The root's tensors[0] becomes the reduction of every rank's (the others' are left as they were).
+  virtual std::shared_ptr<Work> reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts = ReduceOptions());
+  // On the root, outputs[0][r] receives rank r's inputs[0]; the other ranks pass empty outputs.
+  virtual std::shared_ptr<Work> gather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
+                                       const GatherOptions& opts = GatherOptions());
+  // outputs[0] on rank r receives the root's inputs[0][r]; the other ranks pass empty inputs.
+  virtual std::shared_ptr<Work> scatter(std::vector<Tensor>& outputs, std::vector<std::vector<Tensor>>& inputs,
+                                        const ScatterOptions& opts = ScatterOptions());
+  // outputs[0] on rank r receives the reduction over the ranks of their inputs[0][r].
+  virtual std::shared_ptr<Work> reduce_scatter(std::vector<Tensor>& outputs, std::vector<std::vector<Tensor>>& inputs,
+                                               const ReduceScatterOptions& opts = ReduceScatterOptions());
+  // The flat forms (c10d's _allgather_base / _reduce_scatter_base): `output` is size() times
+  // `input` (all_gather_into_tensor), or `input` size() times `output` (reduce_scatter_tensor),
+  // concatenated along dim 0.
+  virtual std::shared_ptr<Work> _allgather_base(Tensor& output, Tensor& input,
+                                                const AllgatherOptions& opts = AllgatherOptions());
+  virtual std::shared_ptr<Work> _reduce_scatter_base(Tensor& output, Tensor& input,
+                                                     const ReduceScatterOptions& opts = ReduceScatterOptions());
+  // Rank r's inputs[j] arrives in rank j's outputs[r] (any shapes, one dtype).
+  virtual std::shared_ptr<Work> alltoall(std::vector<Tensor>& outputs, std::vector<Tensor>& inputs,
+                                         const AllToAllOptions& opts = AllToAllOptions());
+  // Point to point: tensors[0] to / from one rank, matched by `tag`. Posted at once; the
+  // Work's wait() waits for the transfer.
+  virtual std::shared_ptr<Work> send(std::vector<Tensor>& tensors, int dstRank, int tag);
+  virtual std::shared_ptr<Work> recv(std::vector<Tensor>& tensors, int srcRank, int tag);
 
  protected:
+  [[noreturn]] void unsupported(const char* op) const;
   const int rank_, size_;
 };
 
@@ -141,6 +188,21 @@ class ProcessGroupGloo : public ProcessGroup {
   std::shared_ptr<Work> allgather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
                                   const AllgatherOptions& opts = AllgatherOptions()) override;
   std::shared_ptr<Work> barrier(const BarrierOptions& opts = BarrierOptions()) override;
+  std::shared_ptr<Work> reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts = ReduceOptions()) override;
+  std::shared_ptr<Work> gather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
+                               const GatherOptions& opts = GatherOptions()) override;
+  std::shared_ptr<Work> scatter(std::vector<Tensor>& outputs, std::vector<std::vector<Tensor>>& inputs,
+                                const ScatterOptions& opts = ScatterOptions()) override;
+  std::shared_ptr<Work> reduce_scatter(std::vector<Tensor>& outputs, std::vector<std::vector<Tensor>>& inputs,
+                                       const ReduceScatterOptions& opts = ReduceScatterOptions()) override;
+  std::shared_ptr<Work> _allgather_base(Tensor& output, Tensor& input,
+                                        const AllgatherOptions& opts = AllgatherOptions()) override;
+  std::shared_ptr<Work> _reduce_scatter_base(Tensor& output, Tensor& input,
+                                             const ReduceScatterOptions& opts = ReduceScatterOptions()) override;
+  std::shared_ptr<Work> alltoall(std::vector<Tensor>& outputs, std::vector<Tensor>& inputs,
+                                 const AllToAllOptions& opts = AllToAllOptions()) override;
+  std::shared_ptr<Work> send(std::vector<Tensor>& tensors, int dstRank, int tag) override;
+  std::shared_ptr<Work> recv(std::vector<Tensor>& tensors, int srcRank, int tag) override;
 
  private:
   struct Impl;

@@ -111,6 +111,67 @@ TEST(ProcessGroupGloo, BroadcastAllgatherBarrierAndAsyncOrder) {
   });
 }
 
+TEST(ProcessGroupGloo, ReduceGatherScatterReduceScatterAlltoallAndPointToPoint) {
+  on_threads(3, [](int rank, ProcessGroupGloo& pg) {
+    const auto dopt = TensorOptions().dtype(kDouble);
+    // reduce to rank 2: only the root changes.
+    Tensor t = full({3}, double(rank + 1), dopt);
+    std::vector<Tensor> ts{t};
+    ReduceOptions ro;
+    ro.rootRank = 2;
+    ro.reduceOp = ReduceOp::MAX;
+    pg.reduce(ts, ro)->wait();
+    EXPECT_TENSOR_EQ(t, full({3}, rank == 2 ? 3.0 : double(rank + 1), dopt));
+    // gather to rank 1.
+    std::vector<Tensor> in{full({2, 2}, double(rank), dopt)};
+    std::vector<std::vector<Tensor>> gathered(1);
+    if (rank == 1)
+      for (int r = 0; r < 3; ++r) gathered[0].push_back(empty({2, 2}, dopt));
+    GatherOptions go;
+    go.rootRank = 1;
+    pg.gather(gathered, in, go)->wait();
+    if (rank == 1)
+      for (int r = 0; r < 3; ++r) EXPECT_TENSOR_EQ(gathered[0][size_t(r)], full({2, 2}, double(r), dopt));
+    // scatter from rank 0.
+    std::vector<Tensor> out{empty({4}, TensorOptions().dtype(kLong))};
+    std::vector<std::vector<Tensor>> pieces(1);
+    if (rank == 0)
+      for (int r = 0; r < 3; ++r) pieces[0].push_back(full({4}, 100 + r, TensorOptions().dtype(kLong)));
+    pg.scatter(out, pieces)->wait();
+    EXPECT_TENSOR_EQ(out[0], full({4}, 100 + rank, TensorOptions().dtype(kLong)));
+    // reduce_scatter: rank r gets sum over ranks of their inputs[r] = sum_s (10 s + r).
+    std::vector<Tensor> rs_out{empty({2}, dopt)};
+    std::vector<std::vector<Tensor>> rs_in(1);
+    for (int r = 0; r < 3; ++r) rs_in[0].push_back(full({2}, double(10 * rank + r), dopt));
+    pg.reduce_scatter(rs_out, rs_in)->wait();
+    EXPECT_TENSOR_EQ(rs_out[0], full({2}, double(30 + 3 * rank), dopt));
+    // The flat forms, with bfloat16 and AVG.
+    Tensor flat_in = full({2}, double(rank), TensorOptions().dtype(kBFloat16)), flat_out = empty({6}, TensorOptions().dtype(kBFloat16));
+    pg._allgather_base(flat_out, flat_in)->wait();
+    EXPECT_TENSOR_EQ(flat_out, tensor({0.0, 0.0, 1.0, 1.0, 2.0, 2.0}).to(kBFloat16));
+    Tensor big = arange(6, dopt).add(rank), mine = empty({2}, dopt);
+    ReduceScatterOptions avg;
+    avg.reduceOp = ReduceOp::AVG;
+    pg._reduce_scatter_base(mine, big, avg)->wait();
+    EXPECT_TENSOR_CLOSE(mine, arange(2 * rank, 2 * rank + 2, dopt).add(1.0), 1e-12, 1e-12);
+    // alltoall with different sizes per pair: rank r sends (r + 1) * (j + 1) elements to j.
+    std::vector<Tensor> a_in, a_out;
+    for (int j = 0; j < 3; ++j) {
+      a_in.push_back(full({(rank + 1) * (j + 1)}, double(10 * rank + j), dopt));
+      a_out.push_back(empty({(j + 1) * (rank + 1)}, dopt));
+    }
+    pg.alltoall(a_out, a_in)->wait();
+    for (int j = 0; j < 3; ++j) EXPECT_TENSOR_EQ(a_out[size_t(j)], full({(j + 1) * (rank + 1)}, double(10 * j + rank), dopt));
+    // send / recv around the ring, posted before waiting (no deadlock).
+    std::vector<Tensor> mine_t{full({5}, double(rank), dopt)}, theirs{empty({5}, dopt)};
+    auto s = pg.send(mine_t, (rank + 1) % 3, 7);
+    auto r = pg.recv(theirs, (rank + 2) % 3, 7);
+    r->wait(), s->wait();
+    EXPECT_TRUE(r->isSuccess());
+    EXPECT_TENSOR_EQ(theirs[0], full({5}, double((rank + 2) % 3), dopt));
+  });
+}
+
 TEST(ProcessGroupGloo, BadArgumentsAreClearErrors) {
   on_threads(2, [](int, ProcessGroupGloo& pg) {
     std::vector<Tensor> none;
