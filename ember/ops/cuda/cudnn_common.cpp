@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ember/cuda/lazy_library.h"
+#include "ember/cuda/stream.h"
 
 namespace ember::cuda::cudnn_detail {
 

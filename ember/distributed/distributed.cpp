@@ -1,0 +1,306 @@
+// torch.distributed's module-level API (distributed.h).
+#include "ember/distributed/distributed.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "ember/core/error.h"
+
+namespace ember::distributed {
+
+namespace {
+
+struct GroupInfo {
+  std::vector<int> ranks;  // global ranks, in group-rank order
+  std::string backend;
+};
+
+// The process's distributed state: the world's store, the default group, the groups made.
+struct State {
+  std::mutex mutex;
+  std::shared_ptr<Store> store;
+  Group world;
+  std::map<const ProcessGroup*, GroupInfo> groups;
+  int world_rank = -1, world_size = 0;
+  int64_t next_group = 0;
+  std::chrono::milliseconds timeout{0};
+};
+State& state() {
+  static State s;
+  return s;
+}
+
+std::shared_ptr<ProcessGroup> make_backend(const std::string& backend, std::shared_ptr<Store> store, int rank,
+                                           int size, std::chrono::milliseconds timeout) {
+  std::string b = backend;
+  std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (b == "gloo") {
+    ProcessGroupGloo::Options o;
+    o.timeout = timeout;
+    return std::make_shared<ProcessGroupGloo>(std::move(store), rank, size, o);
+  }
+  EMBER_CHECK(b != "nccl" && b != "mpi", "init_process_group: the '", b, "' backend is not available in ember yet "
+              "(use 'gloo')");
+  EMBER_CHECK(false, "init_process_group: unknown backend '", backend, "' (expected 'gloo')");
+}
+
+// The group a call refers to (the default one for nullptr), checked to exist.
+Group resolve(const Group& group, const char* op) {
+  if (group) return group;
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  EMBER_CHECK(s.world != nullptr, op, ": Default process group has not been initialized, please make sure to call "
+              "init_process_group.");
+  return s.world;
+}
+
+GroupInfo info_of(const Group& g) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.groups.find(g.get());
+  EMBER_CHECK(it != s.groups.end(), "torch.distributed: the group was destroyed or not made by new_group");
+  return it->second;
+}
+
+// The group rank of global rank `global` in g.
+int group_rank_of(const Group& g, int global, const char* op) {
+  const GroupInfo info = info_of(g);
+  auto it = std::find(info.ranks.begin(), info.ranks.end(), global);
+  EMBER_CHECK(it != info.ranks.end(), op, ": global rank ", global, " is not part of the group");
+  return int(it - info.ranks.begin());
+}
+
+std::shared_ptr<Work> finish(std::shared_ptr<Work> w, bool async_op) {
+  if (!async_op) w->wait();
+  return w;
+}
+
+int env_int(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : -1;
+}
+
+}  // namespace
+
+void init_process_group(const std::string& backend, const std::string& init_method, int world_size, int rank,
+                        std::chrono::milliseconds timeout, std::shared_ptr<Store> store) {
+  State& s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    EMBER_CHECK(s.world == nullptr, "init_process_group: trying to initialize the default process group twice!");
+  }
+  if (!store) {
+    if (init_method.rfind("env://", 0) == 0) {
+      // The variables, with world_size / rank given here taking precedence (as PyTorch).
+      if (rank >= 0) ::setenv("RANK", std::to_string(rank).c_str(), 1);
+      if (world_size >= 0) ::setenv("WORLD_SIZE", std::to_string(world_size).c_str(), 1);
+      const RendezvousEnv env = rendezvous_env();
+      rank = env.rank, world_size = env.world_size;
+      store = store_from_env(timeout);
+    } else if (init_method.rfind("tcp://", 0) == 0) {
+      EMBER_CHECK(rank >= 0 && world_size > 0, "init_process_group: tcp:// needs world_size and rank");
+      const std::string hostport = init_method.substr(6);
+      const size_t colon = hostport.rfind(':');
+      EMBER_CHECK(colon != std::string::npos, "init_process_group: expected tcp://host:port, got '", init_method, "'");
+      const int port = std::atoi(hostport.c_str() + colon + 1);
+      EMBER_CHECK(port > 0 && port < 65536, "init_process_group: bad port in '", init_method, "'");
+      store = std::make_shared<TCPStore>(hostport.substr(0, colon), uint16_t(port), world_size, rank == 0, timeout);
+    } else if (init_method.rfind("file://", 0) == 0) {
+      EMBER_CHECK(rank >= 0 && world_size > 0, "init_process_group: file:// needs world_size and rank");
+      store = std::make_shared<FileStore>(init_method.substr(7), world_size);
+    } else {
+      EMBER_CHECK(false, "init_process_group: unknown init_method '", init_method,
+                  "' (expected env://, tcp://host:port or file:///path)");
+    }
+  } else {
+    EMBER_CHECK(rank >= 0 && world_size > 0, "init_process_group: a store needs world_size and rank");
+  }
+  EMBER_CHECK(world_size > 0 && rank >= 0 && rank < world_size, "init_process_group: rank ", rank,
+              " is not in [0, ", world_size, ")");
+  Group pg = make_backend(backend, std::make_shared<PrefixStore>("default_pg", store), rank, world_size, timeout);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.store = std::move(store);
+  s.world = pg;
+  s.world_rank = rank, s.world_size = world_size, s.timeout = timeout, s.next_group = 0;
+  std::vector<int> all(static_cast<size_t>(world_size));
+  for (int r = 0; r < world_size; ++r) all[size_t(r)] = r;
+  s.groups[pg.get()] = GroupInfo{all, pg->getBackendName()};
+}
+
+bool is_initialized() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.world != nullptr;
+}
+
+void destroy_process_group(const Group& group) {
+  State& s = state();
+  Group doomed;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (group && group != s.world) {
+      s.groups.erase(group.get());
+      return;
+    }
+    EMBER_CHECK(s.world != nullptr, "destroy_process_group: Default process group has not been initialized");
+    doomed = std::move(s.world);
+    s.groups.clear();
+    s.store.reset();
+    s.world_rank = -1, s.world_size = 0;
+  }
+}
+
+Group new_group(std::vector<int> ranks, std::chrono::milliseconds timeout, const std::string& backend) {
+  State& s = state();
+  std::shared_ptr<Store> store;
+  int me = -1, world = 0;
+  int64_t id = 0;
+  std::string be = backend;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    EMBER_CHECK(s.world != nullptr, "new_group: Default process group has not been initialized");
+    store = s.store, me = s.world_rank, world = s.world_size, id = s.next_group++;
+    if (be.empty()) be = s.world->getBackendName();
+  }
+  if (ranks.empty())
+    for (int r = 0; r < world; ++r) ranks.push_back(r);
+  std::sort(ranks.begin(), ranks.end());
+  EMBER_CHECK(std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end(), "new_group: ranks must be distinct");
+  for (int r : ranks)
+    EMBER_CHECK(r >= 0 && r < world, "new_group: rank ", r, " is not in the world [0, ", world, ")");
+  auto it = std::find(ranks.begin(), ranks.end(), me);
+  if (it == ranks.end()) return nullptr;  // GroupMember.NON_GROUP_MEMBER
+  Group pg = make_backend(be, std::make_shared<PrefixStore>("group_" + std::to_string(id), store),
+                          int(it - ranks.begin()), int(ranks.size()), timeout);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.groups[pg.get()] = GroupInfo{ranks, pg->getBackendName()};
+  return pg;
+}
+
+int get_rank(const Group& group) {
+  if (!group) {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    EMBER_CHECK(s.world != nullptr, "get_rank: Default process group has not been initialized");
+    return s.world_rank;
+  }
+  return group->getRank();
+}
+int get_world_size(const Group& group) { return resolve(group, "get_world_size")->getSize(); }
+std::string get_backend(const Group& group) { return resolve(group, "get_backend")->getBackendName(); }
+int get_global_rank(const Group& group, int group_rank) {
+  const GroupInfo info = info_of(resolve(group, "get_global_rank"));
+  EMBER_CHECK(group_rank >= 0 && group_rank < int(info.ranks.size()), "get_global_rank: group rank ", group_rank,
+              " is not in [0, ", info.ranks.size(), ")");
+  return info.ranks[size_t(group_rank)];
+}
+
+std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, const Group& group, bool async_op) {
+  const Group g = resolve(group, "all_reduce");
+  std::vector<Tensor> ts{tensor};
+  AllreduceOptions o;
+  o.reduceOp = op;
+  return finish(g->allreduce(ts, o), async_op);
+}
+
+std::shared_ptr<Work> broadcast(Tensor& tensor, int src, const Group& group, bool async_op) {
+  const Group g = resolve(group, "broadcast");
+  std::vector<Tensor> ts{tensor};
+  BroadcastOptions o;
+  o.rootRank = group_rank_of(g, src, "broadcast");
+  return finish(g->broadcast(ts, o), async_op);
+}
+
+std::shared_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op, const Group& group, bool async_op) {
+  const Group g = resolve(group, "reduce");
+  std::vector<Tensor> ts{tensor};
+  ReduceOptions o;
+  o.rootRank = group_rank_of(g, dst, "reduce");
+  o.reduceOp = op;
+  return finish(g->reduce(ts, o), async_op);
+}
+
+std::shared_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor, const Group& group,
+                                 bool async_op) {
+  const Group g = resolve(group, "all_gather");
+  std::vector<std::vector<Tensor>> outs{tensor_list};
+  std::vector<Tensor> ins{tensor};
+  return finish(g->allgather(outs, ins), async_op);
+}
+
+std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input, const Group& group, bool async_op) {
+  const Group g = resolve(group, "all_gather_into_tensor");
+  Tensor in = input;
+  return finish(g->_allgather_base(output, in), async_op);
+}
+
+std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>& gather_list, int dst, const Group& group,
+                             bool async_op) {
+  const Group g = resolve(group, "gather");
+  GatherOptions o;
+  o.rootRank = group_rank_of(g, dst, "gather");
+  std::vector<std::vector<Tensor>> outs;
+  if (g->getRank() == o.rootRank) outs.push_back(gather_list);
+  else EMBER_CHECK(gather_list.empty(), "gather: Argument ``gather_list`` must NOT be specified on non-destination ranks.");
+  std::vector<Tensor> ins{tensor};
+  return finish(g->gather(outs, ins, o), async_op);
+}
+
+std::shared_ptr<Work> scatter(Tensor& tensor, std::vector<Tensor>& scatter_list, int src, const Group& group,
+                              bool async_op) {
+  const Group g = resolve(group, "scatter");
+  ScatterOptions o;
+  o.rootRank = group_rank_of(g, src, "scatter");
+  std::vector<std::vector<Tensor>> ins;
+  if (g->getRank() == o.rootRank) ins.push_back(scatter_list);
+  else EMBER_CHECK(scatter_list.empty(), "scatter: Argument ``scatter_list`` must NOT be specified on non-source ranks.");
+  std::vector<Tensor> outs{tensor};
+  return finish(g->scatter(outs, ins, o), async_op);
+}
+
+std::shared_ptr<Work> reduce_scatter(Tensor& output, std::vector<Tensor>& input_list, ReduceOp op, const Group& group,
+                                     bool async_op) {
+  const Group g = resolve(group, "reduce_scatter");
+  std::vector<Tensor> outs{output};
+  std::vector<std::vector<Tensor>> ins{input_list};
+  ReduceScatterOptions o;
+  o.reduceOp = op;
+  return finish(g->reduce_scatter(outs, ins, o), async_op);
+}
+
+std::shared_ptr<Work> reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op, const Group& group,
+                                            bool async_op) {
+  const Group g = resolve(group, "reduce_scatter_tensor");
+  Tensor in = input;
+  ReduceScatterOptions o;
+  o.reduceOp = op;
+  return finish(g->_reduce_scatter_base(output, in, o), async_op);
+}
+
+std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list, std::vector<Tensor>& input_tensor_list,
+                                 const Group& group, bool async_op) {
+  const Group g = resolve(group, "all_to_all");
+  return finish(g->alltoall(output_tensor_list, input_tensor_list), async_op);
+}
+
+std::shared_ptr<Work> barrier(const Group& group, bool async_op) {
+  return finish(resolve(group, "barrier")->barrier(), async_op);
+}
+
+std::shared_ptr<Work> isend(const Tensor& tensor, int dst, const Group& group, int tag) {
+  const Group g = resolve(group, "isend");
+  std::vector<Tensor> ts{tensor};
+  return g->send(ts, group_rank_of(g, dst, "isend"), tag);
+}
+std::shared_ptr<Work> irecv(Tensor& tensor, int src, const Group& group, int tag) {
+  const Group g = resolve(group, "irecv");
+  std::vector<Tensor> ts{tensor};
+  return g->recv(ts, group_rank_of(g, src, "irecv"), tag);
+}
+void send(const Tensor& tensor, int dst, const Group& group, int tag) { isend(tensor, dst, group, tag)->wait(); }
+void recv(Tensor& tensor, int src, const Group& group, int tag) { irecv(tensor, src, group, tag)->wait(); }
+
+}  // namespace ember::distributed
