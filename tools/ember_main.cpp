@@ -5,17 +5,24 @@
 //   ember train [--epochs N] [--lr X] [--batch-size N] [--seed N] [--threads N]
 //               [--channels-last] [--bf16] [--checkpoint FILE] [--resume] [--data FILE]
 //               [--no-progress] [--stop-after-epoch N] [--device cpu|cuda[:N]]
-//   ember --help, ember train --help, ember --version
+//   ember run [--nproc-per-node N] [--nnodes M --node-rank R] [--master-addr A]
+//             [--master-port P] [--max-restarts K] program [args...]
+//   ember --help, ember train --help, ember run --help, ember --version
 //
 // --stop-after-epoch N ends the run after epoch N as if it were interrupted there (its
 // checkpoint is the one --resume continues from).
 // Every epoch ends with a checkpoint (model, optimizer, random-number state, epoch) written
 // atomically; --resume continues from it and reproduces the uninterrupted run bit for bit.
+// `ember run` starts a distributed job as torchrun does (ember/distributed/launcher.h): N copies
+// of the program with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and
+// MASTER_PORT set, their output prefixed by rank; one failing ends the others.
 // --device cuda trains on a GPU (the weights are initialized on the CPU, so a seed gives the
 // same initial model on every device; dropout draws from the GPU's generator, reseeded from
 // --seed and the epoch).
 #include <CLI/CLI.hpp>
 #include <torch/torch.h>
+
+#include "ember/distributed/launcher.h"
 #include <unistd.h>
 #include <zlib.h>
 
@@ -70,7 +77,9 @@ CLI::Validator sign_check(bool positive) {
 struct CommandLine {
   CLI::App app{"ember: train a small CNN on the UCI 8x8 handwritten digits (data/digits)", "ember"};
   CLI::App* train = nullptr;
+  CLI::App* run = nullptr;
   Config config;
+  ember::distributed::LaunchOptions launch;
 
   CommandLine() {
     app.require_subcommand(1);
@@ -102,12 +111,26 @@ struct CommandLine {
         ->add_option("--stop-after-epoch", c.stop_after,
                      "end after epoch N as if interrupted there (0: run to the end)")
         ->check(sign_check<int64_t>(false));
+    run = app.add_subcommand("run", "start a distributed job: N copies of a program, as torchrun");
+    auto& l = launch;
+    run->add_option("--nproc-per-node", l.nproc_per_node, "processes on this node")
+        ->capture_default_str()
+        ->check(sign_check<int>(true));
+    run->add_option("--nnodes", l.nnodes, "nodes in the job")->capture_default_str()->check(sign_check<int>(true));
+    run->add_option("--node-rank", l.node_rank, "this node's rank")->capture_default_str()->check(sign_check<int>(false));
+    run->add_option("--master-addr", l.master_addr, "rank 0's address")->capture_default_str();
+    run->add_option("--master-port", l.master_port, "rank 0's port")->capture_default_str()->check(CLI::Range(1, 65535));
+    run->add_option("--max-restarts", l.max_restarts, "restarts of a failed group")
+        ->capture_default_str()
+        ->check(sign_check<int>(false));
+    run->prefix_command();  // the program and its arguments, untouched
   }
 
   // The parsed configuration, or the exit status of --help, --version or a usage error.
   std::variant<Config, int> parse(int argc, char** argv) {
-    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != train->get_name()) {
-      std::cerr << "ember: unknown command '" << argv[1] << "' (commands: train)\nRun 'ember --help' for usage.\n";
+    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != train->get_name() &&
+        std::string(argv[1]) != run->get_name()) {
+      std::cerr << "ember: unknown command '" << argv[1] << "' (commands: train, run)\nRun 'ember --help' for usage.\n";
       return 2;
     }
     try {
@@ -390,6 +413,20 @@ int main(int argc, char** argv) {
   CommandLine command_line;
   const auto parsed = command_line.parse(argc, argv);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
+  if (command_line.run->parsed()) {
+    ember::distributed::LaunchOptions& l = command_line.launch;
+    l.command = command_line.run->remaining();
+    if (l.command.empty()) {
+      std::cerr << "ember run: expected a program to run\nRun 'ember run --help' for usage.\n";
+      return 2;
+    }
+    try {
+      return ember::distributed::launch(l, std::cerr);
+    } catch (const std::exception& e) {
+      std::cerr << "ember run: " << e.what() << "\n";
+      return 2;
+    }
+  }
   try {
     return train(std::get<Config>(parsed));
   } catch (const std::exception& e) {

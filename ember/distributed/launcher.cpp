@@ -1,0 +1,253 @@
+// The `ember run` launcher (launcher.h).
+#include "ember/distributed/launcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "ember/core/error.h"
+
+namespace ember::distributed {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int signal_pipe[2] = {-1, -1};
+
+void on_signal(int sig) {
+  const unsigned char s = static_cast<unsigned char>(sig);
+  const int saved = errno;
+  (void)!::write(signal_pipe[1], &s, 1);
+  errno = saved;
+}
+
+// One rank's process and its two output streams.
+struct Child {
+  int rank = 0, local_rank = 0;
+  pid_t pid = -1;
+  int out = -1, err = -1;  // read ends; -1 once at EOF
+  std::string out_line, err_line;
+  bool exited = false;
+  int status = 0;  // the `ember run` status of this rank: code, or 128 + signal
+};
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += size_t(n);
+  }
+}
+
+// Appends what fd holds to `line`, writing every complete line prefixed to `dest`. Closes fd
+// (and flushes the rest) at EOF.
+void drain(int& fd, std::string& line, int dest, int rank) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;  // EAGAIN: nothing more now
+    const std::string prefix = "[rank " + std::to_string(rank) + "]: ";
+    if (n == 0) {
+      if (!line.empty()) write_all(dest, prefix + line + "\n");
+      line.clear();
+      ::close(fd);
+      fd = -1;
+      return;
+    }
+    line.append(buf, size_t(n));
+    size_t start = 0, nl;
+    std::string out;
+    while ((nl = line.find('\n', start)) != std::string::npos) {
+      out += prefix;
+      out.append(line, start, nl - start + 1);
+      start = nl + 1;
+    }
+    line.erase(0, start);
+    if (!out.empty()) write_all(dest, out);
+  }
+}
+
+// Forks one rank with torchrun's environment; its stdout / stderr go to pipes.
+Child spawn(const LaunchOptions& o, int local_rank, int restart) {
+  Child c;
+  c.local_rank = local_rank;
+  c.rank = o.node_rank * o.nproc_per_node + local_rank;
+  int out[2], err[2];
+  EMBER_CHECK(::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0, "ember run: pipe failed: ",
+              std::strerror(errno));
+  const pid_t pid = ::fork();
+  EMBER_CHECK(pid >= 0, "ember run: fork failed: ", std::strerror(errno));
+  if (pid == 0) {
+    ::setpgid(0, 0);  // a process group per rank: stopping a rank stops what it started
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+    auto set = [](const char* k, const std::string& v) { ::setenv(k, v.c_str(), 1); };
+    set("RANK", std::to_string(c.rank));
+    set("LOCAL_RANK", std::to_string(local_rank));
+    set("GROUP_RANK", std::to_string(o.node_rank));
+    set("WORLD_SIZE", std::to_string(o.nnodes * o.nproc_per_node));
+    set("LOCAL_WORLD_SIZE", std::to_string(o.nproc_per_node));
+    set("MASTER_ADDR", o.master_addr);
+    set("MASTER_PORT", std::to_string(o.master_port));
+    set("TORCHELASTIC_RESTART_COUNT", std::to_string(restart));
+    set("TORCHELASTIC_MAX_RESTARTS", std::to_string(o.max_restarts));
+    std::vector<char*> argv;
+    for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "ember run: cannot run '%s': %s\n", argv[0], std::strerror(errno));
+    std::fflush(stderr);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also here: no race with the first signal
+  ::close(out[1]);
+  ::close(err[1]);
+  c.pid = pid;
+  c.out = out[0], c.err = err[0];
+  set_nonblocking(c.out);
+  set_nonblocking(c.err);
+  return c;
+}
+
+int status_of(int wstatus) {
+  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
+  return 1;
+}
+
+struct Outcome {
+  int status = 0;  // 0, or the first failed rank's status
+  int failed_rank = -1;
+  bool interrupted = false;  // the launcher itself got a signal
+  int signal = 0;
+};
+
+// Runs one attempt of the whole group to its end.
+Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log) {
+  std::vector<Child> kids;
+  for (int l = 0; l < o.nproc_per_node; ++l) kids.push_back(spawn(o, l, restart));
+  Outcome result;
+  bool stopping = false;
+  Clock::time_point kill_at{};
+  // Signals go to each rank's process group (the rank and whatever it started).
+  auto stop_others = [&](int sig) {
+    for (Child& c : kids)
+      if (!c.exited) ::kill(-c.pid, sig);
+  };
+  for (;;) {
+    std::vector<pollfd> fds;
+    fds.push_back({signal_pipe[0], POLLIN, 0});
+    for (const Child& c : kids) {
+      if (c.out >= 0) fds.push_back({c.out, POLLIN, 0});
+      if (c.err >= 0) fds.push_back({c.err, POLLIN, 0});
+    }
+    ::poll(fds.data(), nfds_t(fds.size()), 50);
+    // Signals to the launcher: forwarded to every rank; no restart afterwards.
+    unsigned char s;
+    while (::read(signal_pipe[0], &s, 1) == 1) {
+      result.interrupted = true;
+      result.signal = s;
+      log << "ember run: received signal " << int(s) << "; forwarding it to the ranks" << std::endl;
+      stop_others(s);
+      if (!stopping) stopping = true, kill_at = Clock::now() + o.kill_grace;
+    }
+    for (Child& c : kids) {
+      if (c.out >= 0) drain(c.out, c.out_line, 1, c.rank);
+      if (c.err >= 0) drain(c.err, c.err_line, 2, c.rank);
+    }
+    for (Child& c : kids) {
+      if (c.exited) continue;
+      int ws = 0;
+      if (::waitpid(c.pid, &ws, WNOHANG) != c.pid) continue;
+      c.exited = true;
+      c.status = status_of(ws);
+      if (c.status != 0 && result.failed_rank < 0 && !(stopping && result.interrupted)) {
+        if (!stopping) {
+          result.status = c.status, result.failed_rank = c.rank;
+          log << "ember run: rank " << c.rank << " exited with status " << c.status << "; stopping the other ranks"
+              << std::endl;
+          stopping = true;
+          kill_at = Clock::now() + o.kill_grace;
+          stop_others(SIGTERM);
+        }
+      }
+    }
+    if (stopping && Clock::now() >= kill_at) {
+      stop_others(SIGKILL);
+      kill_at = Clock::time_point::max();
+    }
+    bool all_exited = true;
+    for (const Child& c : kids) all_exited = all_exited && c.exited;
+    if (all_exited) {
+      // What the ranks wrote is in the pipes; a process a rank left behind may hold them
+      // open, so take what is there and stop reading (and stop such leftovers).
+      for (Child& c : kids) {
+        ::kill(-c.pid, SIGKILL);
+        for (int* fd : {&c.out, &c.err}) {
+          if (*fd < 0) continue;
+          drain(*fd, fd == &c.out ? c.out_line : c.err_line, fd == &c.out ? 1 : 2, c.rank);
+          if (*fd >= 0) {
+            std::string& line = fd == &c.out ? c.out_line : c.err_line;
+            if (!line.empty()) write_all(fd == &c.out ? 1 : 2, "[rank " + std::to_string(c.rank) + "]: " + line + "\n");
+            line.clear();
+            ::close(*fd);
+            *fd = -1;
+          }
+        }
+      }
+      break;
+    }
+  }
+  if (result.interrupted && result.status == 0) result.status = 128 + result.signal;
+  return result;
+}
+
+}  // namespace
+
+int launch(const LaunchOptions& o, std::ostream& log) {
+  EMBER_CHECK(!o.command.empty(), "ember run: expected a program to run");
+  EMBER_CHECK(o.nproc_per_node >= 1, "ember run: --nproc-per-node must be at least 1, got ", o.nproc_per_node);
+  EMBER_CHECK(o.nnodes >= 1, "ember run: --nnodes must be at least 1, got ", o.nnodes);
+  EMBER_CHECK(o.node_rank >= 0 && o.node_rank < o.nnodes, "ember run: --node-rank ", o.node_rank, " is not in [0, ",
+              o.nnodes, ")");
+  EMBER_CHECK(o.master_port > 0 && o.master_port < 65536, "ember run: --master-port ", o.master_port,
+              " is not a TCP port");
+  EMBER_CHECK(o.max_restarts >= 0, "ember run: --max-restarts must not be negative");
+  EMBER_CHECK(::pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) == 0, "ember run: pipe failed");
+  struct sigaction sa {}, old_int{}, old_term{}, old_hup{};
+  sa.sa_handler = on_signal;
+  ::sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  ::sigaction(SIGHUP, &sa, &old_hup);
+  Outcome r;
+  for (int attempt = 0;; ++attempt) {
+    r = run_group(o, attempt, log);
+    if (r.status == 0 || r.interrupted || attempt >= o.max_restarts) break;
+    log << "ember run: restarting the group (restart " << attempt + 1 << " of " << o.max_restarts << ")" << std::endl;
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  ::sigaction(SIGHUP, &old_hup, nullptr);
+  ::close(signal_pipe[0]);
+  ::close(signal_pipe[1]);
+  signal_pipe[0] = signal_pipe[1] = -1;
+  return r.status;
+}
+
+}  // namespace ember::distributed

@@ -1,0 +1,118 @@
+// `ember run` (ember/distributed/launcher.h), run as a user runs it: torchrun's environment
+// per rank, output prefixed by rank, a failing rank stopping the others with its status,
+// --max-restarts, signal forwarding, multi-node rank numbering and usage errors. The ranks
+// are /bin/sh one-liners, so the launcher is tested apart from the process groups (which
+// tests/distributed/distributed_api_test covers).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_util.h"
+
+namespace ember_run_test {
+
+struct Outcome {
+  int status;
+  std::string output;
+};
+
+Outcome run(const std::string& args) {
+  const std::string cmd = std::string(EMBER_CLI) + " run " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << cmd;
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
+  std::vector<std::string> r;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l.find(needle) != std::string::npos) r.push_back(l);
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+TEST(EmberRun, TorchrunEnvironmentAndPrefixedOutput) {
+  const Outcome r = run("--nproc-per-node 3 --master-port 29611 /bin/sh -c "
+                        "'echo env $RANK $LOCAL_RANK $WORLD_SIZE $LOCAL_WORLD_SIZE $GROUP_RANK $MASTER_ADDR $MASTER_PORT; "
+                        "echo to stderr >&2'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(lines_with(r.output, " env "),
+            (std::vector<std::string>{"[rank 0]: env 0 0 3 3 0 127.0.0.1 29611", "[rank 1]: env 1 1 3 3 0 127.0.0.1 29611",
+                                      "[rank 2]: env 2 2 3 3 0 127.0.0.1 29611"}));
+  EXPECT_EQ(lines_with(r.output, "to stderr").size(), 3u) << r.output;
+  // The second node of two: global ranks 2 and 3.
+  const Outcome n = run("--nproc-per-node 2 --nnodes 2 --node-rank 1 --master-addr 10.0.0.1 /bin/sh -c "
+                        "'echo env $RANK $LOCAL_RANK $WORLD_SIZE $GROUP_RANK $MASTER_ADDR'");
+  EXPECT_EQ(lines_with(n.output, " env "),
+            (std::vector<std::string>{"[rank 2]: env 2 0 4 1 10.0.0.1", "[rank 3]: env 3 1 4 1 10.0.0.1"}));
+}
+
+TEST(EmberRun, AFailingRankStopsTheOthersWithItsStatus) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Outcome r = run("--nproc-per-node 3 /bin/sh -c 'if [ $RANK = 2 ]; then exit 5; fi; sleep 60'");
+  EXPECT_EQ(r.status, 5) << r.output;
+  EXPECT_NE(r.output.find("rank 2 exited with status 5; stopping the other ranks"), std::string::npos) << r.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30)) << "the sleeping ranks were not stopped";
+  EXPECT_EQ(run("--nproc-per-node 1 /no/such/program").status, 127);
+}
+
+TEST(EmberRun, MaxRestartsRestartsTheGroup) {
+  // Succeeds on the third attempt only.
+  const Outcome r = run("--nproc-per-node 2 --max-restarts 2 /bin/sh -c '[ $TORCHELASTIC_RESTART_COUNT = 2 ]'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(lines_with(r.output, "restarting the group").size(), 2u) << r.output;
+  const Outcome fail = run("--nproc-per-node 1 --max-restarts 1 /bin/sh -c 'exit 4'");
+  EXPECT_EQ(fail.status, 4) << fail.output;
+  EXPECT_EQ(lines_with(fail.output, "restarting the group").size(), 1u) << fail.output;
+}
+
+TEST(EmberRun, SignalsAreForwardedToTheRanks) {
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    ::execl(EMBER_CLI, EMBER_CLI, "run", "--nproc-per-node", "2", "/bin/sh", "-c",
+            "trap 'echo got TERM; exit 7' TERM; echo ready; sleep 60 & wait", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[1024];
+  // Wait until both ranks are up, then signal the launcher.
+  while (lines_with(text, "ready").size() < 2) {
+    const ssize_t n = ::read(out[0], buf, sizeof buf);
+    ASSERT_GT(n, 0) << text;
+    text.append(buf, size_t(n));
+  }
+  ::kill(pid, SIGTERM);
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << text;
+  EXPECT_EQ(lines_with(text, "got TERM").size(), 2u) << text;
+}
+
+TEST(EmberRun, UsageErrors) {
+  EXPECT_EQ(run("").status, 2);
+  EXPECT_EQ(run("--nproc-per-node 0 true").status, 2);
+  const Outcome r = run("--nnodes 2 --node-rank 2 true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--node-rank 2 is not in [0, 2)"), std::string::npos) << r.output;
+}
+
+}  // namespace ember_run_test
