@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/callbacks.h"
 #include "ember/autograd/autograd_meta.h"
 #include "ember/autograd/forward_ad.h"
 #include "ember/autograd/functions.h"
@@ -422,6 +423,24 @@ void execute(GraphTask& task, const std::shared_ptr<Node>& root) {
   }
 }
 
+// The callbacks of the backward pass running on this thread (queue_callback).
+thread_local std::vector<std::function<void()>>* current_callbacks = nullptr;
+
+struct CallbackScope {
+  std::vector<std::function<void()>> callbacks;
+  std::vector<std::function<void()>>* previous;
+  CallbackScope() : previous(current_callbacks) { current_callbacks = &callbacks; }
+  ~CallbackScope() { current_callbacks = previous; }
+  // Runs what the pass queued (a callback may queue more) while still the current scope.
+  void run() {
+    for (size_t i = 0; i < callbacks.size(); ++i) {
+      std::function<void()> cb = std::move(callbacks[i]);
+      cb();
+    }
+    callbacks.clear();
+  }
+};
+
 // Runs the graph from `roots` seeded with `grads`.
 variable_list run_backward(const variable_list& roots, const variable_list& grad_outputs, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool allow_unused, bool accumulate_grad,
@@ -475,7 +494,11 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     task.restrict_to_needed = true;
     compute_needed(task, root.get());
   }
-  execute(task, root);
+  {
+    CallbackScope callbacks;
+    execute(task, root);
+    callbacks.run();
+  }
 
   if (accumulate_grad) {
     // backward(inputs=) on a non-leaf: its gradient goes to its .grad.
@@ -498,6 +521,14 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(current_callbacks != nullptr, "queue_callback: no backward pass is running on this thread (call it "
+              "from a hook or a node during backward)");
+  current_callbacks->push_back(std::move(callback));
+}
+
+bool in_backward_pass() { return current_callbacks != nullptr; }
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {

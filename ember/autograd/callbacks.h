@@ -1,0 +1,17 @@
+// Callbacks at the end of a backward pass (PyTorch's Variable._execution_engine.queue_callback):
+// what DistributedDataParallel uses to wait for its gradient all-reduces once every gradient
+// of the pass has been computed.
+#pragma once
+#include <functional>
+
+namespace ember::autograd {
+
+// Queues `callback` to run on this thread when the backward pass running on it has finished
+// computing gradients (after every node, in queueing order; a callback may queue more).
+// Only valid while a backward pass runs (from a hook or a node): an error otherwise.
+void queue_callback(std::function<void()> callback);
+
+// Whether a backward pass is running on this thread.
+bool in_backward_pass();
+
+}  // namespace ember::autograd

@@ -1,0 +1,171 @@
+// DistributedDataParallel's Reducer (ddp.h, Note [DDP gradient buckets]).
+#include "ember/distributed/ddp.h"
+
+#include <map>
+
+#include "ember/autograd/callbacks.h"
+#include "ember/autograd/grad_mode.h"
+#include "ember/core/error.h"
+#include "ember/ops/functions.h"
+
+namespace ember::nn::parallel {
+
+namespace dist = ::ember::distributed;
+
+struct Reducer::Bucket {
+  std::vector<size_t> params;  // indices into params_
+  Tensor flat;                 // the gradients, packed
+  size_t pending = 0;          // gradients still to come this backward
+  std::shared_ptr<dist::Work> work;
+  bool launched = false;
+};
+
+void broadcast_from_rank0(std::vector<Tensor> tensors, const dist::Group& group) {
+  if (dist::get_world_size(group) == 1) return;
+  // One broadcast per dtype and device: the tensors packed into a flat buffer.
+  std::map<std::pair<int, std::string>, std::vector<Tensor>> by_kind;
+  for (const Tensor& t : tensors)
+    if (t.defined() && t.numel() > 0)
+      by_kind[{int(t.scalar_type()), ::ember::detail::str_cat(t.device())}].push_back(t);
+  NoGradGuard no_grad;
+  const int root = dist::get_global_rank(group ? group : nullptr, 0);
+  for (auto& [kind, ts] : by_kind) {
+    std::vector<Tensor> flat_parts;
+    for (const Tensor& t : ts) flat_parts.push_back(t.detach().reshape({-1}));
+    Tensor flat = cat(flat_parts);
+    dist::broadcast(flat, root, group);
+    int64_t off = 0;
+    for (const Tensor& t : ts) {
+      Tensor dst = t.detach();
+      dst.copy_(flat.narrow(0, off, t.numel()).view(t.sizes()));
+      off += t.numel();
+    }
+  }
+}
+
+Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, dist::Group group,
+                 DistributedDataParallelOptions options)
+    : params_(std::move(params)), names_(std::move(names)), group_(std::move(group)), options_(options) {
+  EMBER_CHECK(options_.bucket_cap_mb > 0, "DistributedDataParallel: bucket_cap_mb must be positive, got ",
+              options_.bucket_cap_mb);
+  const int64_t cap = std::max<int64_t>(1, int64_t(options_.bucket_cap_mb * 1024 * 1024));
+  where_.resize(params_.size());
+  // Reverse registration order, a bucket per run of one dtype and device up to the cap.
+  for (size_t k = params_.size(); k-- > 0;) {
+    const Tensor& p = params_[k];
+    EMBER_CHECK(p.is_leaf(), "DistributedDataParallel: parameter ", names_[k], " is not a leaf tensor");
+    Bucket* b = buckets_.empty() ? nullptr : buckets_.back().get();
+    const bool fits = b && params_[b->params.front()].scalar_type() == p.scalar_type() &&
+                      params_[b->params.front()].device() == p.device() &&
+                      (b->flat.numel() + p.numel()) * int64_t(p.element_size()) <= cap;
+    if (!fits) {
+      buckets_.push_back(std::make_unique<Bucket>());
+      b = buckets_.back().get();
+      b->flat = empty({0}, p.options().requires_grad(false));
+    }
+    where_[k] = {buckets_.size() - 1, b->flat.numel()};
+    b->params.push_back(k);
+    b->flat = empty({b->flat.numel() + p.numel()}, p.options().requires_grad(false));
+  }
+  ready_.assign(params_.size(), false);
+  for (size_t k = 0; k < params_.size(); ++k)
+    hooks_.push_back(params_[k].register_hook([this, k](const Tensor& grad) { on_grad(k, grad); }));
+}
+
+Reducer::~Reducer() {
+  for (size_t k = 0; k < params_.size(); ++k) params_[k].remove_hook(hooks_[k]);
+}
+
+std::vector<std::vector<size_t>> Reducer::bucket_indices() const {
+  std::vector<std::vector<size_t>> r;
+  for (const auto& b : buckets_) r.push_back(b->params);
+  return r;
+}
+
+void Reducer::prepare_for_backward() {
+  if (!sync_) return;
+  for (auto& b : buckets_) b->pending = b->params.size(), b->launched = false, b->work.reset();
+  ready_.assign(params_.size(), false);
+  next_launch_ = 0;
+  expect_backward_ = true;
+  finalize_queued_ = false;
+}
+
+void Reducer::on_grad(size_t k, const Tensor& grad) {
+  if (!sync_ || !expect_backward_) return;  // no_sync, or a backward without a DDP forward
+  if (!finalize_queued_) {
+    finalize_queued_ = true;
+    autograd::queue_callback([this] { finalize(); });
+  }
+  EMBER_CHECK(!ready_[k], "DistributedDataParallel: the gradient of parameter ", names_[k],
+              " arrived twice in one backward pass (a parameter used by two backward passes between forwards "
+              "is not supported)");
+  const auto [bi, off] = where_[k];
+  Bucket& b = *buckets_[bi];
+  const Tensor& p = params_[k];
+  Tensor slot = b.flat.narrow(0, off, p.numel()).view(p.sizes());
+  NoGradGuard no_grad;
+  // What .grad holds from no_sync steps is part of the sum (the hook runs before accumulation).
+  const Tensor& prior = p.grad();
+  if (prior.defined()) slot.copy_(prior.add(grad));
+  else slot.copy_(grad);
+  mark_ready(k);
+}
+
+void Reducer::mark_ready(size_t k) {
+  ready_[k] = true;
+  Bucket& b = *buckets_[where_[k].first];
+  --b.pending;
+  launch_ready_buckets();
+}
+
+// Every rank launches the buckets in the same order: the next one, once all of it is ready.
+void Reducer::launch_ready_buckets() {
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_]->pending == 0) {
+    Bucket& b = *buckets_[next_launch_++];
+    b.work = dist::all_reduce(b.flat, dist::ReduceOp::SUM, group_, /*async_op=*/true);
+    b.launched = true;
+  }
+}
+
+void Reducer::finalize() {
+  expect_backward_ = false;
+  // Parameters that took no part in this backward.
+  std::vector<std::string> missing;
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (!ready_[k]) missing.push_back(names_[k]);
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+    EMBER_CHECK(options_.find_unused_parameters, "DistributedDataParallel: parameters that did not receive a "
+                "gradient in this backward pass: ", list, ". This error indicates that your module has parameters "
+                "that were not used in producing loss; pass find_unused_parameters=true, or make sure every "
+                "parameter takes part in the loss on every rank.");
+    NoGradGuard no_grad;
+    for (size_t k = 0; k < params_.size(); ++k) {
+      if (ready_[k]) continue;
+      const auto [bi, off] = where_[k];
+      Tensor slot = buckets_[bi]->flat.narrow(0, off, params_[k].numel());
+      const Tensor& prior = params_[k].grad();
+      if (prior.defined()) slot.copy_(prior.reshape({-1}));
+      else slot.zero_();
+      mark_ready(k);
+    }
+  }
+  const double world = double(dist::get_world_size(group_));
+  NoGradGuard no_grad;
+  for (auto& bp : buckets_) {
+    Bucket& b = *bp;
+    EMBER_INTERNAL_ASSERT(b.launched && b.work, "DistributedDataParallel: a bucket was not reduced");
+    b.work->wait();
+    b.flat.div_(world);
+    for (size_t k : b.params) {
+      Tensor& g = params_[k].mutable_grad();
+      const Tensor reduced = b.flat.narrow(0, where_[k].second, params_[k].numel()).view(params_[k].sizes());
+      if (g.defined()) g.detach().copy_(reduced);
+      else g = reduced.clone();
+    }
+  }
+}
+
+}  // namespace ember::nn::parallel
