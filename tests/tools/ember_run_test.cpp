@@ -107,6 +107,27 @@ TEST(EmberRun, SignalsAreForwardedToTheRanks) {
   EXPECT_EQ(lines_with(text, "got TERM").size(), 2u) << text;
 }
 
+// The DDP example (examples/ddp_digits.cpp): two ranks reach the single-process accuracy and
+// end with bitwise-identical parameters.
+TEST(EmberRun, DdpDigitsExampleMatchesOneProcess) {
+  auto accuracy = [](const std::string& out) {
+    const size_t at = out.find("held-out accuracy ");
+    EXPECT_NE(at, std::string::npos) << out;
+    return at == std::string::npos ? 0.0 : std::stod(out.substr(at + 18));
+  };
+  FILE* pipe = ::popen((std::string(EMBER_DDP_EXAMPLE) + " 2>&1").c_str(), "r");
+  std::string single;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) single.append(buf, n);
+  EXPECT_EQ(::pclose(pipe), 0) << single;
+  const Outcome two = run("--nproc-per-node 2 --master-port 29641 " + std::string(EMBER_DDP_EXAMPLE));
+  EXPECT_EQ(two.status, 0) << two.output;
+  EXPECT_NE(two.output.find("world 2, held-out accuracy"), std::string::npos) << two.output;
+  EXPECT_NE(two.output.find("parameters identical on every rank"), std::string::npos) << two.output;
+  EXPECT_GE(accuracy(single), 0.95) << single;
+  EXPECT_GE(accuracy(two.output), accuracy(single) - 0.02) << two.output;
+}
+
 TEST(EmberRun, UsageErrors) {
   EXPECT_EQ(run("").status, 2);
   EXPECT_EQ(run("--nproc-per-node 0 true").status, 2);
