@@ -89,13 +89,24 @@ Child spawn(const LaunchOptions& o, int local_rank, int restart) {
   int out[2], err[2];
   EMBER_CHECK(::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0, "ember run: pipe failed: ",
               std::strerror(errno));
+  // The forwarded signals stay blocked across fork until the child has dropped the
+  // launcher's handler: one arriving in between must not run it in the child (where it would
+  // write to the launcher's signal pipe, as if the launcher had been signalled).
+  sigset_t forwarded, old_mask;
+  ::sigemptyset(&forwarded);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&forwarded, sig);
+  ::sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
   const pid_t pid = ::fork();
+  if (pid != 0) ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   EMBER_CHECK(pid >= 0, "ember run: fork failed: ", std::strerror(errno));
   if (pid == 0) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+    ::close(signal_pipe[0]);
+    ::close(signal_pipe[1]);
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     ::setpgid(0, 0);  // a process group per rank: stopping a rank stops what it started
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
     auto set = [](const char* k, const std::string& v) { ::setenv(k, v.c_str(), 1); };
     set("RANK", std::to_string(c.rank));
     set("LOCAL_RANK", std::to_string(local_rank));
