@@ -78,6 +78,22 @@ std::vector<int64_t> dims_from(int64_t first, int64_t rank) {
 // differentiable (create_graph) differentiates the composite formula instead, and forward-mode
 // tangents use the closed form below. Every other case (the CPU, non-contiguous input) is
 // the composite.
+// create_graph: the gradients of (x, weight, bias) through `composite` (recomputed from the
+// saved input), themselves differentiable: what a fused normalization's backward returns then.
+autograd::variable_list composite_grads(const autograd::VjpCtx& c, const Tensor& x, const Tensor& weight,
+                                        const Tensor& bias, const std::function<Tensor()>& composite) {
+  const Tensor* in[] = {&x, &weight, &bias};
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < 3; ++i)
+    if (c.needs_input_grad(i)) inputs.push_back(*in[i]);
+  autograd::variable_list out(3);
+  if (inputs.empty()) return out;
+  auto grads = autograd::grad({composite()}, inputs, {c.grad()}, true, true, true);
+  for (size_t i = 0, j = 0; i < 3; ++i)
+    if (c.needs_input_grad(i)) out[i] = grads[j++];
+  return out;
+}
+
 struct FusedNorm {
   NormForwardFn forward;
   NormBackwardFn backward;
@@ -134,20 +150,9 @@ Tensor fused_norm(const char* op, const Tensor& input, const Tensor& weight, con
       op, {&input, &weight, &bias}, run,
       [=](const autograd::VjpCtx& c) {
         const Tensor dy = c.grad().contiguous(), xs = c.saved_tensor(0);
+        if (autograd::GradMode::is_enabled())  // create_graph: differentiate the composite
+          return composite_grads(c, xs, weight, bias, [&] { return composite(xs, weight, bias); });
         Tensor gx, gw, gb;
-        if (autograd::GradMode::is_enabled()) {  // create_graph: differentiate the composite
-          std::vector<Tensor> inputs;
-          for (size_t i = 0; i < 3; ++i)
-            if (c.needs_input_grad(i)) inputs.push_back(i == 0 ? xs : i == 1 ? weight : bias);
-          if (!inputs.empty()) {
-            auto grads = autograd::grad({composite(xs, weight, bias)}, inputs, {dy}, true, true, true);
-            size_t j = 0;
-            if (c.needs_input_grad(0)) gx = grads[j++];
-            if (c.needs_input_grad(1)) gw = grads[j++];
-            if (c.needs_input_grad(2)) gb = grads[j++];
-          }
-          return autograd::variable_list{gx, gw, gb};
-        }
         if (c.needs_input_grad(0)) {
           gx = empty(xs.sizes(), xs.options());
           k.backward(dy, xs, mean, rstd, weight, g, gx);
@@ -327,21 +332,10 @@ Tensor device_batch_norm(const DeviceBatchNorm& bn, const Tensor& input, const T
       "native_batch_norm", {&input, &weight, &bias}, run,
       [=, &bn](const autograd::VjpCtx& c) {
         const Tensor xs = c.saved_tensor(0);
-        Tensor gx, gw, gb;
-        if (autograd::GradMode::is_enabled()) {  // create_graph: differentiate the composite
-          std::vector<Tensor> inputs;
-          for (size_t i = 0; i < 3; ++i)
-            if (c.needs_input_grad(i)) inputs.push_back(i == 0 ? xs : i == 1 ? weight : bias);
-          if (!inputs.empty()) {
-            const Tensor y = batch_norm_composite(xs, Tensor(), Tensor(), weight, bias, true, momentum, eps);
-            auto grads = autograd::grad({y}, inputs, {c.grad()}, true, true, true);
-            size_t j = 0;
-            if (c.needs_input_grad(0)) gx = grads[j++];
-            if (c.needs_input_grad(1)) gw = grads[j++];
-            if (c.needs_input_grad(2)) gb = grads[j++];
-          }
-          return autograd::variable_list{gx, gw, gb};
-        }
+        if (autograd::GradMode::is_enabled())  // create_graph: differentiate the composite
+          return composite_grads(c, xs, weight, bias, [&] {
+            return batch_norm_composite(xs, Tensor(), Tensor(), weight, bias, true, momentum, eps);
+          });
         const MemoryFormat f = xs.suggest_memory_format();
         const Tensor dy = c.grad().contiguous(f);
         Tensor dx = empty(xs.sizes(), xs.options().memory_format(f)), dw = empty({C}, popts), db = empty({C}, popts);

@@ -217,36 +217,53 @@ bool supports(const Tensor& x, const Tensor& w, const Tensor& b, const conv_deta
 // The weight dense in the layout cuDNN reads (the output's).
 Tensor dense_weight(const Tensor& w, MemoryFormat fmt) { return w.contiguous(fmt); }
 
+// One call's operands, 2-d at least and dense in the call's layout (x input-shaped, w the
+// filter, y output-shaped, whichever the pass writes), and their descriptors.
+struct ConvCall {
+  Tensor x, w, y;
+  bool last;
+  Geometry g;
+  TensorDesc xd, yd;
+  FilterDesc wd;
+  ConvDesc cd;
+  cudnnHandle_t h;
+  ScalarType t;
+  Scaling sc;
+  ConvCall(Tensor x_, Tensor w_, Tensor y_, bool channels_last, const conv_detail::ConvShape& s)
+      : x(std::move(x_)), w(std::move(w_)), y(std::move(y_)), last(channels_last), g(geometry_of(s)), xd(x, last),
+        yd(y, last), wd(w, last), cd(g, x.scalar_type()), h(handle_for(x.device().index())), t(x.scalar_type()) {}
+  // Ranks the pass's algorithms (query: cuDNN's Find when benchmarking, else its heuristics)
+  // and runs the first whose workspace fits.
+  template <class Perf, class Find, class Heuristic, class Workspace, class Run>
+  void run_pass(Pass pass, Find&& find, Heuristic&& heuristic, Workspace&& workspace, Run&& run) {
+    const auto algos = algorithms<Perf>(key_of(pass, x, w, y, last, g), t, [&](int n, int* returned, Perf* perf) {
+      EMBER_CUDNN_CHECK(globalContext().benchmarkCuDNN() ? find(n, returned, perf) : heuristic(n, returned, perf));
+    });
+    run_first_fitting(algos, cd.d, x, workspace, run);
+  }
+};
+
 Tensor forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const conv_detail::ConvShape& s) {
   CUDAGuard guard(input.device());
   const MemoryFormat fmt = conv_detail::conv_output_format(input, weight);
   const std::vector<int64_t> out_sizes = conv_detail::dnnl_output_sizes(input.sizes(), weight.sizes(), s);
   Tensor out = empty(out_sizes, input.options().memory_format(fmt));
   if (out.numel() == 0) return out;
-  const Tensor x = as_2d(input.contiguous(fmt)), w = as_2d(dense_weight(weight, fmt)), y = as_2d(out);
-  const bool last = fmt != MemoryFormat::Contiguous;
-  const Geometry g = geometry_of(s);
-  const TensorDesc xd(x, last), yd(y, last);
-  const FilterDesc wd(w, last);
-  const ConvDesc cd(g, x.scalar_type());
-  cudnnHandle_t h = handle_for(input.device().index());
-  const auto algos = algorithms<cudnnConvolutionFwdAlgoPerf_t>(
-      key_of(Pass::Forward, x, w, y, last, g), x.scalar_type(), [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
-        if (globalContext().benchmarkCuDNN()) EMBER_CUDNN_CHECK(cudnn().fwd_find(h, xd.d, wd.d, cd.d, yd.d, n, returned, perf));
-        else EMBER_CUDNN_CHECK(cudnn().fwd_heuristic(h, xd.d, wd.d, cd.d, yd.d, n, returned, perf));
-      });
-  const Scaling sc;
-  const ScalarType t = x.scalar_type();
-  run_first_fitting(
-      algos, cd.d, x,
+  ConvCall c(as_2d(input.contiguous(fmt)), as_2d(dense_weight(weight, fmt)), as_2d(out),
+             fmt != MemoryFormat::Contiguous, s);
+  using Perf = cudnnConvolutionFwdAlgoPerf_t;
+  c.run_pass<Perf>(
+      Pass::Forward,
+      [&](int n, int* r, Perf* p) { return cudnn().fwd_find(c.h, c.xd.d, c.wd.d, c.cd.d, c.yd.d, n, r, p); },
+      [&](int n, int* r, Perf* p) { return cudnn().fwd_heuristic(c.h, c.xd.d, c.wd.d, c.cd.d, c.yd.d, n, r, p); },
       [&](int a) {
         size_t bytes = 0;
-        EMBER_CUDNN_CHECK(cudnn().fwd_workspace(h, xd.d, wd.d, cd.d, yd.d, cudnnConvolutionFwdAlgo_t(a), &bytes));
+        EMBER_CUDNN_CHECK(cudnn().fwd_workspace(c.h, c.xd.d, c.wd.d, c.cd.d, c.yd.d, cudnnConvolutionFwdAlgo_t(a), &bytes));
         return bytes;
       },
       [&](int a, void* ws, size_t bytes) {
-        EMBER_CUDNN_CHECK(cudnn().fwd(h, sc.one(t), xd.d, x.data_ptr(), wd.d, w.data_ptr(), cd.d,
-                                      cudnnConvolutionFwdAlgo_t(a), ws, bytes, sc.zero(t), yd.d, y.data_ptr()));
+        EMBER_CUDNN_CHECK(cudnn().fwd(c.h, c.sc.one(c.t), c.xd.d, c.x.data_ptr(), c.wd.d, c.w.data_ptr(), c.cd.d,
+                                      cudnnConvolutionFwdAlgo_t(a), ws, bytes, c.sc.zero(c.t), c.yd.d, c.y.data_ptr()));
       });
   if (bias.defined()) {
     std::vector<int64_t> bshape(size_t(out.dim()), 1);
@@ -262,34 +279,24 @@ Tensor backward_data(const Tensor& grad_output, const Tensor& weight, IntArrayRe
   const MemoryFormat fmt = input_format;
   Tensor gin = empty(input_sizes, grad_output.options().memory_format(fmt));
   if (gin.numel() == 0 || grad_output.numel() == 0) return gin.zero_();
-  const Tensor dy = as_2d(grad_output.contiguous(fmt)), w = as_2d(dense_weight(weight, fmt)), dx = as_2d(gin);
-  const bool last = fmt != MemoryFormat::Contiguous;
-  const Geometry g = geometry_of(s);
-  const TensorDesc dyd(dy, last), dxd(dx, last);
-  const FilterDesc wd(w, last);
-  const ConvDesc cd(g, dy.scalar_type());
-  cudnnHandle_t h = handle_for(grad_output.device().index());
-  const auto algos = algorithms<cudnnConvolutionBwdDataAlgoPerf_t>(
-      key_of(Pass::BackwardData, dx, w, dy, last, g), dy.scalar_type(),
-      [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
-        if (globalContext().benchmarkCuDNN())
-          EMBER_CUDNN_CHECK(cudnn().bwd_data_find(h, wd.d, dyd.d, cd.d, dxd.d, n, returned, perf));
-        else EMBER_CUDNN_CHECK(cudnn().bwd_data_heuristic(h, wd.d, dyd.d, cd.d, dxd.d, n, returned, perf));
-      });
-  const Scaling sc;
-  const ScalarType t = dy.scalar_type();
-  run_first_fitting(
-      algos, cd.d, dy,
+  // x is what this pass writes (dx), y what it reads (dy).
+  ConvCall c(as_2d(gin), as_2d(dense_weight(weight, fmt)), as_2d(grad_output.contiguous(fmt)),
+             fmt != MemoryFormat::Contiguous, s);
+  using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
+  c.run_pass<Perf>(
+      Pass::BackwardData,
+      [&](int n, int* r, Perf* p) { return cudnn().bwd_data_find(c.h, c.wd.d, c.yd.d, c.cd.d, c.xd.d, n, r, p); },
+      [&](int n, int* r, Perf* p) { return cudnn().bwd_data_heuristic(c.h, c.wd.d, c.yd.d, c.cd.d, c.xd.d, n, r, p); },
       [&](int a) {
         size_t bytes = 0;
-        EMBER_CUDNN_CHECK(
-            cudnn().bwd_data_workspace(h, wd.d, dyd.d, cd.d, dxd.d, cudnnConvolutionBwdDataAlgo_t(a), &bytes));
+        EMBER_CUDNN_CHECK(cudnn().bwd_data_workspace(c.h, c.wd.d, c.yd.d, c.cd.d, c.xd.d,
+                                                     cudnnConvolutionBwdDataAlgo_t(a), &bytes));
         return bytes;
       },
       [&](int a, void* ws, size_t bytes) {
-        EMBER_CUDNN_CHECK(cudnn().bwd_data(h, sc.one(t), wd.d, w.data_ptr(), dyd.d, dy.data_ptr(), cd.d,
-                                           cudnnConvolutionBwdDataAlgo_t(a), ws, bytes, sc.zero(t), dxd.d,
-                                           dx.data_ptr()));
+        EMBER_CUDNN_CHECK(cudnn().bwd_data(c.h, c.sc.one(c.t), c.wd.d, c.w.data_ptr(), c.yd.d, c.y.data_ptr(), c.cd.d,
+                                           cudnnConvolutionBwdDataAlgo_t(a), ws, bytes, c.sc.zero(c.t), c.xd.d,
+                                           c.x.data_ptr()));
       });
   return gin;
 }
@@ -307,34 +314,24 @@ std::pair<Tensor, Tensor> backward_weights(const Tensor& grad_output, const Tens
   }
   if (gw.numel() == 0) return {gw, gb};
   if (grad_output.numel() == 0 || input.numel() == 0) return {gw.zero_(), gb};
-  const Tensor x = as_2d(input.contiguous(fmt)), dy = as_2d(grad_output.contiguous(fmt)), dw = as_2d(gw);
-  const bool last = fmt != MemoryFormat::Contiguous;
-  const Geometry g = geometry_of(s);
-  const TensorDesc xd(x, last), dyd(dy, last);
-  const FilterDesc wd(dw, last);
-  const ConvDesc cd(g, x.scalar_type());
-  cudnnHandle_t h = handle_for(input.device().index());
-  const auto algos = algorithms<cudnnConvolutionBwdFilterAlgoPerf_t>(
-      key_of(Pass::BackwardFilter, x, dw, dy, last, g), x.scalar_type(),
-      [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
-        if (globalContext().benchmarkCuDNN())
-          EMBER_CUDNN_CHECK(cudnn().bwd_filter_find(h, xd.d, dyd.d, cd.d, wd.d, n, returned, perf));
-        else EMBER_CUDNN_CHECK(cudnn().bwd_filter_heuristic(h, xd.d, dyd.d, cd.d, wd.d, n, returned, perf));
-      });
-  const Scaling sc;
-  const ScalarType t = x.scalar_type();
-  run_first_fitting(
-      algos, cd.d, x,
+  // w is what this pass writes (dw).
+  ConvCall c(as_2d(input.contiguous(fmt)), as_2d(gw), as_2d(grad_output.contiguous(fmt)),
+             fmt != MemoryFormat::Contiguous, s);
+  using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
+  c.run_pass<Perf>(
+      Pass::BackwardFilter,
+      [&](int n, int* r, Perf* p) { return cudnn().bwd_filter_find(c.h, c.xd.d, c.yd.d, c.cd.d, c.wd.d, n, r, p); },
+      [&](int n, int* r, Perf* p) { return cudnn().bwd_filter_heuristic(c.h, c.xd.d, c.yd.d, c.cd.d, c.wd.d, n, r, p); },
       [&](int a) {
         size_t bytes = 0;
-        EMBER_CUDNN_CHECK(
-            cudnn().bwd_filter_workspace(h, xd.d, dyd.d, cd.d, wd.d, cudnnConvolutionBwdFilterAlgo_t(a), &bytes));
+        EMBER_CUDNN_CHECK(cudnn().bwd_filter_workspace(c.h, c.xd.d, c.yd.d, c.cd.d, c.wd.d,
+                                                       cudnnConvolutionBwdFilterAlgo_t(a), &bytes));
         return bytes;
       },
       [&](int a, void* ws, size_t bytes) {
-        EMBER_CUDNN_CHECK(cudnn().bwd_filter(h, sc.one(t), xd.d, x.data_ptr(), dyd.d, dy.data_ptr(), cd.d,
-                                             cudnnConvolutionBwdFilterAlgo_t(a), ws, bytes, sc.zero(t), wd.d,
-                                             dw.data_ptr()));
+        EMBER_CUDNN_CHECK(cudnn().bwd_filter(c.h, c.sc.one(c.t), c.xd.d, c.x.data_ptr(), c.yd.d, c.y.data_ptr(),
+                                             c.cd.d, cudnnConvolutionBwdFilterAlgo_t(a), ws, bytes, c.sc.zero(c.t),
+                                             c.wd.d, c.w.data_ptr()));
       });
   return {gw, gb};
 }
