@@ -29,6 +29,8 @@ void on_threads(int world, const std::function<void(int, ProcessGroupGloo&)>& bo
         o.timeout = timeout;
         ProcessGroupGloo pg(store, r, world, o);
         body(r, pg);
+        // No rank leaves (closing its connections) while another still finishes connecting.
+        pg.barrier()->wait();
       } catch (const std::exception& e) {
         errors[size_t(r)] = e.what();
       }
