@@ -134,6 +134,9 @@ void Reducer::finalize() {
   std::vector<std::string> missing;
   for (size_t k = 0; k < params_.size(); ++k)
     if (!ready_[k]) missing.push_back(names_[k]);
+  // Which parameters took part here (before the missing ones are filled in).
+  std::vector<int32_t> used_here(params_.size());
+  for (size_t k = 0; k < params_.size(); ++k) used_here[k] = ready_[k] ? 1 : 0;
   if (!missing.empty()) {
     std::string list;
     for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
@@ -152,6 +155,15 @@ void Reducer::finalize() {
       mark_ready(k);
     }
   }
+  // As PyTorch: a parameter no rank used keeps its .grad untouched (no zeros that weight decay
+  // or momentum would then act on). One more all-reduce, after the buckets on every rank.
+  std::vector<int32_t> used_anywhere(params_.size(), 1);
+  if (options_.find_unused_parameters) {
+    Tensor flags = from_blob(used_here.data(), {int64_t(used_here.size())}, TensorOptions().dtype(kInt)).clone();
+    dist::all_reduce(flags, dist::ReduceOp::MAX, group_);
+    const int32_t* f = flags.data_ptr<int32_t>();
+    used_anywhere.assign(f, f + params_.size());
+  }
   const double world = double(dist::get_world_size(group_));
   NoGradGuard no_grad;
   for (auto& bp : buckets_) {
@@ -160,6 +172,7 @@ void Reducer::finalize() {
     b.work->wait();
     b.flat.div_(world);
     for (size_t k : b.params) {
+      if (!used_anywhere[k]) continue;
       Tensor& g = params_[k].mutable_grad();
       const Tensor reduced = b.flat.narrow(0, where_[k].second, params_[k].numel()).view(params_[k].sizes());
       if (g.defined()) g.detach().copy_(reduced);

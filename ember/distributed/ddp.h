@@ -79,7 +79,9 @@ class DistributedDataParallel {
  public:
   explicit DistributedDataParallel(ModuleHolder module, distributed::Group group = nullptr,
                                    DistributedDataParallelOptions options = {})
-      : module_(std::move(module)), group_(group ? group : nullptr), options_(options) {
+      : module_(std::move(module)), group_(std::move(group)), options_(options) {
+    EMBER_CHECK(!distributed::is_non_group_member(group_),
+                "DistributedDataParallel: this rank is not a member of the given process group");
     std::vector<Tensor> params, all;
     std::vector<std::string> names;
     for (auto& item : module_->named_parameters()) {

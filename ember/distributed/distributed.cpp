@@ -40,11 +40,43 @@ std::shared_ptr<ProcessGroup> make_backend(const std::string& backend, std::shar
   if (b == "gloo") {
     ProcessGroupGloo::Options o;
     o.timeout = timeout;
+    // Where the ranks listen: GLOO_SOCKET_IFNAME's interface (as PyTorch), else loopback when
+    // the master is local, else this machine's host name (ranks on several machines).
+    const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+    const char* master = std::getenv("MASTER_ADDR");
+    const std::string m = master ? master : "127.0.0.1";
+    if (ifname && *ifname) o.iface = ifname;
+    else if (m != "localhost" && m.rfind("127.", 0) != 0 && m != "::1") o.hostname.clear();
     return std::make_shared<ProcessGroupGloo>(std::move(store), rank, size, o);
   }
   EMBER_CHECK(b != "nccl" && b != "mpi", "init_process_group: the '", b, "' backend is not available in ember yet "
               "(use 'gloo')");
   EMBER_CHECK(false, "init_process_group: unknown backend '", backend, "' (expected 'gloo')");
+}
+
+// What new_group hands a rank outside the group (PyTorch's GroupMember.NON_GROUP_MEMBER):
+// collectives on it do nothing, get_rank says -1.
+class NonGroupMember : public ProcessGroup {
+ public:
+  NonGroupMember() : ProcessGroup(0, 1) {}
+  const std::string getBackendName() const override { return "non-group-member"; }
+  std::shared_ptr<Work> allreduce(std::vector<Tensor>&, const AllreduceOptions&) override { return done(); }
+  std::shared_ptr<Work> broadcast(std::vector<Tensor>&, const BroadcastOptions&) override { return done(); }
+  std::shared_ptr<Work> allgather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&,
+                                  const AllgatherOptions&) override {
+    return done();
+  }
+  std::shared_ptr<Work> barrier(const BarrierOptions&) override { return done(); }
+  static std::shared_ptr<Work> done() {
+    auto w = std::make_shared<Work>("(not a member of the group)");
+    w->finish();
+    return w;
+  }
+};
+
+const Group& non_member_group() {
+  static const Group g = std::make_shared<NonGroupMember>();
+  return g;
 }
 
 // The group a call refers to (the default one for nullptr), checked to exist.
@@ -172,7 +204,7 @@ Group new_group(std::vector<int> ranks, std::chrono::milliseconds timeout, const
   for (int r : ranks)
     EMBER_CHECK(r >= 0 && r < world, "new_group: rank ", r, " is not in the world [0, ", world, ")");
   auto it = std::find(ranks.begin(), ranks.end(), me);
-  if (it == ranks.end()) return nullptr;  // GroupMember.NON_GROUP_MEMBER
+  if (it == ranks.end()) return non_member_group();  // GroupMember.NON_GROUP_MEMBER
   Group pg = make_backend(be, std::make_shared<PrefixStore>("group_" + std::to_string(id), store),
                           int(it - ranks.begin()), int(ranks.size()), timeout);
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -180,7 +212,11 @@ Group new_group(std::vector<int> ranks, std::chrono::milliseconds timeout, const
   return pg;
 }
 
+Group non_group_member() { return non_member_group(); }
+bool is_non_group_member(const Group& group) { return group && group == non_member_group(); }
+
 int get_rank(const Group& group) {
+  if (is_non_group_member(group)) return -1;
   if (!group) {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -189,7 +225,9 @@ int get_rank(const Group& group) {
   }
   return group->getRank();
 }
-int get_world_size(const Group& group) { return resolve(group, "get_world_size")->getSize(); }
+int get_world_size(const Group& group) {
+  return is_non_group_member(group) ? -1 : resolve(group, "get_world_size")->getSize();
+}
 std::string get_backend(const Group& group) { return resolve(group, "get_backend")->getBackendName(); }
 int get_global_rank(const Group& group, int group_rank) {
   const GroupInfo info = info_of(resolve(group, "get_global_rank"));
@@ -199,6 +237,7 @@ int get_global_rank(const Group& group, int group_rank) {
 }
 
 std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, const Group& group, bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "all_reduce");
   std::vector<Tensor> ts{tensor};
   AllreduceOptions o;
@@ -207,6 +246,7 @@ std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, const Group& group
 }
 
 std::shared_ptr<Work> broadcast(Tensor& tensor, int src, const Group& group, bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "broadcast");
   std::vector<Tensor> ts{tensor};
   BroadcastOptions o;
@@ -215,6 +255,7 @@ std::shared_ptr<Work> broadcast(Tensor& tensor, int src, const Group& group, boo
 }
 
 std::shared_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op, const Group& group, bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "reduce");
   std::vector<Tensor> ts{tensor};
   ReduceOptions o;
@@ -225,6 +266,7 @@ std::shared_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op, const Group& 
 
 std::shared_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor, const Group& group,
                                  bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "all_gather");
   std::vector<std::vector<Tensor>> outs{tensor_list};
   std::vector<Tensor> ins{tensor};
@@ -232,6 +274,7 @@ std::shared_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor&
 }
 
 std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input, const Group& group, bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "all_gather_into_tensor");
   Tensor in = input;
   return finish(g->_allgather_base(output, in), async_op);
@@ -239,6 +282,7 @@ std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input
 
 std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>& gather_list, int dst, const Group& group,
                              bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "gather");
   GatherOptions o;
   o.rootRank = group_rank_of(g, dst, "gather");
@@ -251,6 +295,7 @@ std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>& gather_l
 
 std::shared_ptr<Work> scatter(Tensor& tensor, std::vector<Tensor>& scatter_list, int src, const Group& group,
                               bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "scatter");
   ScatterOptions o;
   o.rootRank = group_rank_of(g, src, "scatter");
@@ -263,6 +308,7 @@ std::shared_ptr<Work> scatter(Tensor& tensor, std::vector<Tensor>& scatter_list,
 
 std::shared_ptr<Work> reduce_scatter(Tensor& output, std::vector<Tensor>& input_list, ReduceOp op, const Group& group,
                                      bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "reduce_scatter");
   std::vector<Tensor> outs{output};
   std::vector<std::vector<Tensor>> ins{input_list};
@@ -273,6 +319,7 @@ std::shared_ptr<Work> reduce_scatter(Tensor& output, std::vector<Tensor>& input_
 
 std::shared_ptr<Work> reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op, const Group& group,
                                             bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "reduce_scatter_tensor");
   Tensor in = input;
   ReduceScatterOptions o;
@@ -282,20 +329,24 @@ std::shared_ptr<Work> reduce_scatter_tensor(Tensor& output, const Tensor& input,
 
 std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list, std::vector<Tensor>& input_tensor_list,
                                  const Group& group, bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "all_to_all");
   return finish(g->alltoall(output_tensor_list, input_tensor_list), async_op);
 }
 
 std::shared_ptr<Work> barrier(const Group& group, bool async_op) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   return finish(resolve(group, "barrier")->barrier(), async_op);
 }
 
 std::shared_ptr<Work> isend(const Tensor& tensor, int dst, const Group& group, int tag) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "isend");
   std::vector<Tensor> ts{tensor};
   return g->send(ts, group_rank_of(g, dst, "isend"), tag);
 }
 std::shared_ptr<Work> irecv(Tensor& tensor, int src, const Group& group, int tag) {
+  if (is_non_group_member(group)) return NonGroupMember::done();
   const Group g = resolve(group, "irecv");
   std::vector<Tensor> ts{tensor};
   return g->recv(ts, group_rank_of(g, src, "irecv"), tag);

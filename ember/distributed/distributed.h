@@ -2,7 +2,8 @@
 // ember's process groups, with PyTorch's names and semantics: a default group for the
 // process (group::WORLD), ranks given as global ranks (src, dst), collectives synchronous
 // unless async_op (then the returned Work is waited on by the caller), and every rank of the
-// world calling new_group with the same ranks in the same order (non-members get nullptr).
+// world calling new_group with the same ranks in the same order (non-members get
+// non_group_member(), PyTorch's GroupMember.NON_GROUP_MEMBER: collectives on it do nothing).
 //
 //   namespace dist = ember::distributed;
 //   dist::init_process_group("gloo");             // env://: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
@@ -35,11 +36,14 @@ bool is_initialized();
 void destroy_process_group(const Group& group = nullptr);
 
 // A subgroup of the given global ranks (sorted, distinct; empty: the whole world). Every
-// rank of the world must call it, in the same order; ranks outside get nullptr.
+// rank of the world must call it, in the same order; ranks outside get non_group_member().
 Group new_group(std::vector<int> ranks = {}, std::chrono::milliseconds timeout = kDefaultPgTimeout,
                 const std::string& backend = "");
 
-// This process's rank in `group` (-1 when not a member) and the group's size.
+Group non_group_member();
+bool is_non_group_member(const Group& group);
+
+// This process's rank in `group` and the group's size (-1 for both when not a member).
 int get_rank(const Group& group = nullptr);
 int get_world_size(const Group& group = nullptr);
 std::string get_backend(const Group& group = nullptr);

@@ -87,8 +87,11 @@ Child spawn(const LaunchOptions& o, int local_rank, int restart) {
   c.local_rank = local_rank;
   c.rank = o.node_rank * o.nproc_per_node + local_rank;
   int out[2], err[2];
-  EMBER_CHECK(::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0, "ember run: pipe failed: ",
-              std::strerror(errno));
+  EMBER_CHECK(::pipe2(out, O_CLOEXEC) == 0, "ember run: pipe failed: ", std::strerror(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]);
+    EMBER_CHECK(false, "ember run: pipe failed: ", std::strerror(errno));
+  }
   // The forwarded signals stay blocked across fork until the child has dropped the
   // launcher's handler: one arriving in between must not run it in the child (where it would
   // write to the launcher's signal pipe, as if the launcher had been signalled).
@@ -98,9 +101,13 @@ Child spawn(const LaunchOptions& o, int local_rank, int restart) {
   ::sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
   const pid_t pid = ::fork();
   if (pid != 0) ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  EMBER_CHECK(pid >= 0, "ember run: fork failed: ", std::strerror(errno));
+  if (pid < 0) {
+    const int e = errno;
+    for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+    EMBER_CHECK(false, "ember run: fork failed: ", std::strerror(e));
+  }
   if (pid == 0) {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
     ::close(signal_pipe[0]);
     ::close(signal_pipe[1]);
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
@@ -151,7 +158,17 @@ struct Outcome {
 // Runs one attempt of the whole group to its end.
 Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log) {
   std::vector<Child> kids;
-  for (int l = 0; l < o.nproc_per_node; ++l) kids.push_back(spawn(o, l, restart));
+  try {
+    for (int l = 0; l < o.nproc_per_node; ++l) kids.push_back(spawn(o, l, restart));
+  } catch (...) {
+    // A rank that cannot be started: the ones already running must not be left behind.
+    for (Child& c : kids) {
+      ::kill(-c.pid, SIGKILL);
+      ::waitpid(c.pid, nullptr, 0);
+      ::close(c.out), ::close(c.err);
+    }
+    throw;
+  }
   Outcome result;
   bool stopping = false;
   Clock::time_point kill_at{};
@@ -240,24 +257,38 @@ int launch(const LaunchOptions& o, std::ostream& log) {
               " is not a TCP port");
   EMBER_CHECK(o.max_restarts >= 0, "ember run: --max-restarts must not be negative");
   EMBER_CHECK(::pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) == 0, "ember run: pipe failed");
-  struct sigaction sa {}, old_int{}, old_term{}, old_hup{};
-  sa.sa_handler = on_signal;
-  ::sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, &old_int);
-  ::sigaction(SIGTERM, &sa, &old_term);
-  ::sigaction(SIGHUP, &sa, &old_hup);
+  // The launcher's handlers (forwarding), restored on every way out; SIGPIPE ignored so that a
+  // closed reader of the ranks' output (`ember run ... | head`) does not kill the launcher.
+  struct Handlers {
+    struct sigaction old_int {}, old_term{}, old_hup{}, old_pipe{};
+    Handlers() {
+      struct sigaction sa {}, ign{};
+      sa.sa_handler = on_signal;
+      sa.sa_flags = SA_RESTART;
+      ::sigemptyset(&sa.sa_mask);
+      ign.sa_handler = SIG_IGN;
+      ::sigemptyset(&ign.sa_mask);
+      ::sigaction(SIGINT, &sa, &old_int);
+      ::sigaction(SIGTERM, &sa, &old_term);
+      ::sigaction(SIGHUP, &sa, &old_hup);
+      ::sigaction(SIGPIPE, &ign, &old_pipe);
+    }
+    ~Handlers() {
+      ::sigaction(SIGINT, &old_int, nullptr);
+      ::sigaction(SIGTERM, &old_term, nullptr);
+      ::sigaction(SIGHUP, &old_hup, nullptr);
+      ::sigaction(SIGPIPE, &old_pipe, nullptr);
+      ::close(signal_pipe[0]);
+      ::close(signal_pipe[1]);
+      signal_pipe[0] = signal_pipe[1] = -1;
+    }
+  } handlers;
   Outcome r;
   for (int attempt = 0;; ++attempt) {
     r = run_group(o, attempt, log);
     if (r.status == 0 || r.interrupted || attempt >= o.max_restarts) break;
     log << "ember run: restarting the group (restart " << attempt + 1 << " of " << o.max_restarts << ")" << std::endl;
   }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
-  ::sigaction(SIGHUP, &old_hup, nullptr);
-  ::close(signal_pipe[0]);
-  ::close(signal_pipe[1]);
-  signal_pipe[0] = signal_pipe[1] = -1;
   return r.status;
 }
 

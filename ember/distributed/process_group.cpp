@@ -19,11 +19,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <thread>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/core/error.h"
 #include "ember/ops/functions.h"
 
@@ -233,26 +235,29 @@ class P2PWork : public Work {
   bool wait(std::chrono::milliseconds timeout) override {
     std::lock_guard<std::mutex> lock(wait_mutex_);
     if (!done_) {
-      done_ = true;
       const std::chrono::milliseconds t = timeout > std::chrono::milliseconds::zero() ? timeout : timeout_;
       try {
         const bool ok = send_ ? buf_->waitSend(t) : buf_->waitRecv(t);
         EMBER_CHECK(ok, "ProcessGroupGloo: ", op(), send_ ? " to" : " from", " rank ", peer_, " was aborted");
+        done_ = true;
         finish();
       } catch (const ::gloo::Exception& e) {
-        finish(std::make_exception_ptr(Error(::ember::detail::str_cat(
+        const std::string what = ::ember::detail::str_cat(
             "ProcessGroupGloo: ", op(), send_ ? " to" : " from", " rank ", peer_, " did not complete within ",
-            t.count(), " ms (that rank died, hung or posted no matching ", send_ ? "recv" : "send", "): ", e.what()))));
-      } catch (...) {
+            t.count(), " ms (that rank died, hung or posted no matching ", send_ ? "recv" : "send", "): ", e.what());
+        // A wait with its own timeout leaves the transfer posted: it may be waited for again.
+        if (timeout > std::chrono::milliseconds::zero()) throw Error(what);
+        done_ = true;
+        finish(std::make_exception_ptr(Error(what)));
+      } catch (const Error&) {
+        done_ = true;
         finish(std::current_exception());
       }
     }
     return Work::wait(std::chrono::milliseconds::zero());
   }
-  bool isCompleted() override {
-    std::lock_guard<std::mutex> lock(wait_mutex_);
-    return done_;
-  }
+  // Known without blocking: true once a wait() saw the transfer end.
+  bool isCompleted() override { return done_.load(); }
 
  private:
   Tensor tensor_;  // keeps the memory alive while the transfer runs
@@ -261,7 +266,7 @@ class P2PWork : public Work {
   std::chrono::milliseconds timeout_;
   int peer_;
   std::mutex wait_mutex_;
-  bool done_ = false;
+  std::atomic<bool> done_{false};
 };
 
 // Point-to-point slots apart from the collectives' (Gloo builds those from small prefixes).
@@ -329,8 +334,9 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int s
     : ProcessGroup(rank, size), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
   EMBER_CHECK(store != nullptr, "ProcessGroupGloo: expected a store");
   ::gloo::transport::tcp::attr attr;
-  attr.hostname = options_.hostname;
-  if (attr.hostname.empty()) {
+  attr.hostname = options_.iface.empty() ? options_.hostname : "";
+  attr.iface = options_.iface;
+  if (attr.hostname.empty() && attr.iface.empty()) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     attr.hostname = host;
@@ -382,6 +388,9 @@ std::shared_ptr<Work> ProcessGroupGloo::enqueue(std::string op, std::vector<Tens
     std::lock_guard<std::mutex> lock(impl_->mutex);
     const uint32_t tag = impl_->next_tag++;
     impl_->queue.push_back([this, work, op, t, tag, run = std::move(run)] {
+      // The collectives write the callers' tensors as data: never recorded by autograd (grad
+      // mode is per thread, and the caller's guard does not reach this worker).
+      autograd::BelowAutogradGuard below;
       try {
         run(tag, t);
         work->finish();

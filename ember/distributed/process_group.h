@@ -169,9 +169,11 @@ class ProcessGroupGloo : public ProcessGroup {
  public:
   struct Options {
     std::chrono::milliseconds timeout = std::chrono::seconds(300);
-    // The interface's host name or address each rank listens on ("127.0.0.1" for tests on
-    // one machine; empty: the machine's host name).
+    // The address each rank listens on and advertises: a host name or address ("127.0.0.1",
+    // the default, for ranks on one machine; empty: the machine's host name), or a network
+    // interface (`iface`, e.g. "eth0"; PyTorch's GLOO_SOCKET_IFNAME), which takes precedence.
     std::string hostname = "127.0.0.1";
+    std::string iface;
   };
 
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size);

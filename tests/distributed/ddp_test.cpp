@@ -2,7 +2,8 @@
 // forked ranks over Gloo: parameters broadcast from rank 0, gradients equal to the average
 // over the ranks (against the same model differentiated on the whole batch in one process),
 // several buckets, bitwise-equal parameters after optimizer steps, no_sync accumulation,
-// find_unused_parameters, and the error for an unused parameter without it.
+// find_unused_parameters (a parameter unused on one rank only is averaged with zeros there;
+// one unused everywhere keeps its .grad), and the error for an unused parameter without it.
 #include <torch/torch.h>
 
 #include "ember/distributed/ddp.h"
@@ -118,9 +119,33 @@ TEST(DistributedDataParallel, UnusedParameters) {
     nn::parallel::DistributedDataParallel<Net> ddp(net, nullptr, o);
     const Data d = data(0);
     torch::mse_loss(ddp(d.x.narrow(0, 4 * rank, 4)), d.y.narrow(0, 4 * rank, 4)).backward();
-    require(net->unused->weight.grad().defined() && net->unused->weight.grad().abs().sum().item<double>() == 0,
-            "an unused parameter's gradient is zero");
+    // Unused on every rank: its .grad is left as it was (undefined), as PyTorch's.
+    require(!net->unused->weight.grad().defined(), "a globally unused parameter's gradient is untouched");
     require(net->a->weight.grad().abs().sum().item<double>() > 0, "the used ones are reduced");
+  });
+  // Used on rank 1 only: rank 0's part counts as zero in the average.
+  struct SometimesImpl : torch::nn::Module {
+    torch::nn::Linear a{nullptr}, extra{nullptr};
+    int rank;
+    explicit SometimesImpl(int r) : rank(r) {
+      a = register_module("a", torch::nn::Linear(6, 3));
+      extra = register_module("extra", torch::nn::Linear(3, 3));
+    }
+    torch::Tensor forward(const torch::Tensor& x) { return rank == 1 ? extra(a(x)) : a(x); }
+  };
+  on_two_ranks([](int rank) {
+    auto m = std::make_shared<SometimesImpl>(rank);
+    torch::nn::ModuleHolder<SometimesImpl> holder(m);
+    nn::parallel::DistributedDataParallelOptions o;
+    o.find_unused_parameters = true;
+    nn::parallel::DistributedDataParallel<torch::nn::ModuleHolder<SometimesImpl>> ddp(holder, nullptr, o);
+    const Data d = data(0);
+    torch::mse_loss(ddp(d.x.narrow(0, 4 * rank, 4)), d.y.narrow(0, 4 * rank, 4)).backward();
+    require(m->extra->weight.grad().defined(), "used on one rank: reduced everywhere");
+    // Rank 0 contributed zeros: both ranks hold half of rank 1's gradient.
+    Tensor g = m->extra->weight.grad().clone(), both = torch::empty({2 * g.numel()});
+    dist::all_gather_into_tensor(both, g.reshape({-1}));
+    require(torch::equal(both.narrow(0, 0, g.numel()), both.narrow(0, g.numel(), g.numel())), "same on both ranks");
   });
   on_two_ranks([](int rank) {
     Net net(/*with_unused=*/true);

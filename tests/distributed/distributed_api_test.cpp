@@ -48,8 +48,13 @@ void exercise_world(int rank) {
   require(rank != 0 || (gl[1].item<int>() == 7 && gl[2].item<int>() == 14), "gather to rank 0");
   // A subgroup of global ranks {0, 2}: rank 1 is not a member.
   dist::Group sub = dist::new_group({0, 2});
-  require((sub == nullptr) == (rank == 1), "new_group membership");
-  if (sub) {
+  require(dist::is_non_group_member(sub) == (rank == 1), "new_group membership");
+  if (rank == 1) {
+    require(dist::get_rank(sub) == -1 && dist::get_world_size(sub) == -1, "a non-member's rank and size");
+    Tensor s = full({1}, 5.0, TensorOptions().dtype(kDouble));
+    dist::all_reduce(s, dist::ReduceOp::SUM, sub);  // does nothing: not a member
+    require(s.item<double>() == 5.0, "a collective on a non-member is a no-op");
+  } else {
     require(dist::get_world_size(sub) == 2 && dist::get_global_rank(sub, 1) == 2, "subgroup size / global rank");
     Tensor s = full({1}, double(rank), TensorOptions().dtype(kDouble));
     dist::all_reduce(s, dist::ReduceOp::MAX, sub);
