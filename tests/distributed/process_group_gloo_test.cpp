@@ -174,6 +174,22 @@ TEST(ProcessGroupGloo, ReduceGatherScatterReduceScatterAlltoallAndPointToPoint) 
   });
 }
 
+// The worker thread writes the callers' tensors below autograd: leaves that require grad (a
+// model's parameters, as DDP's broadcast or a user's all_reduce of them) are fine.
+TEST(ProcessGroupGloo, TensorsThatRequireGrad) {
+  on_threads(2, [](int rank, ProcessGroupGloo& pg) {
+    for (ScalarType dt : {kFloat, kBFloat16}) {
+      Tensor p = full({3}, double(rank), TensorOptions().dtype(dt)).requires_grad_();
+      std::vector<Tensor> ts{p};
+      AllreduceOptions avg;
+      avg.reduceOp = ReduceOp::AVG;
+      pg.allreduce(ts, avg)->wait();
+      EXPECT_TENSOR_EQ(p.detach(), full({3}, 0.5, TensorOptions().dtype(dt)));
+      EXPECT_TRUE(p.requires_grad() && p.is_leaf());
+    }
+  });
+}
+
 TEST(ProcessGroupGloo, BadArgumentsAreClearErrors) {
   on_threads(2, [](int, ProcessGroupGloo& pg) {
     std::vector<Tensor> none;
