@@ -83,16 +83,27 @@ std::vector<std::vector<size_t>> Reducer::bucket_indices() const {
 }
 
 void Reducer::prepare_for_backward() {
+  // A previous iteration whose backward failed midway may still have reductions running into
+  // the buckets: they finish before the buckets are reused (every rank issued the same ones).
+  for (auto& b : buckets_) {
+    if (b->work) {
+      try {
+        b->work->wait();
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  // no_sync is decided at forward time, as PyTorch's.
+  expect_backward_ = sync_;
   if (!sync_) return;
   for (auto& b : buckets_) b->pending = b->params.size(), b->launched = false, b->work.reset();
   ready_.assign(params_.size(), false);
   next_launch_ = 0;
-  expect_backward_ = true;
   finalize_queued_ = false;
 }
 
 void Reducer::on_grad(size_t k, const Tensor& grad) {
-  if (!sync_ || !expect_backward_) return;  // no_sync, or a backward without a DDP forward
+  if (!expect_backward_) return;  // a forward under no_sync, or a backward without a DDP forward
   if (!finalize_queued_) {
     finalize_queued_ = true;
     autograd::queue_callback([this] { finalize(); });
@@ -123,7 +134,8 @@ void Reducer::mark_ready(size_t k) {
 void Reducer::launch_ready_buckets() {
   while (next_launch_ < buckets_.size() && buckets_[next_launch_]->pending == 0) {
     Bucket& b = *buckets_[next_launch_++];
-    b.work = dist::all_reduce(b.flat, dist::ReduceOp::SUM, group_, /*async_op=*/true);
+    // AVG: the division happens before a bfloat16 bucket is rounded back (Note [bfloat16 over Gloo]).
+    b.work = dist::all_reduce(b.flat, dist::ReduceOp::AVG, group_, /*async_op=*/true);
     b.launched = true;
   }
 }
@@ -164,13 +176,11 @@ void Reducer::finalize() {
     const int32_t* f = flags.data_ptr<int32_t>();
     used_anywhere.assign(f, f + params_.size());
   }
-  const double world = double(dist::get_world_size(group_));
   NoGradGuard no_grad;
   for (auto& bp : buckets_) {
     Bucket& b = *bp;
     EMBER_INTERNAL_ASSERT(b.launched && b.work, "DistributedDataParallel: a bucket was not reduced");
     b.work->wait();
-    b.flat.div_(world);
     for (size_t k : b.params) {
       if (!used_anywhere[k]) continue;
       Tensor& g = params_[k].mutable_grad();

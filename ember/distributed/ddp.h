@@ -9,8 +9,8 @@
 // device each). A hook on every parameter copies its gradient (plus what .grad already holds
 // from no_sync steps) into its bucket's flat buffer as soon as backward produces it; a bucket
 // whose gradients are all in is all-reduced asynchronously at once, in bucket order on every
-// rank, so communication overlaps the rest of backward. When backward ends (an engine
-// callback) the reductions are waited for, divided by the world size and written to each
+// rank, so communication overlaps the rest of backward (averaged: ReduceOp::AVG). When
+// backward ends (an engine callback) the reductions are waited for and written to each
 // parameter's .grad. With find_unused_parameters, parameters that took no part in the loss
 // count as ready with a zero gradient at the end of backward; without it their absence is an
 // error naming them (as PyTorch's). Inside no_sync() gradients only accumulate locally. The
@@ -47,7 +47,7 @@ class Reducer {
 
   // Called at every forward: the next backward reduces (unless no_sync is on).
   void prepare_for_backward();
-  void set_sync(bool on) { sync_ = on; }
+  void set_sync(bool on) { sync_ = on; }  // read by the next prepare_for_backward
   bool sync() const { return sync_; }
   // Bucket layout, for tests and benchmarks: the parameters' indices per bucket.
   std::vector<std::vector<size_t>> bucket_indices() const;

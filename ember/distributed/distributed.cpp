@@ -152,6 +152,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   }
   EMBER_CHECK(world_size > 0 && rank >= 0 && rank < world_size, "init_process_group: rank ", rank,
               " is not in [0, ", world_size, ")");
+  store->set_timeout(timeout);  // as PyTorch: the store's waits end with the group's timeout
   Group pg = make_backend(backend, std::make_shared<PrefixStore>("default_pg", store), rank, world_size, timeout);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.store = std::move(store);
