@@ -13,6 +13,8 @@
 // details. Each backward call runs on the calling thread with its own buffers; nodes are
 // locked while they run, so independent backward calls from several threads are safe.
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <cmath>
 #include <queue>
 #include <unordered_map>
@@ -199,6 +201,31 @@ std::vector<Edge> collect_next_edges(const std::vector<Tensor>& inputs) {
   return r;
 }
 
+// ---- post-accumulate hooks (callbacks.h) ---------------------------------------------------
+// Kept beside the leaves (few leaves have them: DDP's parameters), found by the leaf's impl.
+struct PostAccumulateHooks {
+  std::mutex mutex;
+  std::unordered_map<const void*, std::vector<std::pair<unsigned, std::function<void(const Tensor&)>>>> by_leaf;
+  std::atomic<size_t> count{0};
+};
+PostAccumulateHooks& post_accumulate_hooks() {
+  static PostAccumulateHooks h;
+  return h;
+}
+
+void run_post_accumulate_hooks(const Tensor& leaf) {
+  PostAccumulateHooks& h = post_accumulate_hooks();
+  if (h.count.load(std::memory_order_relaxed) == 0) return;
+  std::vector<std::function<void(const Tensor&)>> hooks;
+  {
+    std::lock_guard<std::mutex> lock(h.mutex);
+    auto it = h.by_leaf.find(leaf.unsafeGetTensorImpl());
+    if (it == h.by_leaf.end()) return;
+    for (auto& [id, f] : it->second) hooks.push_back(f);
+  }
+  for (auto& f : hooks) f(leaf);
+}
+
 // ---- AccumulateGrad ----------------------------------------------------------------------
 AccumulateGrad::AccumulateGrad(Tensor leaf) : variable(std::move(leaf)) {
   add_input_metadata(variable);
@@ -212,7 +239,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     Tensor r = hook(g);
     if (r.defined()) g = std::move(r);
   }
-  std::lock_guard<std::mutex> lock(m->mutex_);
+  std::unique_lock<std::mutex> lock(m->mutex_);
   Tensor& acc = m->grad_;
   if (!acc.defined()) {
     // Own the gradient: the caller may still hold the tensor (the `gradient` argument of
@@ -231,6 +258,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     BelowAutogradGuard below;
     acc.add_(g);
   }
+  lock.unlock();
+  run_post_accumulate_hooks(variable);
   return {};
 }
 
@@ -529,6 +558,29 @@ void queue_callback(std::function<void()> callback) {
 }
 
 bool in_backward_pass() { return current_callbacks != nullptr; }
+
+unsigned register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> hook) {
+  EMBER_CHECK(leaf.defined() && leaf.requires_grad() && leaf.is_leaf(),
+              "register_post_accumulate_grad_hook: expected a leaf tensor that requires grad");
+  PostAccumulateHooks& h = post_accumulate_hooks();
+  const unsigned id = g_next_hook_id.fetch_add(1);
+  std::lock_guard<std::mutex> lock(h.mutex);
+  h.by_leaf[leaf.unsafeGetTensorImpl()].emplace_back(id, std::move(hook));
+  h.count.fetch_add(1);
+  return id;
+}
+
+void remove_post_accumulate_grad_hook(const Tensor& leaf, unsigned id) {
+  PostAccumulateHooks& h = post_accumulate_hooks();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  auto it = h.by_leaf.find(leaf.unsafeGetTensorImpl());
+  if (it == h.by_leaf.end()) return;
+  auto& v = it->second;
+  const size_t before = v.size();
+  v.erase(std::remove_if(v.begin(), v.end(), [&](const auto& e) { return e.first == id; }), v.end());
+  h.count.fetch_sub(before - v.size());
+  if (v.empty()) h.by_leaf.erase(it);
+}
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {

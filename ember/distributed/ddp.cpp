@@ -68,12 +68,14 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, dis
     b->flat = empty({b->flat.numel() + p.numel()}, p.options().requires_grad(false));
   }
   ready_.assign(params_.size(), false);
+  // After accumulation, as PyTorch's reducer: .grad then holds this pass's gradient (changed by
+  // any gradient hooks the user registered) plus what earlier no_sync passes left there.
   for (size_t k = 0; k < params_.size(); ++k)
-    hooks_.push_back(params_[k].register_hook([this, k](const Tensor& grad) { on_grad(k, grad); }));
+    hooks_.push_back(autograd::register_post_accumulate_grad_hook(params_[k], [this, k](const Tensor&) { on_grad(k); }));
 }
 
 Reducer::~Reducer() {
-  for (size_t k = 0; k < params_.size(); ++k) params_[k].remove_hook(hooks_[k]);
+  for (size_t k = 0; k < params_.size(); ++k) autograd::remove_post_accumulate_grad_hook(params_[k], hooks_[k]);
 }
 
 std::vector<std::vector<size_t>> Reducer::bucket_indices() const {
@@ -102,7 +104,7 @@ void Reducer::prepare_for_backward() {
   finalize_queued_ = false;
 }
 
-void Reducer::on_grad(size_t k, const Tensor& grad) {
+void Reducer::on_grad(size_t k) {
   if (!expect_backward_) return;  // a forward under no_sync, or a backward without a DDP forward
   if (!finalize_queued_) {
     finalize_queued_ = true;
@@ -116,10 +118,7 @@ void Reducer::on_grad(size_t k, const Tensor& grad) {
   const Tensor& p = params_[k];
   Tensor slot = b.flat.narrow(0, off, p.numel()).view(p.sizes());
   NoGradGuard no_grad;
-  // What .grad holds from no_sync steps is part of the sum (the hook runs before accumulation).
-  const Tensor& prior = p.grad();
-  if (prior.defined()) slot.copy_(prior.add(grad));
-  else slot.copy_(grad);
+  slot.copy_(p.grad());
   mark_ready(k);
 }
 

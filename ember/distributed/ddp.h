@@ -6,8 +6,9 @@
 // At construction the parameters and buffers are broadcast from the group's rank 0. The
 // parameters that require grad are packed, in reverse registration order (roughly the order
 // backward produces their gradients), into buckets of at most bucket_cap_mb (one dtype and
-// device each). A hook on every parameter copies its gradient (plus what .grad already holds
-// from no_sync steps) into its bucket's flat buffer as soon as backward produces it; a bucket
+// device each). A post-accumulate hook on every parameter copies its .grad (this pass's
+// gradient, after the user's gradient hooks, plus what no_sync steps left there) into its
+// bucket's flat buffer as soon as backward has accumulated it; a bucket
 // whose gradients are all in is all-reduced asynchronously at once, in bucket order on every
 // rank, so communication overlaps the rest of backward (averaged: ReduceOp::AVG). When
 // backward ends (an engine callback) the reductions are waited for and written to each
@@ -54,7 +55,7 @@ class Reducer {
 
  private:
   struct Bucket;
-  void on_grad(size_t param, const Tensor& grad);
+  void on_grad(size_t param);
   void mark_ready(size_t param);
   void launch_ready_buckets();
   void finalize();

@@ -111,6 +111,26 @@ TEST(DistributedDataParallel, NoSyncAccumulatesLocally) {
   });
 }
 
+// DDP reads .grad after accumulation: a gradient hook registered after DDP (here doubling
+// the gradient) is part of what is averaged (PyTorch's post-accumulate semantics).
+TEST(DistributedDataParallel, GradientHooksRegisteredAfterDdpCount) {
+  on_two_ranks([](int rank) {
+    Net net;
+    nn::parallel::DistributedDataParallel<Net> ddp(net);
+    Net ref;
+    {
+      torch::NoGradGuard g;
+      for (size_t i = 0; i < ref->parameters().size(); ++i) ref->parameters()[i].copy_(net->parameters()[i]);
+    }
+    for (torch::Tensor& p : net->parameters()) p.register_hook([](const torch::Tensor& g) { return g.mul(2); });
+    const Data d = data(3);
+    torch::mse_loss(ref(d.x), d.y).backward();
+    torch::mse_loss(ddp(d.x.narrow(0, 4 * rank, 4)), d.y.narrow(0, 4 * rank, 4)).backward();
+    for (size_t i = 0; i < ref->parameters().size(); ++i)
+      require(close(net->parameters()[i].grad(), ref->parameters()[i].grad().mul(2)), "the doubled gradient, averaged");
+  });
+}
+
 TEST(DistributedDataParallel, UnusedParameters) {
   on_two_ranks([](int rank) {
     Net net(/*with_unused=*/true);
