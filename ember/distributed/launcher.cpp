@@ -124,6 +124,8 @@ Child spawn(const LaunchOptions& o, int local_rank, int restart) {
     set("MASTER_PORT", std::to_string(o.master_port));
     set("TORCHELASTIC_RESTART_COUNT", std::to_string(restart));
     set("TORCHELASTIC_MAX_RESTARTS", std::to_string(o.max_restarts));
+    // As torchrun: several ranks on one node share its cores, one thread each unless told.
+    if (o.nproc_per_node > 1 && !std::getenv("OMP_NUM_THREADS")) set("OMP_NUM_THREADS", "1");
     std::vector<char*> argv;
     for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

@@ -1,7 +1,8 @@
 // The process launcher behind `ember run` (torchrun's single-node and static multi-node
 // modes): starts nproc_per_node copies of a program with torchrun's environment (RANK,
 // LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT,
-// TORCHELASTIC_RESTART_COUNT), each in a process group of its own, prefixes every line they
+// TORCHELASTIC_RESTART_COUNT; OMP_NUM_THREADS=1 with several ranks per node unless it is set),
+// each in a process group of its own, prefixes every line they
 // print with "[rank R]: ", forwards SIGINT/SIGTERM/SIGHUP to them, and when one fails ends the
 // others (SIGTERM, then SIGKILL after a grace period) and returns that rank's status. Signals
 // go to a rank's whole process group, and once every rank has exited whatever they left

@@ -53,6 +53,10 @@ TEST(EmberRun, TorchrunEnvironmentAndPrefixedOutput) {
             (std::vector<std::string>{"[rank 0]: env 0 0 3 3 0 127.0.0.1 29611", "[rank 1]: env 1 1 3 3 0 127.0.0.1 29611",
                                       "[rank 2]: env 2 2 3 3 0 127.0.0.1 29611"}));
   EXPECT_EQ(lines_with(r.output, "to stderr").size(), 3u) << r.output;
+  // torchrun's OMP_NUM_THREADS=1 for several ranks per node (unless set).
+  ::unsetenv("OMP_NUM_THREADS");
+  EXPECT_EQ(lines_with(run("--nproc-per-node 2 /bin/sh -c 'echo threads $OMP_NUM_THREADS'").output, "threads 1").size(), 2u);
+  EXPECT_EQ(lines_with(run("--nproc-per-node 1 /bin/sh -c 'echo threads x$OMP_NUM_THREADS'").output, "threads x").size(), 1u);
   // The second node of two: global ranks 2 and 3.
   const Outcome n = run("--nproc-per-node 2 --nnodes 2 --node-rank 1 --master-addr 10.0.0.1 /bin/sh -c "
                         "'echo env $RANK $LOCAL_RANK $WORLD_SIZE $GROUP_RANK $MASTER_ADDR'");
