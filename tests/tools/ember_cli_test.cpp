@@ -9,26 +9,14 @@
 #include <regex>
 #include <string>
 
+#include "cli_run.h"
 #include "ember/cuda/cuda.h"
 #include "test_util.h"
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string output;  // stdout and stderr
-};
-
-Outcome run(const std::string& args) {
-  const std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << cmd;
-  std::string out;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Outcome = ember::test::CliOutcome;
+Outcome run(const std::string& args) { return ember::test::run_cli(args); }
 
 std::string last_line(const std::string& s) {
   std::string t = s;

@@ -15,25 +15,14 @@
 #include <thread>
 #include <vector>
 
+#include "cli_run.h"
 #include "test_util.h"
 
 namespace ember_run_test {
 
-struct Outcome {
-  int status;
-  std::string output;
-};
-
-Outcome run(const std::string& args) {
-  const std::string cmd = std::string(EMBER_CLI) + " run " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << cmd;
-  std::string out;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Outcome = ember::test::CliOutcome;
+// `ember run <args>`.
+Outcome run(const std::string& args) { return ember::test::run_cli("run " + args); }
 
 std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
   std::vector<std::string> r;
