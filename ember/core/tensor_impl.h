@@ -61,6 +61,7 @@ class TensorImpl : public intrusive_target {
   void set_storage_offset(int64_t off) { storage_offset_ = off; }
   void set_storage(Storage s) { storage_ = std::move(s); }
   void set_dtype(ScalarType t) { dtype_ = t; }
+  void set_device(Device d) { device_ = d; }  // with set_storage, when the memory moves
 
   // Python numbers wrapped as 0-dim tensors promote like scalars (result_type).
   bool is_wrapped_number() const { return is_wrapped_number_; }

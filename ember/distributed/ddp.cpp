@@ -43,6 +43,51 @@ void broadcast_from_rank0(std::vector<Tensor> tensors, const dist::Group& group)
   }
 }
 
+void verify_same_parameters(const std::vector<Tensor>& params, const std::vector<std::string>& names,
+                            const dist::Group& group, const char* who) {
+  const int world = dist::get_world_size(group);
+  if (world == 1) return;
+  std::vector<std::string> mine;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor& t = params[i];
+    mine.push_back(::ember::detail::str_cat(i < names.size() ? names[i] : std::to_string(i), " (",
+                                            t.defined() ? ::ember::detail::str_cat(t.scalar_type(), " ", t.sizes())
+                                                        : std::string("undefined"),
+                                            ")"));
+  }
+  std::string text;
+  for (const std::string& m : mine) text += m + "\n";
+  // Rank 0's description to every rank, then who differs.
+  const int root = dist::get_global_rank(group ? group : nullptr, 0);
+  Tensor len = full({1}, int64_t(text.size()), TensorOptions().dtype(kLong));
+  dist::broadcast(len, root, group);
+  Tensor bytes = dist::get_rank(group) == 0
+                     ? from_blob(text.data(), {int64_t(text.size())}, TensorOptions().dtype(kByte)).clone()
+                     : empty({len.item<int64_t>()}, TensorOptions().dtype(kByte));
+  dist::broadcast(bytes, root, group);
+  const std::string reference(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), size_t(bytes.numel()));
+  Tensor differs = full({1}, text == reference ? 0 : 1, TensorOptions().dtype(kInt));
+  Tensor all = empty({world}, TensorOptions().dtype(kInt));
+  dist::all_gather_into_tensor(all, differs, group);
+  std::string ranks;
+  for (int r = 0; r < world; ++r)
+    if (all.data_ptr<int32_t>()[r]) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  if (ranks.empty()) return;
+  std::string detail;
+  if (text != reference) {
+    std::vector<std::string> theirs;
+    for (size_t a = 0, b; (b = reference.find('\n', a)) != std::string::npos; a = b + 1)
+      theirs.push_back(reference.substr(a, b - a));
+    size_t i = 0;
+    while (i < mine.size() && i < theirs.size() && mine[i] == theirs[i]) ++i;
+    detail = i < mine.size() && i < theirs.size()
+                 ? ::ember::detail::str_cat("; here parameter ", i, " is ", mine[i], ", on rank 0 ", theirs[i])
+                 : ::ember::detail::str_cat("; here ", mine.size(), " parameters and buffers, on rank 0 ", theirs.size());
+  }
+  EMBER_ERROR(who, ": the parameters and buffers of group rank(s) ", ranks,
+              " differ from rank 0's (every rank must build the same model)", detail);
+}
+
 Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, dist::Group group,
                  DistributedDataParallelOptions options)
     : params_(std::move(params)), names_(std::move(names)), group_(std::move(group)), options_(options) {

@@ -74,6 +74,11 @@ class Reducer {
 
 // Broadcasts `tensors` from group rank 0 (flattened per dtype).
 void broadcast_from_rank0(std::vector<Tensor> tensors, const distributed::Group& group);
+// Checks that every rank of `group` has the same parameters (names, dtypes, shapes) as rank 0
+// (PyTorch's _verify_param_shape_across_processes); otherwise every rank raises an error naming
+// the ranks that differ and, on those, the first parameter that does.
+void verify_same_parameters(const std::vector<Tensor>& params, const std::vector<std::string>& names,
+                            const distributed::Group& group, const char* who);
 
 template <class ModuleHolder>
 class DistributedDataParallel {
@@ -90,6 +95,10 @@ class DistributedDataParallel {
       if (item.value().requires_grad()) params.push_back(item.value()), names.push_back(item.key());
     }
     for (auto& b : module_->buffers()) all.push_back(b);
+    std::vector<std::string> all_names;
+    for (auto& item : module_->named_parameters()) all_names.push_back(item.key());
+    for (auto& item : module_->named_buffers()) all_names.push_back(item.key());
+    verify_same_parameters(all, all_names, group_, "DistributedDataParallel");
     broadcast_from_rank0(all, group_);
     reducer_ = std::make_unique<Reducer>(std::move(params), std::move(names), group_, options_);
   }

@@ -154,6 +154,10 @@ void init_process_group(const std::string& backend, const std::string& init_meth
               " is not in [0, ", world_size, ")");
   store->set_timeout(timeout);  // as PyTorch: the store's waits end with the group's timeout
   Group pg = make_backend(backend, std::make_shared<PrefixStore>("default_pg", store), rank, world_size, timeout);
+  // Every rank has joined before any returns (PyTorch's barrier at the end of init): otherwise
+  // rank 0, which hosts the TCP store, could finish a job without collectives and take the store
+  // away from ranks still setting up.
+  if (world_size > 1) pg->barrier()->wait();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.store = std::move(store);
   s.world = pg;

@@ -78,7 +78,7 @@ class AnyModule {
   AnyModule() = default;
   template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
   explicit AnyModule(std::shared_ptr<M> module)
-      : module_(module), forward_(make_forward(module.get())), rebind_([](const std::shared_ptr<Module>& fresh) {
+      : module_(module), forward_(with_hooks(module.get(), make_forward(module.get()))), rebind_([](const std::shared_ptr<Module>& fresh) {
           return AnyModule(std::dynamic_pointer_cast<M>(fresh));
         }) {}
   template <class M>
@@ -198,6 +198,41 @@ class AnyModule {
   template <class M, class C, class R, class... P>
   static Forward bind(M* m, R (C::*fn)(P...) const) {
     return bind_args<M, R (C::*)(P...) const, P...>(m, fn);
+  }
+
+  // f(args), through the module's call wrapper when it has one and every argument is a Tensor
+  // (Module::set_call_wrapper); the result must then be a Tensor.
+  static AnyValue call_maybe_wrapped(Module* m, const Forward& f, std::vector<AnyValue>&& args) {
+    const auto* wrapper = m->_call_wrapper();
+    bool tensors = wrapper != nullptr && !args.empty();
+    for (AnyValue& a : args) tensors = tensors && a.try_get<Tensor>() != nullptr;
+    if (!tensors) return f(std::move(args));
+    std::vector<Tensor> inputs;
+    for (AnyValue& a : args) inputs.push_back(*a.try_get<Tensor>());
+    std::function<std::vector<Tensor>(const std::vector<Tensor>&)> run = [m, f](const std::vector<Tensor>& in) {
+      std::vector<AnyValue> values;
+      for (const Tensor& t : in) values.emplace_back(t);
+      AnyValue v = f(std::move(values));
+      const Tensor* t = v.try_get<Tensor>();
+      EMBER_CHECK(t != nullptr, "the call wrapper of ", m->name(), " needs a forward that returns a Tensor");
+      return std::vector<Tensor>{*t};
+    };
+    std::vector<Tensor> out = (*wrapper)(run, inputs);
+    EMBER_CHECK(out.size() == 1, "the call wrapper of ", m->name(), " returned ", out.size(), " tensors, expected 1");
+    return AnyValue(out[0]);
+  }
+
+  // The module's forward hooks around its forward (Module::register_forward_hook).
+  static Forward with_hooks(Module* m, Forward f) {
+    return [m, f = std::move(f)](std::vector<AnyValue>&& args) {
+      if (!m->has_forward_hooks()) return f(std::move(args));
+      m->_run_forward_pre_hooks();
+      AnyValue v = call_maybe_wrapped(m, f, std::move(args));
+      std::vector<Tensor> outputs;
+      if (const Tensor* t = v.try_get<Tensor>()) outputs.push_back(*t);
+      m->_run_forward_hooks(outputs);
+      return v;
+    };
   }
 
   template <class M>

@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <ostream>
 
@@ -89,6 +90,70 @@ void Module::apply(const std::function<void(const std::string&, const std::share
 void Module::walk(const std::string& prefix, const std::function<void(const std::string&, const Module&)>& fn) const {
   fn(prefix, *this);
   for (const auto& c : children_) c.value()->walk(join(prefix, c.key()), fn);
+}
+
+struct Module::ForwardHooks {
+  std::vector<std::pair<unsigned, ForwardPreHook>> pre;
+  std::vector<std::pair<unsigned, ForwardHook>> post;
+  CallWrapper wrapper;
+  bool empty() const { return pre.empty() && post.empty() && !wrapper; }
+};
+
+void Module::set_call_wrapper(CallWrapper wrapper) {
+  auto next = hooks_ ? std::make_shared<ForwardHooks>(*hooks_) : std::make_shared<ForwardHooks>();
+  next->wrapper = std::move(wrapper);
+  hooks_ = next->empty() ? nullptr : std::move(next);
+}
+
+const Module::CallWrapper* Module::_call_wrapper() const noexcept {
+  return hooks_ && hooks_->wrapper ? &hooks_->wrapper : nullptr;
+}
+
+namespace {
+std::atomic<unsigned> g_next_forward_hook{1};
+}  // namespace
+
+unsigned Module::register_forward_pre_hook(ForwardPreHook hook) {
+  EMBER_CHECK(hook != nullptr, "register_forward_pre_hook: the hook is empty");
+  // Copy on write: a hook list being run (a hook registering another) stays intact.
+  auto next = hooks_ ? std::make_shared<ForwardHooks>(*hooks_) : std::make_shared<ForwardHooks>();
+  const unsigned id = g_next_forward_hook.fetch_add(1);
+  next->pre.emplace_back(id, std::move(hook));
+  hooks_ = std::move(next);
+  return id;
+}
+
+unsigned Module::register_forward_hook(ForwardHook hook) {
+  EMBER_CHECK(hook != nullptr, "register_forward_hook: the hook is empty");
+  // Copy on write: a hook list being run (a hook registering another) stays intact.
+  auto next = hooks_ ? std::make_shared<ForwardHooks>(*hooks_) : std::make_shared<ForwardHooks>();
+  const unsigned id = g_next_forward_hook.fetch_add(1);
+  next->post.emplace_back(id, std::move(hook));
+  hooks_ = std::move(next);
+  return id;
+}
+
+bool Module::remove_forward_hook(unsigned handle) {
+  if (!hooks_) return false;
+  auto next = std::make_shared<ForwardHooks>(*hooks_);  // copy on write, as above
+  const size_t before = next->pre.size() + next->post.size();
+  std::erase_if(next->pre, [&](const auto& h) { return h.first == handle; });
+  std::erase_if(next->post, [&](const auto& h) { return h.first == handle; });
+  if (next->pre.size() + next->post.size() == before) return false;
+  hooks_ = next->empty() ? nullptr : std::move(next);
+  return true;
+}
+
+void Module::_run_forward_pre_hooks() {
+  if (!hooks_) return;
+  const std::shared_ptr<ForwardHooks> keep = hooks_;  // alive while its hooks run
+  for (const auto& [id, hook] : keep->pre) hook(*this);
+}
+
+void Module::_run_forward_hooks(const std::vector<Tensor>& outputs) {
+  if (!hooks_) return;
+  const std::shared_ptr<ForwardHooks> keep = hooks_;
+  for (const auto& [id, hook] : keep->post) hook(*this, outputs);
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }

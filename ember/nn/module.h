@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -106,6 +107,31 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void save(serialize::OutputArchive& archive) const;
   virtual void load(serialize::InputArchive& archive);
 
+  // PyTorch's module forward hooks (register_forward_pre_hook / register_forward_hook). They run
+  // when the module is called: through its holder (`linear(x)`) or an AnyModule / Sequential; a
+  // direct `impl->forward(x)` skips them, as `module.forward(x)` does in PyTorch. A forward hook
+  // sees the output's tensors (a Tensor, or those of a tuple, pair or vector). Hooks run in
+  // registration order; a copy of the module (clone) keeps them, as a deepcopy does in PyTorch.
+  using ForwardPreHook = std::function<void(Module&)>;
+  using ForwardHook = std::function<void(Module&, const std::vector<Tensor>& outputs)>;
+  unsigned register_forward_pre_hook(ForwardPreHook hook);
+  unsigned register_forward_hook(ForwardHook hook);
+  // Removes the hook with that handle (either kind); false when there is none.
+  bool remove_forward_hook(unsigned handle);
+  // Runs the module's calls through `wrapper(run, inputs)`, which must return run(inputs) or an
+  // equivalent (activation checkpointing wraps modules so). Only calls whose arguments are all
+  // tensors and whose forward returns a Tensor are wrapped; it runs between the pre-hooks and
+  // the forward hooks. An empty wrapper removes it.
+  using CallWrapper = std::function<std::vector<Tensor>(
+      const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& run, const std::vector<Tensor>& inputs)>;
+  void set_call_wrapper(CallWrapper wrapper);
+  const CallWrapper* _call_wrapper() const noexcept;
+  // True when the module has hooks or a call wrapper (the calling paths check this first).
+  bool has_forward_hooks() const noexcept { return hooks_ != nullptr; }
+  // Called by the module-calling paths (ModuleHolder::operator(), AnyModule).
+  void _run_forward_pre_hooks();
+  void _run_forward_hooks(const std::vector<Tensor>& outputs);
+
   Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
   Tensor& register_buffer(std::string name, Tensor tensor);
   template <class ModuleType>
@@ -142,6 +168,8 @@ class Module : public std::enable_shared_from_this<Module> {
   void insert_child(std::string name, std::shared_ptr<Module> module);
   void apply_to_tensors(const std::function<void(Tensor&)>& fn);
 
+  struct ForwardHooks;
+  std::shared_ptr<ForwardHooks> hooks_;  // null while the module has no hooks (the common case)
   mutable std::string name_;
   bool is_training_ = true;
 };
@@ -149,6 +177,71 @@ class Module : public std::enable_shared_from_this<Module> {
 std::ostream& operator<<(std::ostream& stream, const Module& module);
 
 namespace detail {
+template <class T>
+struct is_tuple_like : std::false_type {};
+template <class... T>
+struct is_tuple_like<std::tuple<T...>> : std::true_type {};
+template <class A, class B>
+struct is_tuple_like<std::pair<A, B>> : std::true_type {};
+
+// The tensors of a forward's result, for forward hooks.
+template <class T>
+void collect_tensors(const T& value, std::vector<Tensor>& out) {
+  if constexpr (std::is_same_v<T, Tensor>) {
+    out.push_back(value);
+  } else if constexpr (is_tuple_like<T>::value) {
+    std::apply([&](const auto&... e) { (collect_tensors(e, out), ...); }, value);
+  } else if constexpr (requires { value.begin(); value.end(); typename T::value_type; }) {
+    if constexpr (std::is_same_v<typename T::value_type, Tensor>) out.insert(out.end(), value.begin(), value.end());
+  }
+}
+
+// m.forward(args...), through the module's call wrapper when it has one and the call has
+// only tensor arguments and a Tensor result (Module::set_call_wrapper).
+template <class M, class... Args>
+decltype(auto) call_maybe_wrapped(M& m, Args&&... args) {
+  using R = decltype(m.forward(std::forward<Args>(args)...));
+  if constexpr (std::is_same_v<R, Tensor> && sizeof...(Args) > 0 &&
+                (std::is_convertible_v<const std::decay_t<Args>&, const Tensor&> && ...) &&
+                requires(M& x, const Tensor& t) { x.forward((void(sizeof(Args)), t)...); }) {
+    if (const auto* wrapper = m._call_wrapper()) {
+      std::shared_ptr<Module> owner = m.weak_from_this().lock();  // alive while a recomputation may call it
+      M* self = &m;
+      std::function<std::vector<Tensor>(const std::vector<Tensor>&)> run = [self, owner](const std::vector<Tensor>& in) {
+        return [&]<size_t... I>(std::index_sequence<I...>) { return std::vector<Tensor>{self->forward(in[I]...)}; }(
+            std::index_sequence_for<Args...>{});
+      };
+      std::vector<Tensor> out = (*wrapper)(run, std::vector<Tensor>{Tensor(args)...});
+      EMBER_CHECK(out.size() == 1, "the call wrapper of ", m.name(), " returned ", out.size(), " tensors, expected 1");
+      return Tensor(std::move(out[0]));
+    }
+  }
+  return m.forward(std::forward<Args>(args)...);
+}
+
+// Calls f() (a module's forward) between the module's pre-hooks and forward hooks.
+template <class F>
+decltype(auto) call_with_forward_hooks(Module& m, F&& f) {
+  m._run_forward_pre_hooks();
+  using R = decltype(f());
+  if constexpr (std::is_void_v<R>) {
+    f();
+    m._run_forward_hooks({});
+  } else if constexpr (std::is_rvalue_reference_v<R>) {
+    R r = f();
+    std::vector<Tensor> outs;
+    collect_tensors(r, outs);
+    m._run_forward_hooks(outs);
+    return std::move(r);
+  } else {
+    decltype(auto) r = f();
+    std::vector<Tensor> outs;
+    collect_tensors(r, outs);
+    m._run_forward_hooks(outs);
+    return r;
+  }
+}
+
 // The readable name of a C++ type (abi::__cxa_demangle).
 std::string demangle(const char* mangled);
 // Gives t the data (storage, dtype, geometry) of `data` in place: every handle to t sees
@@ -238,7 +331,10 @@ class ModuleHolder {
 
   template <class... Args>
   decltype(auto) operator()(Args&&... args) {
-    return get()->forward(std::forward<Args>(args)...);
+    Contained* m = get();
+    if (!m->has_forward_hooks()) [[likely]] return m->forward(std::forward<Args>(args)...);
+    return detail::call_with_forward_hooks(
+        *m, [&]() -> decltype(auto) { return detail::call_maybe_wrapped(*m, std::forward<Args>(args)...); });
   }
   template <class Arg>
   decltype(auto) operator[](Arg&& arg) {

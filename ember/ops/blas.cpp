@@ -177,6 +177,38 @@ void check_blas_int(const GemmArgs& g) {
                 " exceeds the BLAS limit of 2^31-1 elements");
 }
 
+// A BFloat16 product where oneDNN has none (it needs AVX-512 for BFloat16; an AVX2-only CPU has
+// no BFloat16 matmul at all): the operands widened to float (exactly), one float GEMM with the
+// same layout, C rounded back once. PyTorch's own CPU kernel also accumulates BFloat16 in float.
+void bf16_gemm_via_float(const GemmArgs& g) {
+  // The elements a row-major matrix of rows x cols (stored transposed when `trans`) spans.
+  auto span = [&](bool trans, int64_t rows, int64_t cols, int64_t ld, int64_t stride) {
+    const int64_t r = trans ? cols : rows, c = trans ? rows : cols;
+    return (g.batch - 1) * stride + (r - 1) * ld + c;
+  };
+  auto widen = [](const void* src, int64_t n) {
+    std::vector<float> out(static_cast<size_t>(n));
+    const BFloat16* p = static_cast<const BFloat16*>(src);
+    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = static_cast<float>(p[i]);
+    return out;
+  };
+  const std::vector<float> a = widen(g.a, span(g.ta != BlasTrans::N, g.m, g.k, g.lda, g.stride_a));
+  const std::vector<float> b = widen(g.b, span(g.tb != BlasTrans::N, g.k, g.n, g.ldb, g.stride_b));
+  const int64_t c_span = span(false, g.m, g.n, g.ldc, g.stride_c);
+  const bool reads_c = scalar_as<float>(g.beta) != 0.0f;
+  std::vector<float> c = reads_c ? widen(g.c, c_span) : std::vector<float>(static_cast<size_t>(c_span));
+  GemmArgs f = g;
+  f.dtype = kFloat, f.a = a.data(), f.b = b.data(), f.c = c.data();
+  blas_gemm<float>(f);
+  BFloat16* out = static_cast<BFloat16*>(g.c);
+  for (int64_t bi = 0; bi < g.batch; ++bi)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        const int64_t at = bi * g.stride_c + i * g.ldc + j;
+        out[at] = BFloat16(c[static_cast<size_t>(at)]);
+      }
+}
+
 }  // namespace
 
 void cpu_gemm(const GemmArgs& g) {
@@ -215,8 +247,9 @@ void cpu_gemm(const GemmArgs& g) {
       return;
     case kBFloat16:
       if (blas::dnnl_gemm(g)) return;
-      EMBER_ERROR("matmul: oneDNN has no BFloat16 matmul for this layout (m=", g.m, ", n=", g.n, ", k=", g.k,
-                  ", lda=", g.lda, ", ldb=", g.ldb, ", ldc=", g.ldc, ")");
+      check_blas_int(g);
+      bf16_gemm_via_float(g);
+      return;
     case kDouble: check_blas_int(g); blas_gemm<double>(g); return;
     case kComplexFloat: check_blas_int(g); blas_gemm<Complex<float>>(g); return;
     case kComplexDouble: check_blas_int(g); blas_gemm<Complex<double>>(g); return;

@@ -18,11 +18,18 @@ Tensor finish(Tensor t, const TensorOptions& o) {
 }
 }  // namespace
 
+namespace {
+thread_local Device t_default_device{kCPU};
+}  // namespace
+
+void set_default_device(Device device) { t_default_device = device; }
+Device get_default_device() { return t_default_device; }
+
 Tensor empty(IntArrayRef size, const TensorOptions& options, std::optional<MemoryFormat> memory_format) {
   check_factory_options(options, "empty");
   int64_t n = checked_numel(size, "empty");
   ScalarType dt = options.dtype();
-  Device dev = options.device();
+  Device dev = options.has_device() ? options.device() : t_default_device;
   MemoryFormat f = memory_format.value_or(options.memory_format_opt().value_or(MemoryFormat::Contiguous));
   EMBER_CHECK(f != MemoryFormat::Preserve, "empty: memory format Preserve is not supported here");
   size_t nbytes = 0;
@@ -48,7 +55,7 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   }
   if (empty_tensor) extent = 0;
   ScalarType dt = options.dtype();
-  Device dev = options.device();
+  Device dev = options.has_device() ? options.device() : t_default_device;
   Storage storage = Storage::allocate(size_t(extent) * element_size(dt), dev);
   if (dev.is_cuda()) dev = storage.device();
   auto impl = make_intrusive<TensorImpl>(std::move(storage), dt, dev);

@@ -16,6 +16,14 @@ namespace ember {
 using OptGen = std::optional<Generator>;
 
 // ---- factories ---------------------------------------------------------------
+// torch.set_default_device / torch.get_default_device: where the factories (empty, zeros,
+// ones, full, arange, linspace, logspace, eye, the random factories) put a tensor whose
+// options name no device; initially the CPU. Per thread (a library's worker threads keep
+// their own default), unlike PyTorch's process-wide setting. A model built with the meta
+// device as default has parameters without memory (FSDP materializes them unit by unit).
+void set_default_device(Device device);
+Device get_default_device();
+
 Tensor empty(IntArrayRef size, const TensorOptions& options = {},
              std::optional<MemoryFormat> memory_format = std::nullopt);
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {});

@@ -375,6 +375,7 @@ void Tensor::set_data(const Tensor& data) const {
   TensorImpl* impl = unsafeGetTensorImpl();
   const TensorImpl* src = data.unsafeGetTensorImpl();
   impl->set_storage(src->storage());
+  impl->set_device(src->device());
   impl->set_dtype(src->dtype());
   impl->set_sizes_and_strides(src->sizes(), src->strides());
   impl->set_storage_offset(src->storage_offset());

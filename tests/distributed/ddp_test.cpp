@@ -182,5 +182,20 @@ TEST(DistributedDataParallel, UnusedParameters) {
   });
 }
 
+TEST(DistributedDataParallel, DifferentModelsOnTheRanksAreAnErrorEverywhere) {
+  on_two_ranks([](int rank) {
+    Net net(/*with_unused=*/rank == 1);
+    try {
+      nn::parallel::DistributedDataParallel<Net> ddp(net);
+    } catch (const std::exception& e) {
+      const std::string m = e.what();
+      require(m.find("group rank(s) 1 differ from rank 0's") != std::string::npos, m);
+      require(rank == 0 || m.find("here 6 parameters and buffers, on rank 0 4") != std::string::npos, m);
+      return;
+    }
+    require(false, "expected an error");
+  });
+}
+
 }  // namespace ddp
 }  // namespace ember::test

@@ -84,11 +84,6 @@ struct ConvDesc {
 
 // A 1-d convolution's tensors gain a unit dim 2; its geometry a unit first entry.
 Tensor as_2d(const Tensor& t) { return t.dim() == 3 ? t.unsqueeze(2) : t; }
-std::vector<int64_t> sizes_2d(IntArrayRef s) {
-  std::vector<int64_t> r(s.begin(), s.end());
-  if (r.size() == 3) r.insert(r.begin() + 2, 1);
-  return r;
-}
 Geometry geometry_of(const conv_detail::ConvShape& s) {
   Geometry g;
   const bool one_d = s.stride.size() == 1;

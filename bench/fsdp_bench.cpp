@@ -1,0 +1,114 @@
+// Issue 17's memory figure: peak tensor memory per rank of a ~190M-parameter transformer
+// (embedding, 14 encoder layers of d 1024 / ff 4096, head) trained with AdamW, under FSDP
+// FULL_SHARD (one unit per encoder layer and one for the embedding) and under DDP, against
+// (16 bytes x parameters / N) + activations. Activations: the tensors one forward keeps for
+// backward, measured on the same per-rank batch in the same process (a local model, before
+// the distributed run). Run by bench/fsdp_bench.sh through `ember run`.
+//   fsdp_bench fsdp|ddp [steps]
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "ember/core/allocator.h"
+#include "ember/distributed/ddp.h"
+#include "ember/distributed/fsdp.h"
+
+namespace dist = ember::distributed;
+namespace fsdp = ember::distributed::fsdp;
+
+constexpr int64_t kVocab = 8192, kDim = 1024, kHeads = 16, kFf = 4096, kLayers = 14, kSeq = 128, kBatch = 1;
+
+struct LmImpl : torch::nn::Module {
+  torch::nn::Embedding emb{nullptr};
+  std::vector<torch::nn::TransformerEncoderLayer> layers;
+  torch::nn::Linear head{nullptr};
+  LmImpl() {
+    emb = register_module("emb", torch::nn::Embedding(kVocab, kDim));
+    for (int64_t i = 0; i < kLayers; ++i)
+      layers.push_back(register_module(
+          "layer" + std::to_string(i),
+          torch::nn::TransformerEncoderLayer(torch::nn::TransformerEncoderLayerOptions(kDim, kHeads)
+                                                 .dim_feedforward(kFf)
+                                                 .dropout(0.0))));
+    head = register_module("head", torch::nn::Linear(kDim, kVocab));
+  }
+  torch::Tensor forward(const torch::Tensor& tokens) {
+    torch::Tensor h = emb(tokens);  // [seq, batch, dim]
+    for (auto& l : layers) h = l(h);
+    return head(h);
+  }
+};
+TORCH_MODULE(Lm);
+
+int64_t allocated() { return ember::cpu::allocator_stats().allocated_bytes; }
+
+torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& targets) {
+  return torch::cross_entropy(logits.reshape({-1, kVocab}), targets.reshape({-1}));
+}
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "fsdp";
+  const int steps = argc > 2 ? std::atoi(argv[2]) : 3;
+  torch::manual_seed(0);
+  const torch::Tensor tokens = torch::randint(kVocab, {kSeq, kBatch});
+  const torch::Tensor targets = torch::randint(kVocab, {kSeq, kBatch});
+
+  // Activations: what one forward keeps alive for backward (a local model, same batch).
+  int64_t params = 0, activations = 0;
+  {
+    Lm local;
+    for (const auto& p : local->parameters()) params += p.numel();
+    const int64_t before = allocated();
+    torch::Tensor loss = loss_of(local(tokens), targets);
+    activations = allocated() - before;
+  }
+  ember::cpu::empty_cache();
+
+  dist::init_process_group("gloo");
+  const int rank = dist::get_rank(), world = dist::get_world_size();
+  torch::manual_seed(1);
+  Lm model;
+  const int64_t base = allocated();  // the model itself, before any wrapper
+  std::unique_ptr<fsdp::FullyShardedDataParallel<Lm>> sharded;
+  std::unique_ptr<torch::nn::parallel::DistributedDataParallel<Lm>> replicated;
+  std::unique_ptr<torch::optim::AdamW> opt;
+  if (mode == "fsdp") {
+    fsdp::FullyShardedDataParallelOptions o;
+    o.auto_wrap_policy = fsdp::ModuleWrapPolicy<torch::nn::TransformerEncoderLayerImpl, torch::nn::EmbeddingImpl>();
+    sharded = std::make_unique<fsdp::FullyShardedDataParallel<Lm>>(model, o);
+    opt = std::make_unique<torch::optim::AdamW>(sharded->parameters(), torch::optim::AdamWOptions(1e-4));
+  } else {
+    replicated = std::make_unique<torch::nn::parallel::DistributedDataParallel<Lm>>(model);
+    opt = std::make_unique<torch::optim::AdamW>(model->parameters(), torch::optim::AdamWOptions(1e-4));
+  }
+  ember::cpu::empty_cache();
+  ember::cpu::reset_peak_stats();
+  const int64_t held = allocated();  // what stays between steps before the optimizer's state
+  double seconds = 0;
+  for (int s = 0; s < steps; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    opt->zero_grad();
+    torch::Tensor logits = sharded ? (*sharded)(tokens) : (*replicated)(tokens);
+    loss_of(logits, targets).backward();
+    opt->step();
+    if (s > 0) seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // The peak over the run, less what the model held before the wrapper (freed by FSDP; kept by DDP).
+  torch::Tensor peak = torch::tensor({double(ember::cpu::allocator_stats().peak_allocated_bytes)}, torch::kDouble);
+  dist::all_reduce(peak, dist::ReduceOp::MAX);
+  if (rank == 0) {
+    const double gib = 1024.0 * 1024 * 1024;
+    const double bound = 16.0 * double(params) / world + double(activations);
+    std::printf("%s on %d ranks: %.1fM parameters, activations %.3f GiB, model before wrapping %.3f GiB, "
+                "held after wrapping %.3f GiB\n",
+                mode.c_str(), world, params / 1e6, activations / gib, base / gib, held / gib);
+    std::printf("%s: peak per rank %.3f GiB; 16 B x P / N + activations = %.3f GiB; ratio %.3f; %.2f s/step\n",
+                mode.c_str(), peak.item<double>() / gib, bound / gib, peak.item<double>() / bound,
+                steps > 1 ? seconds / (steps - 1) : 0.0);
+  }
+  sharded.reset();
+  replicated.reset();
+  dist::destroy_process_group();
+  return 0;
+}
