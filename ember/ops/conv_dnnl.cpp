@@ -203,6 +203,7 @@ bool dnnl_supported(const Tensor& input, const Tensor& weight, const Tensor& bia
   const ScalarType t = input.scalar_type();
   if (!(t == kFloat || t == kBFloat16) || weight.scalar_type() != t || (bias.defined() && bias.scalar_type() != t))
     return false;
+  if (t == kBFloat16 && !dnnl_common::bf16_supported()) return false;
   if (!input.device().is_cpu() || !weight.device().is_cpu() || input.dim() < 3 || input.dim() > 5) return false;
   if (input.numel() == 0 || weight.numel() == 0 || input.numel() > INT_MAX || weight.numel() > INT_MAX) return false;
   return weight.dim() == input.dim();

@@ -17,6 +17,9 @@
 namespace ember::dnnl_common {
 
 dnnl::engine& engine();
+// Whether oneDNN computes BFloat16 convolutions and pooling on this CPU (it needs AVX-512:
+// an AVX2-only CPU has none, and the callers take ember's own paths). Probed once.
+bool bf16_supported();
 // The calling thread's stream (a dnnl::stream must not be shared between threads).
 dnnl::stream& stream();
 // A per-thread buffer of at least `bytes` (64-byte aligned; reused across calls).

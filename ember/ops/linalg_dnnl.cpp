@@ -228,6 +228,27 @@ dnnl::engine& engine() {
   return e;
 }
 
+bool bf16_supported() {
+  static const bool supported = [] {
+    try {
+      using tag = dnnl::memory::format_tag;
+      const dnnl::memory::desc md({1, 1, 1, 1}, dnnl::memory::data_type::bf16, tag::nchw);
+      dnnl::convolution_forward::primitive_desc conv(
+          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, md,
+                                          md, md, {1, 1}, {0, 0}, {0, 0}),
+          engine());
+      dnnl::pooling_v2_forward::primitive_desc pool(
+          dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::pooling_max, md, md,
+                                         {1, 1}, {1, 1}, {0, 0}, {0, 0}, {0, 0}),
+          engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return supported;
+}
+
 dnnl::stream& stream() {
   static thread_local dnnl::stream s(engine());
   return s;

@@ -118,6 +118,7 @@ MemoryFormat format_of(size_t rank, bool last) {
 
 bool dnnl_supported(const Tensor& input) {
   const ScalarType t = input.scalar_type();
+  if (t == kBFloat16 && !dnnl_common::bf16_supported()) return false;
   return (t == kFloat || t == kBFloat16) && input.device().is_cpu() && input.dim() >= 3 && input.dim() <= 5 &&
          input.numel() > 0 && input.numel() <= INT_MAX;
 }

@@ -581,7 +581,14 @@ int count_casts(const Tensor& y) {
     std::shared_ptr<autograd::Node> n = stack.back();
     stack.pop_back();
     if (!n || !seen.insert(n.get()).second) continue;
-    casts += n->name().rfind("CopyBackward", 0) == 0;
+    // A cast is a copy whose result's dtype differs from its source's (a copy that only makes
+    // memory contiguous, as the im2col of a composite convolution does, is not one).
+    if (n->name().rfind("CopyBackward", 0) == 0 && n->num_inputs() > 0)
+      for (const autograd::Edge& e : n->next_edges())
+        if (e.function && e.function->input_metadata(e.input_nr).dtype != n->input_metadata(0).dtype) {
+          ++casts;
+          break;
+        }
     for (const autograd::Edge& e : n->next_edges()) stack.push_back(e.function);
   }
   return casts;
