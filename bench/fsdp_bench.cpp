@@ -3,8 +3,12 @@
 // FULL_SHARD (one unit per encoder layer and one for the embedding) and under DDP, against
 // (16 bytes x parameters / N) + activations. Activations: the tensors one forward keeps for
 // backward, measured on the same per-rank batch in the same process (a local model, before
-// the distributed run). Run by bench/fsdp_bench.sh through `ember run`.
-//   fsdp_bench fsdp|ddp [steps]
+// the distributed run). Two peaks over the training steps (after wrapping): the CPU caching
+// allocator's (block sizes, which round blocks of 1 MiB or more up to 2 MiB multiples) and
+// the resident set's high-water mark above the process before the model (VmHWM, reset by
+// /proc/self/clear_refs; pages never touched, such as rounding tails, are not resident).
+// Run by bench/fsdp_bench.sh through `ember run`.
+//   fsdp_bench fsdp|fsdp-fine|ddp [steps]
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -43,8 +47,24 @@ TORCH_MODULE(Lm);
 
 int64_t allocated() { return ember::cpu::allocator_stats().allocated_bytes; }
 
+// A field of /proc/self/status in bytes (VmRSS, VmHWM).
+int64_t proc_status(const char* field) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  char line[256];
+  int64_t kb = -1;
+  const size_t n = std::strlen(field);
+  while (f && std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, field, n) == 0 && line[n] == ':') kb = std::atoll(line + n + 1);
+  if (f) std::fclose(f);
+  return kb * 1024;
+}
+// Resets VmHWM to the current resident size (Linux's clear_refs 5).
+void reset_peak_rss() {
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) std::fputs("5", f), std::fclose(f);
+}
+
 torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& targets) {
-  return torch::cross_entropy(logits.reshape({-1, kVocab}), targets.reshape({-1}));
+  return torch::nn::functional::cross_entropy(logits.reshape({-1, kVocab}), targets.reshape({-1}));
 }
 
 int main(int argc, char** argv) {
@@ -67,15 +87,20 @@ int main(int argc, char** argv) {
 
   dist::init_process_group("gloo");
   const int rank = dist::get_rank(), world = dist::get_world_size();
+  const int64_t rss_base = proc_status("VmRSS");  // the process without any model
   torch::manual_seed(1);
   Lm model;
   const int64_t base = allocated();  // the model itself, before any wrapper
   std::unique_ptr<fsdp::FullyShardedDataParallel<Lm>> sharded;
   std::unique_ptr<torch::nn::parallel::DistributedDataParallel<Lm>> replicated;
   std::unique_ptr<torch::optim::AdamW> opt;
-  if (mode == "fsdp") {
+  if (mode == "fsdp" || mode == "fsdp-fine") {
     fsdp::FullyShardedDataParallelOptions o;
-    o.auto_wrap_policy = fsdp::ModuleWrapPolicy<torch::nn::TransformerEncoderLayerImpl, torch::nn::EmbeddingImpl>();
+    // fsdp: a unit per encoder layer (12.6M parameters) and the embedding; the head in the root.
+    // fsdp-fine: units of at least 3M parameters (attention, each feed-forward linear, embedding, head).
+    o.auto_wrap_policy = mode == "fsdp"
+        ? fsdp::ModuleWrapPolicy<torch::nn::TransformerEncoderLayerImpl, torch::nn::EmbeddingImpl>()
+        : fsdp::size_based_auto_wrap_policy(3000000);
     sharded = std::make_unique<fsdp::FullyShardedDataParallel<Lm>>(model, o);
     opt = std::make_unique<torch::optim::AdamW>(sharded->parameters(), torch::optim::AdamWOptions(1e-4));
   } else {
@@ -84,18 +109,32 @@ int main(int argc, char** argv) {
   }
   ember::cpu::empty_cache();
   ember::cpu::reset_peak_stats();
+  reset_peak_rss();
   const int64_t held = allocated();  // what stays between steps before the optimizer's state
   double seconds = 0;
   for (int s = 0; s < steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     opt->zero_grad();
+    const bool trace = std::getenv("FSDP_BENCH_TRACE") && rank == 0 && s == steps - 1;
+    auto mark = [&](const char* what) {
+      if (trace)
+        std::printf("  %-9s allocated %.3f GiB, peak %.3f GiB\n", what, allocated() / 1073741824.0,
+                    ember::cpu::allocator_stats().peak_allocated_bytes / 1073741824.0);
+    };
+    if (trace) ember::cpu::reset_peak_stats();
+    mark("start");
     torch::Tensor logits = sharded ? (*sharded)(tokens) : (*replicated)(tokens);
+    mark("forward");
     loss_of(logits, targets).backward();
+    logits = torch::Tensor();
+    mark("backward");
     opt->step();
+    mark("step");
     if (s > 0) seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   // The peak over the run, less what the model held before the wrapper (freed by FSDP; kept by DDP).
-  torch::Tensor peak = torch::tensor({double(ember::cpu::allocator_stats().peak_allocated_bytes)}, torch::kDouble);
+  torch::Tensor peak = torch::tensor({double(ember::cpu::allocator_stats().peak_allocated_bytes),
+                                      double(proc_status("VmHWM") - rss_base)}, torch::kDouble);
   dist::all_reduce(peak, dist::ReduceOp::MAX);
   if (rank == 0) {
     const double gib = 1024.0 * 1024 * 1024;
@@ -103,8 +142,10 @@ int main(int argc, char** argv) {
     std::printf("%s on %d ranks: %.1fM parameters, activations %.3f GiB, model before wrapping %.3f GiB, "
                 "held after wrapping %.3f GiB\n",
                 mode.c_str(), world, params / 1e6, activations / gib, base / gib, held / gib);
-    std::printf("%s: peak per rank %.3f GiB; 16 B x P / N + activations = %.3f GiB; ratio %.3f; %.2f s/step\n",
-                mode.c_str(), peak.item<double>() / gib, bound / gib, peak.item<double>() / bound,
+    const double tensors = peak[0].item<double>(), resident = peak[1].item<double>();
+    std::printf("%s: peak per rank: allocator %.3f GiB (ratio %.3f), resident %.3f GiB (ratio %.3f) against "
+                "16 B x P / N + activations = %.3f GiB; %.2f s/step\n",
+                mode.c_str(), tensors / gib, tensors / bound, resident / gib, resident / bound, bound / gib,
                 steps > 1 ? seconds / (steps - 1) : 0.0);
   }
   sharded.reset();

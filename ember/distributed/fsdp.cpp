@@ -88,6 +88,7 @@ namespace detail {
 namespace {
 
 constexpr int kMaxPrefetchedGathers = 2;
+constexpr size_t kMaxReductionsInFlight = 2;
 constexpr const char* kShardedFormat = "ember.fsdp.sharded_state_dict/1";
 
 // Points `p` at `data` (storage, dtype, geometry) without bumping its version: the tensors
@@ -144,6 +145,10 @@ struct Unit {
   // Gathering / gathered.
   State state = SHARDED;
   Tensor full, gather_src;
+  // The gathered buffer's storage: the same StorageImpl for the unit's life, its memory freed on
+  // reshard and allocated again on unshard, so that views backward saved of the parameters (a
+  // weight's transpose) do not keep a freed unit's memory (Note [FSDP flat parameters]).
+  Storage full_storage;
   std::shared_ptr<Work> gather_work;
   bool full_precision = false;  // gathered in dtype (summon_full_params), not compute_dtype
   // Per iteration.
@@ -232,6 +237,8 @@ class FsdpState : public std::enable_shared_from_this<FsdpState> {
   bool sync_ = true, in_root_forward_ = false, backward_expected_ = false, backward_started_ = false;
   bool warned_unhooked_ = false, summoned_ = false;
   std::vector<Unit*> reduce_order_;  // units in the order their reductions were launched
+  size_t drained_ = 0;               // reduce_order_[0, drained_) have their gradients
+  void drain_reductions(size_t keep);
 };
 
 FsdpState::FsdpState(std::shared_ptr<nn::Module> root, Group group, FullyShardedDataParallelOptions options)
@@ -466,16 +473,46 @@ void FsdpState::install_hooks(Unit& u) {
 
 // ---- gathering and freeing ----------------------------------------------------------
 
+namespace {
+// A tensor of `numel` elements of `dtype` over `storage`, whose memory is (re)allocated here.
+Tensor refill(Storage& storage, int64_t numel, ScalarType dtype, Device device) {
+  const size_t nbytes = size_t(numel) * element_size(dtype);
+  if (!storage.defined()) {
+    storage = Storage::allocate(nbytes, device);
+  } else if (storage.data() == nullptr || storage.nbytes() != nbytes) {
+    Storage fresh = Storage::allocate(nbytes, device);
+    StorageImpl* impl = storage.unsafeGetStorageImpl();
+    impl->data_ptr = std::move(fresh.unsafeGetStorageImpl()->data_ptr);
+    impl->nbytes = nbytes;
+  }
+  auto impl = make_intrusive<TensorImpl>(storage, dtype, storage.device());
+  impl->set_sizes_contiguous({numel});
+  return Tensor(std::move(impl));
+}
+
+// Frees the memory of `storage`, keeping the StorageImpl (and every view of it) in place.
+void release(Storage& storage) {
+  if (!storage.defined() || storage.data() == nullptr) return;
+  StorageImpl* impl = storage.unsafeGetStorageImpl();
+  const Device device = impl->data_ptr.device();
+  impl->data_ptr = DataPtr(nullptr, nullptr, nullptr, device);
+  impl->nbytes = 0;
+}
+}  // namespace
+
 void FsdpState::issue_gather(Unit& u, bool full_precision) {
   if (u.state != Unit::SHARDED || u.entries.empty()) return;
   NoGradGuard no_grad;
   const ScalarType dt = full_precision ? u.dtype : u.compute_dtype;
-  Tensor src = u.flat.detach().to(u.device, dt);  // a copy only for offloaded or cast shards
   u.full_precision = full_precision;
-  if (shard_size_ == 1) {
-    u.full = src;
+  if (shard_size_ == 1 && dt == u.dtype && u.flat.device() == u.device) {
+    u.full = u.flat.detach();  // NO_SHARD in the parameters' own dtype: the flat parameter itself
+  } else if (shard_size_ == 1) {
+    u.full = refill(u.full_storage, u.padded, dt, u.device);
+    u.full.copy_(u.flat.detach());  // NO_SHARD cast or moved
   } else {
-    u.full = empty({u.padded}, src.options());
+    Tensor src = u.flat.detach().to(u.device, dt);  // a copy only for offloaded or cast shards
+    u.full = refill(u.full_storage, u.padded, dt, u.device);
     u.gather_src = src;
     u.gather_work = all_gather_into_tensor(u.full, src, shard_group_, /*async_op=*/true);
   }
@@ -508,6 +545,7 @@ void FsdpState::reshard(Unit& u) {
     for (const Entry& e : u.entries) point_at(e.param, u.flat.detach().narrow(0, e.offset, e.numel).view(e.shape));
   }
   u.full = Tensor();
+  release(u.full_storage);
   u.state = Unit::SHARDED;
 }
 
@@ -567,6 +605,7 @@ void FsdpState::pre_root_forward() {
     }
     u->reduce_work.reset(), u->reduced = Tensor(), u->reduce_launched = false;
   }
+  drained_ = 0;
   if (!forward_order_.empty()) order_recorded_ = true;
   backward_expected_ = backward_started_ = false;
   reduce_order_.clear();
@@ -701,6 +740,26 @@ void FsdpState::launch_reduce(Unit& u) {
     u.reduce_work = reduce_scatter_tensor(u.reduced, g, ReduceOp::AVG, shard_group_, /*async_op=*/true);
   }
   reduce_order_.push_back(&u);
+  drain_reductions(kMaxReductionsInFlight);
+}
+
+// Waits for the oldest reductions until at most `keep` are in flight, giving each flat
+// parameter its gradient shard at once: a unit's reduction buffers live only while it runs.
+void FsdpState::drain_reductions(size_t keep) {
+  NoGradGuard no_grad;
+  while (reduce_order_.size() - drained_ > keep) {
+    Unit* u = reduce_order_[drained_++];
+    if (u->reduce_work) u->reduce_work->wait();
+    u->reduce_work.reset();
+    Tensor shard = u->reduced;
+    u->reduced = Tensor();
+    // HYBRID_SHARD: the replicas of this shard average theirs.
+    if (shard_size_ > 1 && replicated_) all_reduce(shard, ReduceOp::AVG, replicate_group_);
+    shard = shard.to(u->flat.device(), u->dtype);
+    Tensor& g = u->flat.mutable_grad();
+    if (g.defined()) g.add_(shard);
+    else g = shard;  // a buffer of its own (the reduction's output, or a converted copy)
+  }
 }
 
 void FsdpState::finalize_backward() {
@@ -710,21 +769,9 @@ void FsdpState::finalize_backward() {
     // rest count as zero, as for a parameter without a gradient in PyTorch's flat parameter.
     for (auto& u : units_)
       if (u->grad_flat.defined() && !u->reduce_launched) launch_reduce(*u);
-    NoGradGuard no_grad;
-    for (Unit* u : reduce_order_) {
-      if (u->reduce_work) u->reduce_work->wait();
-      u->reduce_work.reset();
-      Tensor shard = u->reduced;
-      u->reduced = Tensor();
-      // HYBRID_SHARD: the replicas of this shard average theirs.
-      if (shard_size_ > 1 && replicated_)
-        all_reduce(shard, ReduceOp::AVG, replicate_group_);
-      shard = shard.to(u->flat.device(), u->dtype);
-      Tensor& g = u->flat.mutable_grad();
-      if (g.defined()) g.add_(shard);
-      else g = shard;  // a buffer of its own (the reduction's output, or a converted copy)
-    }
+    drain_reductions(0);
     reduce_order_.clear();
+    drained_ = 0;
   }
   // Everything is freed, prefetches that were not used included (the step will change the shards).
   for (auto& u : units_) {

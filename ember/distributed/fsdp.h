@@ -12,7 +12,11 @@
 // forward code is unchanged); while the unit is *sharded* they are empty (size 0), while it
 // is *unsharded* they are views into the gathered buffer. Swapping what they point to does
 // not bump their version counters: backward's saved tensors see the buffer gathered again
-// before the unit's backward.
+// before the unit's backward. The gathered buffer keeps one StorageImpl for the unit's life:
+// freeing a unit releases that storage's memory in place (PyTorch's storage resize_(0)), so
+// views of a parameter that backward saved (a weight's transpose) neither keep the memory nor
+// go stale (gathering again refills the same storage). Such a view must not be read while the
+// unit is freed; FSDP gathers every unit before its backward (below).
 //
 //   forward:  the root gathers its unit before calling the module; a nested unit's forward
 //             pre-hook gathers it (waiting for a prefetch), its forward hook frees it again
@@ -21,9 +25,13 @@
 //             BACKWARD_PRE, starts gathering the unit that runs next). Each parameter's
 //             post-accumulate hook moves its .grad into the unit's flat gradient; once all of
 //             them are in, the flat gradient is reduce-scattered (ReduceOp::AVG) asynchronously
-//             and the unit is freed. At the end of backward (an engine callback) the
-//             reductions are waited for, HYBRID_SHARD all-reduces the shards across replicas,
-//             and each flat parameter's .grad receives its shard (accumulated like .grad).
+//             and the unit is freed. With more than two reductions in flight the oldest is
+//             waited for, HYBRID_SHARD all-reduces its shard across replicas, and its flat
+//             parameter's .grad receives the shard (accumulated like .grad); the end of
+//             backward (an engine callback) does the same for the rest. A unit whose outputs
+//             carried no hook (an output that is not a tensor) is gathered when backward starts;
+//             a unit whose forward ran without grad (the first run of a checkpointed call) is
+//             gathered by the recomputation's pre-hook and kept until its gradients are in.
 //
 // Strategies: FULL_SHARD frees after forward and backward; SHARD_GRAD_OP keeps parameters
 // gathered from forward to the end of backward; NO_SHARD keeps the whole flat parameter on

@@ -151,6 +151,9 @@ struct Config {
   bool mixed;
   int world;
 };
+void PrintTo(const Config& c, std::ostream* os) {  // gtest's description of a case
+  *os << "strategy " << int(c.strategy) << (c.mixed ? ", bf16" : ", fp32") << ", " << c.world << " ranks";
+}
 std::string config_name(const testing::TestParamInfo<Config>& info) {
   const char* s[] = {"FullShard", "ShardGradOp", "NoShard", "HybridShard"};
   return std::string(s[int(info.param.strategy)]) + (info.param.mixed ? "Bf16" : "Fp32") + "On" +
