@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "ember/autograd/autograd_meta.h"
 #include "ember/autograd/callbacks.h"
 #include "ember/autograd/checkpoint.h"
 #include "ember/autograd/grad_mode.h"
@@ -199,6 +202,7 @@ class FsdpState : public std::enable_shared_from_this<FsdpState> {
   void make_groups();
   void plan_units();
   void init_unit(Unit& u);
+  void check_unit(const Unit& u) const;
   void materialize(Unit& u);
   void install_hooks(Unit& u);
   Tensor full_from_flat_shards(Unit& u, bool full_precision);  // synchronous gather (original dtype)
@@ -263,6 +267,7 @@ void FsdpState::build() {
       for (const Entry& e : u->entries) all.push_back(e.param), names.push_back(e.fqn);
     nn::parallel::verify_same_parameters(all, names, group_, "FullyShardedDataParallel");
   }
+  for (auto& u : units_) check_unit(*u);
   for (auto& u : units_) {
     materialize(*u);
     init_unit(*u);
@@ -412,23 +417,34 @@ void FsdpState::materialize(Unit& u) {
   }
 }
 
+// What flattening a unit needs: one dtype, one device (meta aside: materialized later), all
+// parameters trainable or all frozen. Checked for every unit before any is sharded, so a
+// refused module is left as it was.
+void FsdpState::check_unit(const Unit& u) const {
+  if (u.entries.empty()) return;
+  const Entry& first = u.entries.front();
+  const std::string unit = u.name.empty() ? std::string("the root module") : "unit " + u.name;
+  for (const Entry& e : u.entries) {
+    EMBER_CHECK_TYPE(e.param.scalar_type() == first.param.scalar_type(), what(), ": the parameters of ", unit,
+                     " must share one dtype (they are flattened together): ", first.fqn, " is ",
+                     first.param.scalar_type(), ", ", e.fqn, " is ", e.param.scalar_type());
+    EMBER_CHECK(e.param.device() == first.param.device() || e.param.is_meta() || first.param.is_meta(), what(),
+                ": the parameters of ", unit, " must be on one device: ", first.fqn, " is on ", first.param.device(),
+                ", ", e.fqn, " on ", e.param.device());
+    EMBER_CHECK(e.param.requires_grad() == first.param.requires_grad(), what(), ": the parameters of ", unit,
+                " must all require grad or all not (", e.fqn, " differs); wrap frozen modules in their own unit");
+  }
+}
+
 void FsdpState::init_unit(Unit& u) {
   if (u.entries.empty()) return;
+  check_unit(u);
   const Tensor& first = u.entries.front().param;
   u.dtype = first.scalar_type();
   u.device = first.device();
   u.requires_grad = first.requires_grad();
-  const std::string unit = u.name.empty() ? std::string("the root module") : "unit " + u.name;
-  for (const Entry& e : u.entries) {
-    EMBER_CHECK_TYPE(e.param.scalar_type() == u.dtype, what(), ": the parameters of ", unit, " must share one dtype "
-                     "(they are flattened together): ", u.entries.front().fqn, " is ", u.dtype, ", ", e.fqn, " is ",
-                     e.param.scalar_type());
-    EMBER_CHECK(e.param.device() == u.device, what(), ": the parameters of ", unit, " must be on one device: ",
-                u.entries.front().fqn, " is on ", u.device, ", ", e.fqn, " on ", e.param.device());
-    EMBER_CHECK(e.param.requires_grad() == u.requires_grad, what(), ": the parameters of ", unit, " must all require "
-                "grad or all not (", e.fqn, " differs); wrap frozen modules in their own unit");
+  for (const Entry& e : u.entries)
     EMBER_CHECK(!e.param.is_meta(), what(), ": parameter ", e.fqn, " is on the meta device");
-  }
   const auto pd = options_.mixed_precision.param_dtype;
   u.compute_dtype = pd && isFloatingType(u.dtype) ? *pd : u.dtype;
   int64_t off = 0;
@@ -479,6 +495,7 @@ Tensor refill(Storage& storage, int64_t numel, ScalarType dtype, Device device) 
   const size_t nbytes = size_t(numel) * element_size(dtype);
   if (!storage.defined()) {
     storage = Storage::allocate(nbytes, device);
+    storage.unsafeGetStorageImpl()->inference = false;  // FSDP's buffer, whatever mode first gathered it
   } else if (storage.data() == nullptr || storage.nbytes() != nbytes) {
     Storage fresh = Storage::allocate(nbytes, device);
     StorageImpl* impl = storage.unsafeGetStorageImpl();
@@ -634,11 +651,13 @@ void FsdpState::post_root_forward(const std::vector<Tensor>& outputs) {
 }
 
 void FsdpState::pre_forward(Unit& u) {
-  if (!order_recorded_ && std::find(forward_order_.begin(), forward_order_.end(), &u) == forward_order_.end())
+  const bool recomputing = autograd::in_backward_pass();  // a checkpointed call run again in backward
+  if (!recomputing && !order_recorded_ &&
+      std::find(forward_order_.begin(), forward_order_.end(), &u) == forward_order_.end())
     forward_order_.push_back(&u);
   u.ran_forward = true;
   unshard(u);
-  if (options_.forward_prefetch) prefetch(next_in_forward(u));
+  if (options_.forward_prefetch && !recomputing) prefetch(next_in_forward(u));
 }
 
 void FsdpState::post_forward(Unit& u, const std::vector<Tensor>& outputs) {
@@ -654,11 +673,13 @@ void FsdpState::post_forward(Unit& u, const std::vector<Tensor>& outputs) {
 }
 
 void FsdpState::hook_outputs(Unit& u, const std::vector<Tensor>& outputs) {
-  if (!GradMode::is_enabled() || !u.requires_grad || u.entries.empty()) return;
+  // Frozen units too: gradients flowing through them to earlier units read their parameters.
+  if (!GradMode::is_enabled() || u.entries.empty()) return;
   std::weak_ptr<FsdpState> weak = weak_from_this();
   Unit* up = &u;
   for (const Tensor& t : outputs) {
-    if (!t.defined() || !t.requires_grad()) continue;
+    // A leaf output (a parameter returned as is) would keep the hook for good, and fire too late.
+    if (!t.defined() || !t.requires_grad() || !t.grad_fn()) continue;
     t.register_hook([weak, up](const Tensor&) {
       if (auto s = weak.lock()) s->pre_backward(*up);
     });
@@ -683,8 +704,7 @@ void FsdpState::start_backward() {
   // Units whose outputs carried no hook (their forward returned no tensor that needs a gradient,
   // or they ran outside a call that runs hooks) are gathered now, for safety.
   for (auto& u : units_) {
-    if (u->ran_forward && !u->hooked && !u->no_grad_forward && u->requires_grad && !u->entries.empty() &&
-        u->state != Unit::UNSHARDED) {
+    if (u->ran_forward && !u->hooked && !u->no_grad_forward && !u->entries.empty() && u->state != Unit::UNSHARDED) {
       if (!warned_unhooked_) {
         warned_unhooked_ = true;
         EMBER_WARN(what(), ": unit ", u->name, " produced no output that needs a gradient, so its parameters are "
@@ -707,16 +727,38 @@ void FsdpState::on_grad(Unit& u, size_t k) {
   if (!sync_) return;  // no_sync: the gradient stays (unsharded) in the parameter's .grad
   if (!autograd::in_backward_pass()) return;
   start_backward();
-  if (u.ready[k] || u.reduce_launched) return;
   Entry& e = u.entries[k];
   Tensor& g = e.param.mutable_grad();
   if (!g.defined()) return;
   NoGradGuard no_grad;
-  if (!u.grad_flat.defined()) u.grad_flat = zeros({u.padded}, g.options().requires_grad(false));
-  u.grad_flat.narrow(0, e.offset, e.numel).copy_(g.reshape({-1}));
+  if (u.reduce_launched) {
+    // A gradient after the unit's reduction (a layer used again, recomputed in a nested
+    // backward): it is reduced with whatever else comes, at the end of backward.
+    u.reduce_launched = false;
+    std::fill(u.ready.begin(), u.ready.end(), false);
+    u.pending = SIZE_MAX;
+  }
+  if (!u.grad_flat.defined()) {
+    u.grad_flat = zeros({u.padded}, g.options().requires_grad(false));
+    // The parameters this backward will reach: those the graph holds a gradient accumulator for
+    // (as a flat parameter's single accumulator fires once its used views are done, in PyTorch),
+    // so a parameter unused on some rank does not hold its unit's reduction back there.
+    if (u.pending != SIZE_MAX) {
+      size_t live = 0;
+      for (const Entry& x : u.entries) {
+        const autograd::AutogradMeta* m = autograd::get_meta(x.param);
+        live += m && !m->grad_accumulator_.expired() ? 1 : 0;
+      }
+      u.pending = live > 0 ? live : u.entries.size();
+    }
+  }
+  Tensor slot = u.grad_flat.narrow(0, e.offset, e.numel);
+  if (u.ready[k]) slot.add_(g.reshape({-1}));  // a second gradient in one backward
+  else slot.copy_(g.reshape({-1}));
   g = Tensor();  // the unsharded gradient is not kept
+  if (u.ready[k]) return;
   u.ready[k] = true;
-  if (--u.pending > 0) return;
+  if (u.pending == SIZE_MAX || --u.pending > 0) return;
   launch_reduce(u);
   if (shards()) reshard(u);
   if (options_.backward_prefetch == BackwardPrefetch::BACKWARD_POST) prefetch(next_in_backward(u));
@@ -813,7 +855,10 @@ double FsdpState::clip_grad_norm_(double max_norm, double norm_type) {
   EMBER_CHECK(!units_.empty(), what(), ": clip_grad_norm_ without parameters");
   NoGradGuard no_grad;
   const bool inf = std::isinf(norm_type);
-  Tensor acc = zeros({1}, TensorOptions().dtype(kDouble));
+  Device where = kCPU;
+  for (auto& u : units_)
+    if (u->flat.defined()) where = u->flat.device();
+  Tensor acc = zeros({1}, TensorOptions().dtype(kDouble).device(where));
   for (auto& u : units_) {
     if (!u->flat.defined() || !u->flat.grad().defined()) continue;
     const Tensor g = u->flat.grad().to(kDouble);

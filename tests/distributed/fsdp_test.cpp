@@ -324,6 +324,89 @@ TEST(FullyShardedDataParallel, ActivationCheckpointingGivesTheSameTraining) {
   });
 }
 
+// A frozen unit between trainable ones is gathered again for the backward that flows through
+// it; a parameter used on one rank only does not hold its unit's reduction back (the other
+// units' collectives stay matched); TransformerEncoder's layers are units (called with hooks).
+struct BranchImpl : torch::nn::Module {
+  torch::nn::Linear a{nullptr}, b{nullptr};
+  BranchImpl() {
+    a = register_module("a", torch::nn::Linear(kDim, kDim));
+    b = register_module("b", torch::nn::Linear(kDim, kDim));
+  }
+  bool use_b = true;
+  torch::Tensor forward(const torch::Tensor& x) { return use_b ? a(x) + b(x) : a(x); }
+};
+TORCH_MODULE(Branch);
+struct BranchyImpl : torch::nn::Module {
+  torch::nn::Linear in{nullptr}, head{nullptr};
+  Branch mid{nullptr};
+  Block frozen{nullptr};
+  BranchyImpl() {
+    in = register_module("in", torch::nn::Linear(5, kDim));
+    mid = register_module("mid", Branch());
+    frozen = register_module("frozen", Block());
+    head = register_module("head", torch::nn::Linear(kDim, 3));
+    for (auto& p : frozen->parameters()) p.set_requires_grad(false);
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return head(frozen(mid(in(x)))); }
+};
+TORCH_MODULE(Branchy);
+
+TEST(FullyShardedDataParallel, FrozenUnitsAndParametersUnusedOnOneRank) {
+  on_ranks(2, [](int rank, int) {
+    torch::manual_seed(8);
+    Branchy model;
+    torch::manual_seed(8);
+    Branchy ref;
+    fsdp::FullyShardedDataParallelOptions o;
+    o.auto_wrap_policy = fsdp::ModuleWrapPolicy<BranchImpl, BlockImpl>();
+    fsdp::FullyShardedDataParallel<Branchy> sharded(model, o);
+    require(sharded.runtime().unit_names().size() == 3, "mid, frozen, root");
+    std::vector<Tensor> trainable;
+    for (auto& p : ref->parameters())
+      if (p.requires_grad()) trainable.push_back(p);
+    torch::optim::SGD a(sharded.parameters(), 0.1), b(trainable, 0.1);
+    for (int step = 0; step < 3; ++step) {
+      const Batch d = batch(step);
+      model->mid->use_b = rank == 0;  // b is used on rank 0 only
+      a.zero_grad(), b.zero_grad();
+      torch::mse_loss(sharded(d.x.narrow(0, rank * 4, 4)), d.y.narrow(0, rank * 4, 4)).backward();
+      a.step();
+      // The reference: each half through its own branch, averaged (what the two ranks compute).
+      ref->mid->use_b = true;
+      Tensor l0 = torch::mse_loss(ref(d.x.narrow(0, 0, 4)), d.y.narrow(0, 0, 4));
+      ref->mid->use_b = false;
+      Tensor l1 = torch::mse_loss(ref(d.x.narrow(0, 4, 4)), d.y.narrow(0, 4, 4));
+      ((l0 + l1) / 2).backward();
+      b.step();
+    }
+    auto got = sharded.state_dict();
+    for (auto& item : ref->named_parameters())
+      require(got[item.key()].allclose(item.value(), 1e-5, 1e-6), "parameter " + item.key());
+  });
+}
+
+TEST(FullyShardedDataParallel, TransformerEncoderLayersAreUnits) {
+  on_ranks(2, [](int rank, int) {
+    auto make = [] {
+      torch::manual_seed(9);
+      return torch::nn::TransformerEncoder(
+          torch::nn::TransformerEncoderOptions(torch::nn::TransformerEncoderLayerOptions(16, 2).dropout(0.0), 3));
+    };
+    torch::nn::TransformerEncoder model = make(), ref = make();
+    fsdp::FullyShardedDataParallelOptions o;
+    o.auto_wrap_policy = fsdp::ModuleWrapPolicy<torch::nn::TransformerEncoderLayerImpl>();
+    fsdp::FullyShardedDataParallel<torch::nn::TransformerEncoder> sharded(model, o);
+    require(sharded.runtime().unit_names().size() == 4, "three layers and the root");
+    torch::manual_seed(10);
+    const Tensor x = torch::randn({5, 4, 16});
+    Tensor out = sharded(x.narrow(1, rank * 2, 2));
+    require(out.allclose(ref(x).narrow(1, rank * 2, 2), 1e-5, 1e-6), "the same output");
+    out.pow(2).mean().backward();
+    require(sharded.runtime().unsharded_units() == 0, "every layer freed after backward");
+  });
+}
+
 TEST(FullyShardedDataParallel, NoSyncAccumulatesLikeOneBigBatch) {
   on_ranks(2, [](int rank, int) {
     Model a = make_model(), b = make_model();

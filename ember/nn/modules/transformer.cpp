@@ -212,7 +212,14 @@ void TransformerEncoderImpl::reset() {
 void TransformerEncoderImpl::reset_parameters() { reset_children(*this); }
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask) {
   Tensor x = src;
-  for (const auto& m : *layers) x = m->as<TransformerEncoderLayerImpl>()->forward(x, src_mask, src_key_padding_mask);
+  for (const auto& m : *layers) {
+    // As a call of the layer (its hooks and call wrapper run: FSDP units, activation checkpointing).
+    auto& layer = *m->as<TransformerEncoderLayerImpl>();
+    x = layer.has_forward_hooks() ? detail::call_with_forward_hooks(layer, [&] {
+          return detail::call_maybe_wrapped(layer, x, src_mask, src_key_padding_mask);
+        })
+                                  : layer.forward(x, src_mask, src_key_padding_mask);
+  }
   return norm.is_empty() ? x : norm.forward(x);
 }
 
@@ -227,9 +234,15 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory, 
                                        const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
                                        const Tensor& memory_key_padding_mask) {
   Tensor x = tgt;
-  for (const auto& m : *layers)
-    x = m->as<TransformerDecoderLayerImpl>()->forward(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
-                                                      memory_key_padding_mask);
+  for (const auto& m : *layers) {
+    auto& layer = *m->as<TransformerDecoderLayerImpl>();  // called as the encoder's layers are
+    x = layer.has_forward_hooks() ? detail::call_with_forward_hooks(layer, [&] {
+          return detail::call_maybe_wrapped(layer, x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                                            memory_key_padding_mask);
+        })
+                                  : layer.forward(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                                                  memory_key_padding_mask);
+  }
   return norm.is_empty() ? x : norm.forward(x);
 }
 
