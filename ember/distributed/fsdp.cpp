@@ -161,6 +161,7 @@ struct Unit {
   std::vector<bool> ready;
   size_t pending = 0;
   bool reduce_launched = false;
+  bool no_sync_counting = false;  // a no_sync backward counts the unit's gradients (to free it)
   Tensor reduced;  // the reduced shard (reduce dtype)
   std::shared_ptr<Work> reduce_work;
   unsigned pre_hook = 0, post_hook = 0;
@@ -225,6 +226,8 @@ class FsdpState : public std::enable_shared_from_this<FsdpState> {
   void pre_backward(Unit& u);
   void start_backward();
   void on_grad(Unit& u, size_t k);
+  void on_grad_no_sync(Unit& u, size_t k);
+  size_t reached_parameters(const Unit& u) const;
   void launch_reduce(Unit& u);
   void finalize_backward();
 
@@ -697,7 +700,7 @@ void FsdpState::start_backward() {
     if (auto s = weak.lock()) s->finalize_backward();
   });
   for (auto& u : units_) {
-    u->grad_flat = Tensor(), u->pending = 0, u->reduce_launched = false;
+    u->grad_flat = Tensor(), u->pending = 0, u->reduce_launched = false, u->no_sync_counting = false;
     std::fill(u->ready.begin(), u->ready.end(), false);
     u->pending = u->requires_grad ? u->entries.size() : 0;
   }
@@ -723,9 +726,36 @@ void FsdpState::pre_backward(Unit& u) {
   if (options_.backward_prefetch == BackwardPrefetch::BACKWARD_PRE) prefetch(next_in_backward(u));
 }
 
+// The parameters of u this backward will reach: those the graph holds a gradient accumulator
+// for (as a flat parameter's single accumulator fires once its used views are done, in
+// PyTorch), so a parameter unused on some rank does not hold its unit back there.
+size_t FsdpState::reached_parameters(const Unit& u) const {
+  size_t live = 0;
+  for (const Entry& x : u.entries) {
+    const autograd::AutogradMeta* m = autograd::get_meta(x.param);
+    live += m && !m->grad_accumulator_.expired() ? 1 : 0;
+  }
+  return live > 0 ? live : u.entries.size();
+}
+
+// no_sync: the gradient stays, unsharded, in the parameter's .grad (no reduction); FULL_SHARD and
+// HYBRID_SHARD still free the unit once its parameters are done, as PyTorch does.
+void FsdpState::on_grad_no_sync(Unit& u, size_t k) {
+  start_backward();
+  if (!u.no_sync_counting) {
+    u.no_sync_counting = true;
+    std::fill(u.ready.begin(), u.ready.end(), false);
+    u.pending = reached_parameters(u);
+  }
+  if (u.ready[k]) return;
+  u.ready[k] = true;
+  if (--u.pending > 0) return;
+  if (reshard_after_forward()) reshard(u);
+}
+
 void FsdpState::on_grad(Unit& u, size_t k) {
-  if (!sync_) return;  // no_sync: the gradient stays (unsharded) in the parameter's .grad
   if (!autograd::in_backward_pass()) return;
+  if (!sync_) return on_grad_no_sync(u, k);
   start_backward();
   Entry& e = u.entries[k];
   Tensor& g = e.param.mutable_grad();
@@ -740,17 +770,7 @@ void FsdpState::on_grad(Unit& u, size_t k) {
   }
   if (!u.grad_flat.defined()) {
     u.grad_flat = zeros({u.padded}, g.options().requires_grad(false));
-    // The parameters this backward will reach: those the graph holds a gradient accumulator for
-    // (as a flat parameter's single accumulator fires once its used views are done, in PyTorch),
-    // so a parameter unused on some rank does not hold its unit's reduction back there.
-    if (u.pending != SIZE_MAX) {
-      size_t live = 0;
-      for (const Entry& x : u.entries) {
-        const autograd::AutogradMeta* m = autograd::get_meta(x.param);
-        live += m && !m->grad_accumulator_.expired() ? 1 : 0;
-      }
-      u.pending = live > 0 ? live : u.entries.size();
-    }
+    if (u.pending != SIZE_MAX) u.pending = reached_parameters(u);
   }
   Tensor slot = u.grad_flat.narrow(0, e.offset, e.numel);
   if (u.ready[k]) slot.add_(g.reshape({-1}));  // a second gradient in one backward

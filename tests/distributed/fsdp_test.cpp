@@ -415,9 +415,19 @@ TEST(FullyShardedDataParallel, NoSyncAccumulatesLikeOneBigBatch) {
     const Batch d = batch(3);
     const Tensor x = d.x.narrow(0, rank * 4, 4), y = d.y.narrow(0, rank * 4, 4);
     {
+      // While gradients reach each block, the blocks already done are freed again (FULL_SHARD frees in
+      // backward under no_sync too): the root and the block at hand are all that is gathered.
+      size_t most = 0;
+      std::vector<unsigned> ids;
+      for (auto& blk : a->blocks)
+        ids.push_back(blk->register_forward_hook([&](torch::nn::Module&, const std::vector<Tensor>& out) {
+          out[0].register_hook([&](const Tensor&) { most = std::max(most, acc.runtime().unsharded_units()); });
+        }));
       auto guard = acc.no_sync();
       (torch::mse_loss(acc(x.narrow(0, 0, 2)), y.narrow(0, 0, 2)) / 2).backward();
       for (const Tensor& p : acc.parameters()) require(!p.grad().defined(), "no reduction inside no_sync");
+      require(most == 2, "units gathered at once in a no_sync backward: " + std::to_string(most));
+      for (size_t i = 0; i < ids.size(); ++i) a->blocks[i]->remove_forward_hook(ids[i]);
     }
     (torch::mse_loss(acc(x.narrow(0, 2, 2)), y.narrow(0, 2, 2)) / 2).backward();
     torch::mse_loss(once(x), y).backward();
