@@ -357,7 +357,10 @@ void FsdpState::make_groups() {
 // Units by the auto-wrap policy, post-order (PyTorch's _recursive_wrap); parameters go to the
 // innermost unit holding them, each parameter once.
 void FsdpState::plan_units() {
-  std::set<const TensorImpl*> claimed;
+  // Each parameter's unit and name. A parameter tied across units (the same tensor under two
+  // names in two units, e.g. an embedding and an output head) would be empty in one of them
+  // whenever the other is sharded: an error naming both.
+  std::map<const TensorImpl*, std::pair<size_t, std::string>> claimed;
   std::function<void(const std::shared_ptr<nn::Module>&, const std::string&, bool)> visit =
       [&](const std::shared_ptr<nn::Module>& m, const std::string& prefix, bool is_root) {
         auto own_numel = [&] {
@@ -376,10 +379,18 @@ void FsdpState::plan_units() {
         u->module = m, u->name = prefix, u->is_root = is_root;
         for (auto& item : m->named_parameters()) {
           const Tensor& p = item.value();
-          if (!p.defined() || !claimed.insert(p.unsafeGetTensorImpl()).second) continue;
+          if (!p.defined()) continue;
+          const std::string fqn = prefix.empty() ? item.key() : prefix + "." + item.key();
+          auto [it, fresh] = claimed.emplace(p.unsafeGetTensorImpl(), std::make_pair(u->index, fqn));
+          if (!fresh) {
+            EMBER_CHECK(it->second.first == u->index || it->second.second == fqn, what(), ": parameter ", fqn,
+                        " is the same tensor as ", it->second.second, ", which another unit holds; put the modules "
+                        "that share it in one unit (wrap their common parent)");
+            continue;
+          }
           Entry e;
           e.param = p;
-          e.fqn = prefix.empty() ? item.key() : prefix + "." + item.key();
+          e.fqn = fqn;
           e.shape = p.sizes().vec();
           e.numel = p.numel();
           u->entries.push_back(std::move(e));

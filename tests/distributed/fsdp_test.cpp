@@ -694,6 +694,28 @@ TEST(FullyShardedDataParallel, ClearErrors) {
     o.intra_node_group = dist::new_group({0});
     require_error([&] { fsdp::FullyShardedDataParallel<Model> f(make_model(), o); },
                                                  "for HYBRID_SHARD");
+    // A tensor tied across two units is refused, naming both; within one unit it is fine.
+    struct HeadImpl : torch::nn::Module {
+      Tensor w;
+      explicit HeadImpl(const Tensor& shared) { w = register_parameter("w", shared); }
+      Tensor forward(const Tensor& x) { return x.matmul(w); }
+    };
+    struct TiedImpl : torch::nn::Module {
+      torch::nn::Linear emb{nullptr};
+      std::shared_ptr<HeadImpl> head;
+      TiedImpl() {
+        emb = register_module("emb", torch::nn::Linear(4, 4));
+        head = register_module("head", std::make_shared<HeadImpl>(emb->weight));
+      }
+      Tensor forward(const Tensor& x) { return head->forward(emb(x)); }
+    };
+    fsdp::FullyShardedDataParallelOptions tied;
+    tied.auto_wrap_policy = fsdp::ModuleWrapPolicy<HeadImpl>();
+    require_error([&] { fsdp::FullyShardedDataParallel<torch::nn::ModuleHolder<TiedImpl>> f(std::make_shared<TiedImpl>(), tied); },
+                  "parameter emb.weight is the same tensor as head.w");
+    auto one_unit = std::make_shared<TiedImpl>();
+    fsdp::FullyShardedDataParallel<torch::nn::ModuleHolder<TiedImpl>> fine(one_unit);
+    require(fine(torch::ones({1, 4})).sizes() == IntArrayRef({1, 4}), "a tie inside one unit works");
     Model model = make_model();
     fsdp::FullyShardedDataParallel<Model> sharded(model);
     auto full = sharded.summon_full_params();
