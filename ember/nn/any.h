@@ -78,7 +78,7 @@ class AnyModule {
   AnyModule() = default;
   template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
   explicit AnyModule(std::shared_ptr<M> module)
-      : module_(module), forward_(with_hooks(module.get(), make_forward(module.get()))), rebind_([](const std::shared_ptr<Module>& fresh) {
+      : module_(module), forward_(with_hooks(module.get(), make_forward(module.get()), returns_tensor<M>())), rebind_([](const std::shared_ptr<Module>& fresh) {
           return AnyModule(std::dynamic_pointer_cast<M>(fresh));
         }) {}
   template <class M>
@@ -202,9 +202,9 @@ class AnyModule {
 
   // f(args), through the module's call wrapper when it has one and every argument is a Tensor
   // (Module::set_call_wrapper); the result must then be a Tensor.
-  static AnyValue call_maybe_wrapped(Module* m, const Forward& f, std::vector<AnyValue>&& args) {
+  static AnyValue call_maybe_wrapped(Module* m, const Forward& f, bool tensor_result, std::vector<AnyValue>&& args) {
     const auto* wrapper = m->_call_wrapper();
-    bool tensors = wrapper != nullptr && !args.empty();
+    bool tensors = wrapper != nullptr && tensor_result && !args.empty();
     for (AnyValue& a : args) tensors = tensors && a.try_get<Tensor>() != nullptr;
     if (!tensors) return f(std::move(args));
     std::vector<Tensor> inputs;
@@ -223,16 +223,28 @@ class AnyModule {
   }
 
   // The module's forward hooks around its forward (Module::register_forward_hook).
-  static Forward with_hooks(Module* m, Forward f) {
-    return [m, f = std::move(f)](std::vector<AnyValue>&& args) {
+  static Forward with_hooks(Module* m, Forward f, bool tensor_result) {
+    return [m, f = std::move(f), tensor_result](std::vector<AnyValue>&& args) {
       if (!m->has_forward_hooks()) return f(std::move(args));
       m->_run_forward_pre_hooks();
-      AnyValue v = call_maybe_wrapped(m, f, std::move(args));
+      AnyValue v = call_maybe_wrapped(m, f, tensor_result, std::move(args));
       std::vector<Tensor> outputs;
       if (const Tensor* t = v.try_get<Tensor>()) outputs.push_back(*t);
       m->_run_forward_hooks(outputs);
       return v;
     };
+  }
+
+  // Whether M's forward returns a Tensor (only such calls go through a call wrapper, as on
+  // the holder path); an overloaded forward is called Tensor -> Tensor.
+  template <class C, class R, class... P>
+  static constexpr bool tensor_return(R (C::*)(P...)) { return std::is_same_v<R, Tensor>; }
+  template <class C, class R, class... P>
+  static constexpr bool tensor_return(R (C::*)(P...) const) { return std::is_same_v<R, Tensor>; }
+  template <class M>
+  static constexpr bool returns_tensor() {
+    if constexpr (requires { &M::forward; }) return tensor_return(&M::forward);
+    else return true;
   }
 
   template <class M>

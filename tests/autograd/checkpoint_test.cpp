@@ -122,6 +122,13 @@ TEST(Checkpoint, ModulesCheckpointedThroughTheirCalls) {
   z.sum().backward();
   const auto g3 = grads_of(*ckpt);
   for (size_t i = 0; i < g1.size(); ++i) EXPECT_TRUE(g3[i].allclose(g1[i], 1e-6, 1e-7)) << i;
+  // A module whose forward returns no Tensor is called as is in a Sequential, wrapper or not.
+  torch::nn::LSTM lstm(4, 3);
+  lstm->set_call_wrapper([](const std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)>& run,
+                            const std::vector<torch::Tensor>& inputs) { return ember::utils::checkpoint(run, inputs); });
+  torch::nn::Sequential with_lstm(lstm);
+  auto out = with_lstm->forward<std::tuple<torch::Tensor, std::tuple<torch::Tensor, torch::Tensor>>>(torch::randn({2, 1, 4}));
+  EXPECT_EQ(std::get<0>(out).sizes(), IntArrayRef({2, 1, 3}));
 }
 
 }  // namespace checkpoint_test
