@@ -94,8 +94,9 @@ constexpr int kMaxPrefetchedGathers = 2;
 constexpr size_t kMaxReductionsInFlight = 2;
 constexpr const char* kShardedFormat = "ember.fsdp.sharded_state_dict/1";
 
-// Points `p` at `data` (storage, dtype, geometry) without bumping its version: the tensors
-// backward saved from p see the gathered buffer again (Note [FSDP flat parameters]).
+// Points `p` at `data` (storage, device, dtype, geometry) without bumping its version: the
+// tensors backward saved from p see the gathered buffer again (Note [FSDP flat parameters]).
+// Tensor::set_data does the same and bumps the version, which would fail those saved tensors.
 void point_at(const Tensor& p, const Tensor& data) {
   TensorImpl* impl = p.unsafeGetTensorImpl();
   const TensorImpl* src = data.unsafeGetTensorImpl();

@@ -99,8 +99,24 @@ struct Module::ForwardHooks {
   bool empty() const { return pre.empty() && post.empty() && !wrapper; }
 };
 
+namespace {
+std::atomic<unsigned> g_next_forward_hook{1};
+
+// Copy on write: a hook list being run (a hook registering or removing another) stays intact.
+template <class Hooks>
+std::shared_ptr<Hooks> copy_of(const std::shared_ptr<Hooks>& hooks) {
+  return hooks ? std::make_shared<Hooks>(*hooks) : std::make_shared<Hooks>();
+}
+template <class List, class Hook>
+unsigned append(List& list, Hook hook) {
+  const unsigned id = g_next_forward_hook.fetch_add(1);
+  list.emplace_back(id, std::move(hook));
+  return id;
+}
+}  // namespace
+
 void Module::set_call_wrapper(CallWrapper wrapper) {
-  auto next = hooks_ ? std::make_shared<ForwardHooks>(*hooks_) : std::make_shared<ForwardHooks>();
+  auto next = copy_of(hooks_);
   next->wrapper = std::move(wrapper);
   hooks_ = next->empty() ? nullptr : std::move(next);
 }
@@ -109,33 +125,25 @@ const Module::CallWrapper* Module::_call_wrapper() const noexcept {
   return hooks_ && hooks_->wrapper ? &hooks_->wrapper : nullptr;
 }
 
-namespace {
-std::atomic<unsigned> g_next_forward_hook{1};
-}  // namespace
-
 unsigned Module::register_forward_pre_hook(ForwardPreHook hook) {
   EMBER_CHECK(hook != nullptr, "register_forward_pre_hook: the hook is empty");
-  // Copy on write: a hook list being run (a hook registering another) stays intact.
-  auto next = hooks_ ? std::make_shared<ForwardHooks>(*hooks_) : std::make_shared<ForwardHooks>();
-  const unsigned id = g_next_forward_hook.fetch_add(1);
-  next->pre.emplace_back(id, std::move(hook));
+  auto next = copy_of(hooks_);
+  const unsigned id = append(next->pre, std::move(hook));
   hooks_ = std::move(next);
   return id;
 }
 
 unsigned Module::register_forward_hook(ForwardHook hook) {
   EMBER_CHECK(hook != nullptr, "register_forward_hook: the hook is empty");
-  // Copy on write: a hook list being run (a hook registering another) stays intact.
-  auto next = hooks_ ? std::make_shared<ForwardHooks>(*hooks_) : std::make_shared<ForwardHooks>();
-  const unsigned id = g_next_forward_hook.fetch_add(1);
-  next->post.emplace_back(id, std::move(hook));
+  auto next = copy_of(hooks_);
+  const unsigned id = append(next->post, std::move(hook));
   hooks_ = std::move(next);
   return id;
 }
 
 bool Module::remove_forward_hook(unsigned handle) {
   if (!hooks_) return false;
-  auto next = std::make_shared<ForwardHooks>(*hooks_);  // copy on write, as above
+  auto next = copy_of(hooks_);
   const size_t before = next->pre.size() + next->post.size();
   std::erase_if(next->pre, [&](const auto& h) { return h.first == handle; });
   std::erase_if(next->post, [&](const auto& h) { return h.first == handle; });
