@@ -48,39 +48,41 @@ Work::Work(std::string op, std::vector<Tensor> outputs) : op_(std::move(op)), ou
 Work::~Work() = default;
 
 bool Work::isCompleted() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return completed_;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->completed;
 }
 bool Work::isSuccess() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return completed_ && !error_;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->completed && !state_->error;
 }
 std::exception_ptr Work::exception() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return error_;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->error;
 }
 bool Work::wait(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  Completion& c = *state_;
+  std::unique_lock<std::mutex> lock(c.mutex);
   if (timeout > std::chrono::milliseconds::zero()) {
-    EMBER_CHECK(cv_.wait_for(lock, timeout, [&] { return completed_; }), "ProcessGroup: ", op_,
+    EMBER_CHECK(c.cv.wait_for(lock, timeout, [&] { return c.completed; }), "ProcessGroup: ", op_,
                 " did not complete within ", timeout.count(), " ms (Work::wait's timeout)");
   } else {
-    cv_.wait(lock, [&] { return completed_; });
+    c.cv.wait(lock, [&] { return c.completed; });
   }
-  if (error_) std::rethrow_exception(error_);
+  if (c.error) std::rethrow_exception(c.error);
   return true;
 }
 std::vector<Tensor> Work::result() {
   wait();
   return outputs_;
 }
-void Work::finish(std::exception_ptr error) {
+void Work::finish(std::exception_ptr error) { state_->finish(std::move(error)); }
+void Work::Completion::finish(std::exception_ptr e) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    completed_ = true;
-    error_ = std::move(error);
+    std::lock_guard<std::mutex> lock(mutex);
+    completed = true;
+    error = std::move(e);
   }
-  cv_.notify_all();
+  cv.notify_all();
 }
 
 ProcessGroup::ProcessGroup(int rank, int size) : rank_(rank), size_(size) {
@@ -387,22 +389,24 @@ std::shared_ptr<Work> ProcessGroupGloo::enqueue(std::string op, std::vector<Tens
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     const uint32_t tag = impl_->next_tag++;
-    impl_->queue.push_back([this, work, op, t, tag, run = std::move(run)] {
+    impl_->queue.push_back([this, done = work->completion(), op, t, tag, run = std::move(run)]() mutable {
       // The collectives write the callers' tensors as data: never recorded by autograd (grad
       // mode is per thread, and the caller's guard does not reach this worker).
       autograd::BelowAutogradGuard below;
+      std::exception_ptr error;
       try {
         run(tag, t);
-        work->finish();
       } catch (const ::gloo::Exception& e) {
         // A rank that died closes its connections; one that hangs runs the clock out.
-        work->finish(std::make_exception_ptr(Error(::ember::detail::str_cat(
+        error = std::make_exception_ptr(Error(::ember::detail::str_cat(
             "ProcessGroupGloo: ", op, " failed on rank ", rank_, " of ", size_, " (timeout ", t.count(),
             " ms): another rank died, hung or disagrees on the collective", gone_ranks(*impl_->store, rank_, size_),
-            ": ", e.what()))));
+            ": ", e.what())));
       } catch (...) {
-        work->finish(std::current_exception());
+        error = std::current_exception();
       }
+      run = nullptr;  // the tensors (and staging buffers) it captured go before any waiter wakes
+      done->finish(std::move(error));
     });
   }
   impl_->cv.notify_one();

@@ -99,13 +99,23 @@ class Work {
   // Called once by the backend.
   void finish(std::exception_ptr error = nullptr);
 
+  // How a backend's worker thread completes the Work without holding the Work itself (and so
+  // the caller's tensors in outputs_): once a waiter wakes, the only references left to the
+  // collective's tensors are the caller's, so memory is freed when the caller lets go, not
+  // whenever the worker thread gets round to dropping its copies.
+  struct Completion {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool completed = false;
+    std::exception_ptr error;
+    void finish(std::exception_ptr error = nullptr);
+  };
+  std::shared_ptr<Completion> completion() const { return state_; }
+
  private:
   std::string op_;
   std::vector<Tensor> outputs_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool completed_ = false;
-  std::exception_ptr error_;
+  std::shared_ptr<Completion> state_ = std::make_shared<Completion>();
 };
 
 class ProcessGroup {
