@@ -11,7 +11,8 @@
 # machine, unpacks it and runs, printing one summary line per suite:
 #   1. the CUDA tests (tests/cuda: every pointwise op, reductions, indexing, sorting,
 #      sampling, pooling and layers on CUDA against the CPU, copies, the runtime, the
-#      allocator, pinned memory), with a per-test timeout;
+#      allocator, pinned memory, ProcessGroupNCCL), with a per-test timeout; then the NCCL
+#      tests again for their own line;
 #   2. compute-sanitizer memcheck and racecheck over the CUDA tests;
 #   3. bench/cuda_bench against PyTorch eager on the same card (bench/cuda_bench.py): time
 #      ratio (> 1: ember faster) and bandwidth, FLOP/s or items/s per case: pointwise,
@@ -87,6 +88,13 @@ failed=$(grep -c '^\[  FAILED  \].*ms)' "$root/tests.txt" || true)
 skipped=$(grep -c '^\[  SKIPPED \]' "$root/tests.txt" || true)
 say "cuda_tests: exit $rc; $(grep -E '^\[  PASSED  \]' "$root/tests.txt" || echo "no PASSED line"); failed $failed, skipped $skipped"
 
+# 1b. NCCL (issue 17): ProcessGroupNCCL's collectives in a world of one on this GPU, a missing
+#     rank named within the timeout, DDP over NCCL against local training (also in step 1; run
+#     again here for its own line, with NCCL's warnings shown).
+NCCL_DEBUG=WARN timeout 120 "$root/bin/cuda_tests" --gtest_filter='ProcessGroupNCCL.*' >"$root/nccl.txt" 2>&1
+rc=$?
+tail -n 12 "$root/nccl.txt"
+say "NCCL tests: exit $rc; $(grep -E '^\[  PASSED  \]' "$root/nccl.txt" || echo "no PASSED line"); $(grep -c '^\[  FAILED  \].*ms)' "$root/nccl.txt") failed"
 # 2. compute-sanitizer over the device tests (memcheck: out-of-bounds and misaligned accesses,
 #    leaks of device memory; racecheck: shared-memory races).
 if command -v compute-sanitizer >/dev/null; then

@@ -6,6 +6,7 @@
 #include "ember/autograd/callbacks.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/error.h"
+#include "ember/cuda/cuda.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn::parallel {
@@ -43,6 +44,13 @@ void broadcast_from_rank0(std::vector<Tensor> tensors, const dist::Group& group)
   }
 }
 
+namespace {
+// Where a group's collectives take their tensors: NCCL's on the current CUDA device, Gloo's on the CPU.
+Device collective_device(const dist::Group& group) {
+  return dist::get_backend(group) == "nccl" ? Device(kCUDA, cuda::current_device()) : Device(kCPU);
+}
+}  // namespace
+
 void verify_same_parameters(const std::vector<Tensor>& params, const std::vector<std::string>& names,
                             const dist::Group& group, const char* who) {
   const int world = dist::get_world_size(group);
@@ -59,16 +67,19 @@ void verify_same_parameters(const std::vector<Tensor>& params, const std::vector
   for (const std::string& m : mine) text += m + "\n";
   // Rank 0's description to every rank, then who differs.
   const int root = dist::get_global_rank(group ? group : nullptr, 0);
-  Tensor len = full({1}, int64_t(text.size()), TensorOptions().dtype(kLong));
+  const Device device = collective_device(group);
+  Tensor len = full({1}, int64_t(text.size()), TensorOptions().dtype(kLong).device(device));
   dist::broadcast(len, root, group);
   Tensor bytes = dist::get_rank(group) == 0
-                     ? from_blob(text.data(), {int64_t(text.size())}, TensorOptions().dtype(kByte)).clone()
-                     : empty({len.item<int64_t>()}, TensorOptions().dtype(kByte));
+                     ? from_blob(text.data(), {int64_t(text.size())}, TensorOptions().dtype(kByte)).to(device)
+                     : empty({len.item<int64_t>()}, TensorOptions().dtype(kByte).device(device));
   dist::broadcast(bytes, root, group);
+  bytes = bytes.to(kCPU);
   const std::string reference(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), size_t(bytes.numel()));
-  Tensor differs = full({1}, text == reference ? 0 : 1, TensorOptions().dtype(kInt));
-  Tensor all = empty({world}, TensorOptions().dtype(kInt));
+  Tensor differs = full({1}, text == reference ? 0 : 1, TensorOptions().dtype(kInt).device(device));
+  Tensor all = empty({world}, TensorOptions().dtype(kInt).device(device));
   dist::all_gather_into_tensor(all, differs, group);
+  all = all.to(kCPU);
   std::string ranks;
   for (int r = 0; r < world; ++r)
     if (all.data_ptr<int32_t>()[r]) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
@@ -215,8 +226,10 @@ void Reducer::finalize() {
   // or momentum would then act on). One more all-reduce, after the buckets on every rank.
   std::vector<int32_t> used_anywhere(params_.size(), 1);
   if (options_.find_unused_parameters) {
-    Tensor flags = from_blob(used_here.data(), {int64_t(used_here.size())}, TensorOptions().dtype(kInt)).clone();
+    Tensor flags =
+        from_blob(used_here.data(), {int64_t(used_here.size())}, TensorOptions().dtype(kInt)).to(collective_device(group_));
     dist::all_reduce(flags, dist::ReduceOp::MAX, group_);
+    flags = flags.to(kCPU);
     const int32_t* f = flags.data_ptr<int32_t>();
     used_anywhere.assign(f, f + params_.size());
   }

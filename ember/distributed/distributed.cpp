@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "ember/core/error.h"
+#include "ember/distributed/process_group_nccl.h"
 
 namespace ember::distributed {
 
@@ -49,9 +50,13 @@ std::shared_ptr<ProcessGroup> make_backend(const std::string& backend, std::shar
     else if (m != "localhost" && m.rfind("127.", 0) != 0 && m != "::1") o.hostname.clear();
     return std::make_shared<ProcessGroupGloo>(std::move(store), rank, size, o);
   }
-  EMBER_CHECK(b != "nccl" && b != "mpi", "init_process_group: the '", b, "' backend is not available in ember yet "
-              "(use 'gloo')");
-  EMBER_CHECK(false, "init_process_group: unknown backend '", backend, "' (expected 'gloo')");
+  if (b == "nccl") {
+    ProcessGroupNCCL::Options o;
+    o.timeout = timeout;
+    return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, o);
+  }
+  EMBER_CHECK(b != "mpi", "init_process_group: the 'mpi' backend is not available in ember (use 'gloo' or 'nccl')");
+  EMBER_CHECK(false, "init_process_group: unknown backend '", backend, "' (expected 'gloo' or 'nccl')");
 }
 
 // What new_group hands a rank outside the group (PyTorch's GroupMember.NON_GROUP_MEMBER):

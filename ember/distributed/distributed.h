@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ember/distributed/process_group.h"
+#include "ember/distributed/process_group_nccl.h"
 #include "ember/distributed/store.h"
 
 namespace ember::distributed {
@@ -27,7 +28,8 @@ inline constexpr std::chrono::milliseconds kDefaultPgTimeout = std::chrono::minu
 // Creates the default group. init_method: "env://" (MASTER_ADDR, MASTER_PORT, RANK,
 // WORLD_SIZE; world_size / rank given here override the variables), "tcp://host:port" or
 // "file:///path" (world_size and rank required); or an explicit `store` (then init_method is
-// ignored). backend: "gloo" (CPU tensors); "nccl" and "mpi" are not available yet and say so.
+// ignored). backend: "gloo" (CPU tensors) or "nccl" (CUDA tensors, ProcessGroupNCCL); "mpi" is
+// not available and says so.
 void init_process_group(const std::string& backend, const std::string& init_method = "env://", int world_size = -1,
                         int rank = -1, std::chrono::milliseconds timeout = kDefaultPgTimeout,
                         std::shared_ptr<Store> store = nullptr);

@@ -27,6 +27,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/error.h"
+#include "ember/distributed/process_group_util.h"
 #include "ember/ops/functions.h"
 
 namespace ember::distributed {
@@ -79,6 +80,7 @@ void Work::finish(std::exception_ptr error) { state_->finish(std::move(error)); 
 void Work::Completion::finish(std::exception_ptr e) {
   {
     std::lock_guard<std::mutex> lock(mutex);
+    if (completed) return;  // the first outcome stands (a watchdog and a poll may both report)
     completed = true;
     error = std::move(e);
   }
@@ -276,48 +278,6 @@ uint64_t p2p_slot(int tag) { return (uint64_t(0xE3) << 56) | uint32_t(tag); }
 
 }  // namespace
 
-// Note [Naming the missing rank]
-// When a collective fails, the group asks which of its ranks are gone: at construction every
-// rank records "<host> <pid>" in the store, and a failure checks the ranks on this host
-// (/proc: no such process, or a zombie, is gone). The message then names them; ranks on other
-// hosts, or a store that died with its rank 0, leave the message without that part.
-std::string proc_id() {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  return std::string(host) + " " + std::to_string(::getpid());
-}
-
-bool process_gone(long pid) {
-  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-  if (!f) return true;
-  long read_pid = 0;
-  char comm[256] = {}, state = '?';
-  const int n = std::fscanf(f, "%ld (%255[^)]) %c", &read_pid, comm, &state);
-  std::fclose(f);
-  return n == 3 && (state == 'Z' || state == 'X');
-}
-
-// " (ranks no longer running: 2 (pid 123))" for the ranks of this host that are gone, or "".
-std::string gone_ranks(Store& store, int rank, int size) {
-  try {
-    char host[256] = {};
-    ::gethostname(host, sizeof host - 1);
-    std::string gone;
-    for (int r = 0; r < size; ++r) {
-      const std::string key = "ember_pg_proc/" + std::to_string(r);
-      if (r == rank || !store.check({key})) continue;
-      const std::string id = store.get_to_str(key);
-      const size_t sp = id.rfind(' ');
-      if (sp == std::string::npos || id.substr(0, sp) != host) continue;
-      const long pid = std::atol(id.c_str() + sp + 1);
-      if (process_gone(pid)) gone += (gone.empty() ? "" : ", ") + std::to_string(r) + " (pid " + std::to_string(pid) + ")";
-    }
-    return gone.empty() ? "" : " (ranks no longer running: " + gone + ")";
-  } catch (const std::exception&) {
-    return "";  // the store went with its rank 0
-  }
-}
-
 struct ProcessGroupGloo::Impl {
   std::shared_ptr<::gloo::rendezvous::Context> context;
   std::shared_ptr<Store> store;
@@ -347,7 +307,7 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int s
     std::shared_ptr<::gloo::transport::Device> device = ::gloo::transport::tcp::CreateDevice(attr);
     auto context = std::make_shared<::gloo::rendezvous::Context>(rank, size);
     context->setTimeout(options_.timeout);
-    store->set("ember_pg_proc/" + std::to_string(rank), proc_id());
+    store->set("ember_pg_proc/" + std::to_string(rank), detail::proc_id());
     impl_->store = store;
     GlooStore gloo_store(std::move(store));
     ::gloo::rendezvous::PrefixStore prefixed("ember_gloo", gloo_store);
@@ -400,7 +360,7 @@ std::shared_ptr<Work> ProcessGroupGloo::enqueue(std::string op, std::vector<Tens
         // A rank that died closes its connections; one that hangs runs the clock out.
         error = std::make_exception_ptr(Error(::ember::detail::str_cat(
             "ProcessGroupGloo: ", op, " failed on rank ", rank_, " of ", size_, " (timeout ", t.count(),
-            " ms): another rank died, hung or disagrees on the collective", gone_ranks(*impl_->store, rank_, size_),
+            " ms): another rank died, hung or disagrees on the collective", detail::gone_ranks(*impl_->store, rank_, size_),
             ": ", e.what())));
       } catch (...) {
         error = std::current_exception();
@@ -689,5 +649,51 @@ std::shared_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>& tensors, int s
   buf->recv(srcRank, p2p_slot(tag));
   return std::make_shared<P2PWork>("recv", t, std::move(buf), false, options_.timeout, srcRank);
 }
+
+namespace detail {
+
+// Note [Naming the missing rank]
+// When a collective fails, the group asks which of its ranks are gone: at construction every
+// rank records "<host> <pid>" in the store, and a failure checks the ranks on this host
+// (/proc: no such process, or a zombie, is gone). The message then names them; ranks on other
+// hosts, or a store that died with its rank 0, leave the message without that part.
+std::string proc_id() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + " " + std::to_string(::getpid());
+}
+
+bool process_gone(long pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return true;
+  long read_pid = 0;
+  char comm[256] = {}, state = '?';
+  const int n = std::fscanf(f, "%ld (%255[^)]) %c", &read_pid, comm, &state);
+  std::fclose(f);
+  return n == 3 && (state == 'Z' || state == 'X');
+}
+
+// " (ranks no longer running: 2 (pid 123))" for the ranks of this host that are gone, or "".
+std::string gone_ranks(Store& store, int rank, int size) {
+  try {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    std::string gone;
+    for (int r = 0; r < size; ++r) {
+      const std::string key = "ember_pg_proc/" + std::to_string(r);
+      if (r == rank || !store.check({key})) continue;
+      const std::string id = store.get_to_str(key);
+      const size_t sp = id.rfind(' ');
+      if (sp == std::string::npos || id.substr(0, sp) != host) continue;
+      const long pid = std::atol(id.c_str() + sp + 1);
+      if (process_gone(pid)) gone += (gone.empty() ? "" : ", ") + std::to_string(r) + " (pid " + std::to_string(pid) + ")";
+    }
+    return gone.empty() ? "" : " (ranks no longer running: " + gone + ")";
+  } catch (const std::exception&) {
+    return "";  // the store went with its rank 0
+  }
+}
+
+}  // namespace detail
 
 }  // namespace ember::distributed

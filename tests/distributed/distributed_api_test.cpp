@@ -5,6 +5,7 @@
 // unavailable backends.
 #include <cstdlib>
 
+#include "ember/cuda/cuda.h"
 #include "ember/distributed/distributed.h"
 #include "store_test_util.h"
 #include "temp_files.h"
@@ -132,7 +133,10 @@ TEST(DistributedApi, ErrorsBeforeInitAndForUnknownBackends) {
   EXPECT_ERROR_WITH(dist::get_rank(), "has not been initialized");
   EXPECT_ERROR_WITH(dist::new_group({0}), "has not been initialized");
   auto store = std::make_shared<dist::HashStore>();
-  EXPECT_ERROR_WITH(dist::init_process_group("nccl", "", 1, 0, 5s, store), "'nccl' backend is not available");
+  if (!cuda::is_available())  // NCCL needs a GPU (tests/cuda/nccl_test.cpp runs it where there is one)
+    EXPECT_ERROR_WITH(dist::init_process_group("nccl", "", 1, 0, 5s, store),
+                      cuda::is_built() ? "NCCL needs a CUDA device" : "built without CUDA");
+  EXPECT_ERROR_WITH(dist::init_process_group("mpi", "", 1, 0, 5s, store), "'mpi' backend is not available");
   EXPECT_ERROR_WITH(dist::init_process_group("gloo", "udp://x", 1, 0), "unknown init_method 'udp://x'");
   EXPECT_ERROR_WITH(dist::init_process_group("gloo", "tcp://127.0.0.1:1"), "tcp:// needs world_size and rank");
   // A world of one, on a HashStore: every collective is the identity.
