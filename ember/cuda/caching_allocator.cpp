@@ -164,6 +164,7 @@ void recordStream(const DataPtr& ptr, CUDAStream stream) {
   static_cast<DeviceState*>(ptr.context())->blocks.record_stream(ptr.get(),
                                                                  reinterpret_cast<uintptr_t>(stream.stream()));
 }
+bool owns(const DataPtr& ptr) { return ptr.get() && ptr.deleter() == &CudaAllocator::release; }
 void* raw_alloc(size_t nbytes) { return raw_alloc_with_stream(nbytes, getCurrentCUDAStream().stream()); }
 void* raw_alloc_with_stream(size_t nbytes, cudaStream_t stream) {
   DeviceIndex i = current_device();

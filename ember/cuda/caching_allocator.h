@@ -16,6 +16,8 @@ void resetAccumulatedStats(DeviceIndex device);
 void emptyCache();
 // Marks memory from this allocator as used by `stream` (Note [Caching block allocator]).
 void recordStream(const DataPtr& ptr, CUDAStream stream);
+// True when `ptr` is memory of this allocator (recordStream applies to it).
+bool owns(const DataPtr& ptr);
 // Raw blocks on the current device and stream, outside any tensor.
 void* raw_alloc(size_t nbytes);
 void* raw_alloc_with_stream(size_t nbytes, cudaStream_t stream);

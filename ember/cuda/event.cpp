@@ -19,9 +19,12 @@ CUDAEvent& CUDAEvent::operator=(CUDAEvent&& o) noexcept {
 }
 
 CUDAEvent::~CUDAEvent() {
-  if (event_) {
+  if (!event_) return;
+  try {
     CUDAGuard g(device_index_);
     (void)cudaEventDestroy(event_);
+  } catch (...) {
+    // The driver is gone (exit) or the context broken: nothing left to release.
   }
 }
 

@@ -45,9 +45,13 @@ void broadcast_from_rank0(std::vector<Tensor> tensors, const dist::Group& group)
 }
 
 namespace {
-// Where a group's collectives take their tensors: NCCL's on the current CUDA device, Gloo's on the CPU.
-Device collective_device(const dist::Group& group) {
-  return dist::get_backend(group) == "nccl" ? Device(kCUDA, cuda::current_device()) : Device(kCPU);
+// Where a group's collectives take their tensors: Gloo's on the CPU; NCCL's on the CUDA device
+// of the parameters (else the current one), so no communicator is made on another device.
+Device collective_device(const dist::Group& group, const std::vector<Tensor>& params) {
+  if (dist::get_backend(group) != "nccl") return Device(kCPU);
+  for (const Tensor& p : params)
+    if (p.defined() && p.is_cuda()) return p.device();
+  return Device(kCUDA, cuda::current_device());
 }
 }  // namespace
 
@@ -67,7 +71,7 @@ void verify_same_parameters(const std::vector<Tensor>& params, const std::vector
   for (const std::string& m : mine) text += m + "\n";
   // Rank 0's description to every rank, then who differs.
   const int root = dist::get_global_rank(group ? group : nullptr, 0);
-  const Device device = collective_device(group);
+  const Device device = collective_device(group, params);
   Tensor len = full({1}, int64_t(text.size()), TensorOptions().dtype(kLong).device(device));
   dist::broadcast(len, root, group);
   Tensor bytes = dist::get_rank(group) == 0
@@ -227,7 +231,7 @@ void Reducer::finalize() {
   std::vector<int32_t> used_anywhere(params_.size(), 1);
   if (options_.find_unused_parameters) {
     Tensor flags =
-        from_blob(used_here.data(), {int64_t(used_here.size())}, TensorOptions().dtype(kInt)).to(collective_device(group_));
+        from_blob(used_here.data(), {int64_t(used_here.size())}, TensorOptions().dtype(kInt)).to(collective_device(group_, params_));
     dist::all_reduce(flags, dist::ReduceOp::MAX, group_);
     flags = flags.to(kCPU);
     const int32_t* f = flags.data_ptr<int32_t>();

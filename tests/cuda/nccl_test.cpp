@@ -2,14 +2,21 @@
 // checks and the construction error run; the collectives need a GPU and skip, saying so. A
 // machine with one GPU runs a world of one (NCCL's kernels run, and every out-of-place result
 // is checked against the CPU), the failure paths of a world of two with one rank missing, and
-// DDP over NCCL against local training. Two ranks on two GPUs are not tested here.
+// DDP over NCCL against local training, and the watchdog aborting a collective held past the
+// timeout. Two ranks on two GPUs are not tested here (a world of one moves no data between
+// ranks: in-place reductions are the identity, so the out-of-place forms check the counts).
 #if defined(EMBER_WITH_CUDA)
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <nccl.h>
+
+#include <cstdio>
+#include <thread>
 
 #include <torch/torch.h>
 
 #include "cuda_test_util.h"
+#include "ember/cuda/guard.h"
 #include "ember/cuda/lazy_library.h"
 #include "ember/distributed/ddp.h"
 #include "ember/distributed/distributed.h"
@@ -116,14 +123,19 @@ TEST(ProcessGroupNCCL, WorkOrdersTheCallersStreamAndFinishes) {
   EMBER_REQUIRE_GPU();
   auto store = std::make_shared<dist::HashStore>();
   dist::ProcessGroupNCCL pg(store, 0, 1, quick());
-  // A large tensor written by a kernel just before: the collective must see the written values
-  // (its stream waits for the caller's), and the caller's later kernels see the collective's.
-  Tensor x = torch::zeros({1 << 24}, torch::kCUDA);
-  x.fill_(2.0);
+  // The input is written by a long chain of kernels on a side stream made current: the
+  // collective must see the final values (its stream waits for the caller's current one), and
+  // the caller's later kernels the collective's result (wait() orders them after it).
   Tensor out = torch::empty({1 << 24}, torch::kCUDA);
-  auto work = pg._allgather_base(out, x);
-  work->wait();
-  EXPECT_EQ(out.sum().item<double>(), 2.0 * (1 << 24));
+  Tensor x = torch::zeros({1 << 24}, torch::kCUDA);
+  std::shared_ptr<dist::Work> work;
+  {
+    cuda::CUDAStreamGuard side(cuda::getStreamFromPool());
+    for (int i = 0; i < 100; ++i) x.mul_(1.0).add_(0.02);
+    work = pg._allgather_base(out, x);
+    work->wait();
+    EXPECT_NEAR(out.sum().item<double>(), 2.0 * (1 << 24), 1e-3 * (1 << 24));
+  }
   for (int i = 0; i < 200 && !work->isCompleted(); ++i) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(work->isCompleted());
   EXPECT_TRUE(work->isSuccess());
@@ -155,10 +167,51 @@ TEST(ProcessGroupNCCL, AMissingRankIsNamedWithinTheTimeout) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
 }
 
+// A host function that holds the stream it is queued on for 4 s.
+void CUDART_CB hold_stream(void*) { std::this_thread::sleep_for(4s); }
+
+// Runs in the death test's child: exits 0 when the held collective failed by the watchdog's
+// timeout and a later one was refused.
+[[noreturn]] void watchdog_scenario() {
+  auto store = std::make_shared<dist::HashStore>();
+  dist::ProcessGroupNCCL pg(store, 0, 1, quick(1000ms));
+  std::vector<Tensor> t{torch::ones({8}, torch::kCUDA)};
+  pg.allreduce(t)->wait();  // the communicator exists
+  (void)cudaLaunchHostFunc(cuda::getCurrentCUDAStream().stream(), hold_stream, nullptr);
+  auto work = pg.allreduce(t);  // waits behind the held stream, past the timeout
+  std::string first, later;
+  try {
+    work->wait(10000ms);  // the CPU waits (a plain wait() only orders the current stream)
+  } catch (const std::exception& e) {
+    first = e.what();
+  }
+  try {
+    pg.allreduce(t);
+  } catch (const std::exception& e) {
+    later = e.what();
+  }
+  const bool ok =
+      first.find("allreduce (collective #2) on rank 0 of 1 did not finish within 1000 ms") != std::string::npos &&
+      later.find("communicators were aborted") != std::string::npos;
+  std::fprintf(stderr, "first: %s\nlater: %s\n", first.c_str(), later.c_str());
+  std::_Exit(ok ? 0 : 1);
+}
+
+TEST(ProcessGroupNCCL, TheWatchdogAbortsACollectivePastTheTimeout) {
+  EMBER_REQUIRE_GPU();
+  // In a child process of its own (gtest's threadsafe death test re-runs the binary): the
+  // aborted communicator must not share a CUDA context with the other tests.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(watchdog_scenario(), ::testing::ExitedWithCode(0), "");
+}
+
 TEST(ProcessGroupNCCL, DdpOverNcclTrainsLikeLocalTraining) {
   EMBER_REQUIRE_GPU();
   auto store = std::make_shared<dist::HashStore>();
   dist::init_process_group("nccl", "", 1, 0, 60s, store);
+  struct Destroy {
+    ~Destroy() { dist::destroy_process_group(); }
+  } destroy;
   EXPECT_EQ(dist::get_backend(), "nccl");
   torch::manual_seed(3);
   torch::nn::Sequential local(torch::nn::Linear(16, 32), torch::nn::ReLU(), torch::nn::Linear(32, 4));
@@ -169,7 +222,9 @@ TEST(ProcessGroupNCCL, DdpOverNcclTrainsLikeLocalTraining) {
   }
   local->to(torch::kCUDA);
   wrapped->to(torch::kCUDA);
-  nn::parallel::DistributedDataParallel<torch::nn::Sequential> ddp(wrapped);
+  nn::parallel::DistributedDataParallelOptions o;
+  o.find_unused_parameters = true;  // one more all-reduce per step, of flags on the parameters' device
+  nn::parallel::DistributedDataParallel<torch::nn::Sequential> ddp(wrapped, nullptr, o);
   torch::optim::SGD a(local->parameters(), 0.05), b(ddp.parameters(), 0.05);
   for (int step = 0; step < 10; ++step) {
     Tensor x = torch::randn({32, 16}, torch::kCUDA);
@@ -182,7 +237,6 @@ TEST(ProcessGroupNCCL, DdpOverNcclTrainsLikeLocalTraining) {
     b.step();
     EXPECT_NEAR(la.item<double>(), lb.item<double>(), 1e-5) << "step " << step;
   }
-  dist::destroy_process_group();
 }
 
 }  // namespace nccl_tests

@@ -79,6 +79,29 @@ std::string nccl_error(ncclResult_t r, ncclComm_t comm) {
 
 using Clock = std::chrono::steady_clock;
 
+// ncclGroupStart .. ncclGroupEnd; a throw in between still ends the group (NCCL's group depth
+// is per thread: left open, every later NCCL call of the thread would be deferred forever).
+class NcclGroup {
+ public:
+  NcclGroup(ncclComm_t comm, const char* op) : comm_(comm), op_(op) {
+    EMBER_NCCL_CHECK(nccl().group_start(), comm_, op_);
+  }
+  NcclGroup(const NcclGroup&) = delete;
+  NcclGroup& operator=(const NcclGroup&) = delete;
+  void end() {
+    open_ = false;
+    EMBER_NCCL_CHECK(nccl().group_end(), comm_, op_);
+  }
+  ~NcclGroup() {
+    if (open_) (void)nccl().group_end();
+  }
+
+ private:
+  ncclComm_t comm_;
+  const char* op_;
+  bool open_ = true;
+};
+
 // ---- dtypes and reductions ----
 
 // How a tensor travels in a reduction: NCCL's type and the element count per tensor element
@@ -160,6 +183,9 @@ struct Flight {
   cuda::CUDAEvent end;  // recorded on the NCCL stream after the collective
   Clock::time_point start;
   std::shared_ptr<Work::Completion> done;
+  // Tensors whose memory the caching allocator does not own (from_blob on device memory):
+  // kept until the collective is done, since recordStream cannot protect them.
+  std::vector<Tensor> foreign;
 
   // True once the GPU passed `end`; finishes the completion then. An error of the query (a
   // sticky CUDA error) is the collective's.
@@ -176,6 +202,7 @@ struct Flight {
       return true;
     }
     if (finished) done->finish();
+    if (finished) foreign.clear();
     return finished;
   }
 };
@@ -235,7 +262,9 @@ struct ProcessGroupNCCL::Impl {
   std::mutex comm_mutex;  // comms, comms_made; held while a communicator is made
   std::map<DeviceIndex, Comm> comms;
   int comms_made = 0;
-  std::mutex launch_mutex;  // NCCL calls on one communicator come from one thread at a time
+  // NCCL calls on the communicators come from one thread at a time; an abort takes it too
+  // (waiting a bounded time: a launch stuck in NCCL is ended by the abort itself).
+  std::timed_mutex launch_mutex;
   DeviceIndex last_device = -1;
 
   std::mutex mutex;  // everything below
@@ -268,25 +297,29 @@ struct ProcessGroupNCCL::Impl {
     auto flight = std::make_shared<Flight>();
     flight->op = op;
     flight->device = device;
+    cuda::CUDAGuard guard(device);
+    cuda::CUDAEvent ready;
+    ready.record(cuda::getCurrentCUDAStream(device));
+    ready.block(nccl_stream);
+    for (const Tensor& t : tensors) {
+      if (!t.defined() || t.numel() == 0) continue;
+      const DataPtr& data = t.storage().unsafeGetStorageImpl()->data_ptr;
+      if (cuda::CUDACachingAllocator::owns(data)) cuda::CUDACachingAllocator::recordStream(data, nccl_stream);
+      else flight->foreign.push_back(t);
+    }
+    std::shared_ptr<WorkNCCL> work;
     {
-      cuda::CUDAGuard guard(device);
-      cuda::CUDAEvent ready;
-      ready.record(cuda::getCurrentCUDAStream(device));
-      ready.block(nccl_stream);
-      for (const Tensor& t : tensors)
-        if (t.defined() && t.numel() > 0) cuda::CUDACachingAllocator::recordStream(t.storage().unsafeGetStorageImpl()->data_ptr, nccl_stream);
       cuda::CUDAStreamGuard on_nccl(nccl_stream);
-      std::lock_guard<std::mutex> lock(launch_mutex);
+      std::lock_guard<std::timed_mutex> launching(launch_mutex);
+      check_healthy(op);  // an abort may have come since: its communicators are gone
       launch(c.comm, c.stream);
       flight->end.record(nccl_stream);
-    }
-    flight->start = Clock::now();
-    auto work = std::make_shared<WorkNCCL>(op, std::move(outputs), flight, blocking);  // sets flight->done
-    {
+      flight->start = Clock::now();
+      work = std::make_shared<WorkNCCL>(op, std::move(outputs), flight, blocking);  // sets flight->done
       std::lock_guard<std::mutex> lock(mutex);
       flight->seq = ++seq;
-      flights.push_back(std::move(flight));
       last_device = device;
+      flights.push_back(std::move(flight));
     }
     return work;
   }
@@ -304,19 +337,25 @@ const ProcessGroupNCCL::Impl::Comm& ProcessGroupNCCL::Impl::comm_for(DeviceIndex
   for (int r = 0; r < size; ++r) keys.push_back(base + "in/" + std::to_string(r));
   try {
     store->wait(keys, options.timeout);
-  } catch (const Error&) {
+  } catch (const Error& e) {
     std::string missing;
-    for (int r = 0; r < size; ++r)
-      if (!store->check({keys[size_t(r)]})) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    try {
+      for (int r = 0; r < size; ++r)
+        if (!store->check({keys[size_t(r)]})) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    } catch (const Error&) {
+      missing.clear();  // the store itself is gone: its own error says so
+    }
+    if (missing.empty()) throw;
     EMBER_CHECK(false, "ProcessGroupNCCL::", op, ": rank ", rank, " of ", size, " waited ", options.timeout.count(),
                 " ms for ranks ", missing, " to make the group's NCCL communicator (their first collective on a "
-                "CUDA device)", detail::gone_ranks(*store, rank, size));
+                "CUDA device)", detail::gone_ranks(*store, rank, size), " [", e.what(), "]");
   }
   ncclUniqueId id;
   if (rank == 0) {
     EMBER_NCCL_CHECK(nccl().get_unique_id(&id), nullptr, op);
     store->set(base + "id", std::vector<uint8_t>(reinterpret_cast<uint8_t*>(&id), reinterpret_cast<uint8_t*>(&id) + sizeof id));
   } else {
+    store->wait({base + "id"}, options.timeout);
     const std::vector<uint8_t> bytes = store->get(base + "id");
     EMBER_CHECK(bytes.size() == sizeof id, "ProcessGroupNCCL::", op, ": rank 0's NCCL unique id has ", bytes.size(),
                 " bytes, expected ", sizeof id);
@@ -346,9 +385,14 @@ void ProcessGroupNCCL::Impl::abort_all(const std::string& why) {
     failed.swap(flights);
     to_abort.swap(live);
   }
-  // Aborting ends the NCCL kernels still waiting for peers, so the streams move on.
-  for (ncclComm_t comm : to_abort) (void)nccl().comm_abort(comm);
+  // The Works fail first: aborting ends the NCCL kernels, whose end events would then look
+  // like success to a poll.
   for (auto& f : failed) f->done->finish(std::make_exception_ptr(Error(why)));
+  // No launch runs past this point (a launch checks `aborted` under launch_mutex), unless one
+  // is stuck inside NCCL: the abort is what ends that.
+  const bool quiet = launch_mutex.try_lock_for(std::chrono::seconds(2));
+  for (ncclComm_t comm : to_abort) (void)nccl().comm_abort(comm);
+  if (quiet) launch_mutex.unlock();
 }
 
 void ProcessGroupNCCL::Impl::watch() {
@@ -372,6 +416,10 @@ void ProcessGroupNCCL::Impl::watch() {
     std::vector<const Flight*> finished;
     for (const auto& f : pending) {
       if (!failure.empty()) break;
+      // The flight's device current on this thread (the event's guards then switch nothing:
+      // no context is made on another device, cuda:0 say, by a rank that never uses it).
+      int current = -1;
+      if (cudaGetDevice(&current) == cudaSuccess && current != f->device) (void)cudaSetDevice(f->device);
       if (f->poll()) {
         finished.push_back(f.get());
       } else if (Clock::now() - f->start > options.timeout) {
@@ -409,24 +457,42 @@ ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int s
 }
 
 ProcessGroupNCCL::~ProcessGroupNCCL() {
+  // Collectives still running finish first, within the group's timeout (the watchdog keeps
+  // watching meanwhile); past it the communicators are aborted instead of waited for.
+  const Clock::time_point until = Clock::now() + options_.timeout;
+  bool timed_out = false;
+  for (;;) {
+    std::vector<std::shared_ptr<Flight>> pending;
+    {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      if (!impl_->aborted.empty()) break;
+      pending = impl_->flights;
+    }
+    bool all_done = true;
+    for (const auto& f : pending) all_done = f->poll() && all_done;
+    if (all_done) break;
+    if (Clock::now() > until) {
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->stop = true;
   }
   impl_->cv.notify_all();
-  if (impl_->watchdog.joinable()) impl_->watchdog.join();
-  // Healthy communicators finish their queued work first; aborted ones are gone already.
+  if (impl_->watchdog.joinable()) impl_->watchdog.join();  // it no longer touches the communicators
+  if (timed_out)
+    impl_->abort_all(ember::detail::str_cat("ProcessGroupNCCL: the group was destroyed with collectives still "
+                                            "running after ", options_.timeout.count(), " ms"));
   std::vector<ncclComm_t> live;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
-    live = impl_->live;
+    live.swap(impl_->live);  // the aborted ones are gone already
+    impl_->flights.clear();
   }
-  for (auto& [device, c] : impl_->comms) {
-    if (std::find(live.begin(), live.end(), c.comm) == live.end()) continue;
-    if (cudaSetDevice(device) != cudaSuccess) continue;  // the driver may be gone at exit
-    (void)cudaStreamSynchronize(c.stream);
-    (void)nccl().comm_destroy(c.comm);
-  }
+  for (ncclComm_t comm : live) (void)nccl().comm_destroy(comm);  // no device switch needed
 }
 
 std::string ProcessGroupNCCL::nccl_version() {
@@ -589,7 +655,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::alltoall(std::vector<Tensor>& outputs, s
   EMBER_CHECK(outs[size_t(rank_)].numel() == ins[size_t(rank_)].numel(), "ProcessGroupNCCL::alltoall: this rank's "
               "own piece has ", ins[size_t(rank_)].numel(), " elements in and ", outs[size_t(rank_)].numel(), " out");
   return impl_->run("alltoall", inputs[0].device().index(), used, outs, [&](ncclComm_t comm, cudaStream_t stream) {
-    EMBER_NCCL_CHECK(nccl().group_start(), comm, "alltoall");
+    NcclGroup group(comm, "alltoall");
     for (int r = 0; r < size_; ++r) {
       if (r == rank_) continue;
       const Tensor& i = ins[size_t(r)];
@@ -597,7 +663,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::alltoall(std::vector<Tensor>& outputs, s
       EMBER_NCCL_CHECK(nccl().send(i.data_ptr(), bytes_of(i), ncclUint8, r, comm, stream), comm, "alltoall");
       EMBER_NCCL_CHECK(nccl().recv(o.data_ptr(), bytes_of(o), ncclUint8, r, comm, stream), comm, "alltoall");
     }
-    EMBER_NCCL_CHECK(nccl().group_end(), comm, "alltoall");
+    group.end();
     outs[size_t(rank_)].view({-1}).copy_(ins[size_t(rank_)].reshape({-1}));
   });
 }
@@ -627,7 +693,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<std::vector<Tensor>>&
   std::vector<Tensor> used = outs;
   used.push_back(in);
   return impl_->run("gather", in.device().index(), used, outs, [&](ncclComm_t comm, cudaStream_t stream) {
-    EMBER_NCCL_CHECK(nccl().group_start(), comm, "gather");
+    NcclGroup group(comm, "gather");
     if (rank_ == root) {
       for (int r = 0; r < size_; ++r)
         if (r != root)
@@ -636,7 +702,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<std::vector<Tensor>>&
     } else {
       EMBER_NCCL_CHECK(nccl().send(in.data_ptr(), bytes_of(in), ncclUint8, root, comm, stream), comm, "gather");
     }
-    EMBER_NCCL_CHECK(nccl().group_end(), comm, "gather");
+    group.end();
     if (rank_ == root) outs[size_t(root)].copy_(in);
   });
 }
@@ -666,7 +732,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::scatter(std::vector<Tensor>& outputs, st
   std::vector<Tensor> used = ins;
   used.push_back(out);
   return impl_->run("scatter", out.device().index(), used, {out}, [&](ncclComm_t comm, cudaStream_t stream) {
-    EMBER_NCCL_CHECK(nccl().group_start(), comm, "scatter");
+    NcclGroup group(comm, "scatter");
     if (rank_ == root) {
       for (int r = 0; r < size_; ++r)
         if (r != root)
@@ -675,7 +741,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::scatter(std::vector<Tensor>& outputs, st
     } else {
       EMBER_NCCL_CHECK(nccl().recv(out.data_ptr(), bytes_of(out), ncclUint8, root, comm, stream), comm, "scatter");
     }
-    EMBER_NCCL_CHECK(nccl().group_end(), comm, "scatter");
+    group.end();
     if (rank_ == root) out.copy_(ins[size_t(root)]);
   });
 }
