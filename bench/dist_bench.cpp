@@ -13,7 +13,12 @@
 #include <gloo/transport/tcp/device.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "bench/bench_util.h"
@@ -44,6 +49,32 @@ double seconds_per(F&& f) {
   return bench::time_per_iter(f, 0.2);
 }
 
+// Seconds per call of a collective `a` and of `b`: the calls alternate one by one (a, b, a,
+// b, ...) and each is timed alone; the medians are compared, so the machine's drift and
+// bursts hit both alike. The ranks agree on the number of calls (the larger of their
+// calibrations to ~1 s), so they make the same calls.
+std::pair<double, double> alternating(const std::function<void()>& a, const std::function<void()>& b) {
+  for (int i = 0; i < 3; ++i) a(), b();
+  const auto t0 = std::chrono::steady_clock::now();
+  a();
+  const double once = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  torch::Tensor agreed = torch::full({1}, int64_t(std::clamp(0.5 / std::max(once, 1e-6), 20.0, 2000.0)));
+  dist::all_reduce(agreed, dist::ReduceOp::MAX);
+  const int64_t calls = agreed.item<int64_t>();
+  std::vector<double> ta, tb;
+  dist::barrier();
+  for (int64_t r = 0; r < calls; ++r) {
+    for (auto [f, out] : {std::pair{&a, &ta}, std::pair{&b, &tb}}) {
+      const auto s0 = std::chrono::steady_clock::now();
+      (*f)();
+      out->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
+    }
+  }
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
+}
+
 }  // namespace
 
 int main() {
@@ -67,18 +98,17 @@ int main() {
   for (int64_t mib : {1, 4, 16, 64}) {
     const int64_t n = mib * 1024 * 1024 / 4;
     torch::Tensor t = torch::ones({n});
-    dist::barrier();
-    const double ember_s = seconds_per([&] { dist::all_reduce(t); });
     std::vector<float> raw(size_t(n), 1.0f);
     uint32_t tag = 1000;
-    dist::barrier();
-    const double gloo_s = seconds_per([&] {
-      gloo::AllreduceOptions o(ctx);
-      o.setOutput(raw.data(), raw.size());
-      o.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
-      o.setTag(tag++);
-      gloo::allreduce(o);
-    });
+    const auto [ember_s, gloo_s] = alternating([&] { dist::all_reduce(t); },
+                                               [&] {
+                                                 gloo::AllreduceOptions o(ctx);
+                                                 o.setOutput(raw.data(), raw.size());
+                                                 o.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(
+                                                     &gloo::sum<float>));
+                                                 o.setTag(tag++);
+                                                 gloo::allreduce(o);
+                                               });
     const double bus = 2.0 * (world - 1) / world * double(n) * 4;
     print("allreduce " + std::to_string(mib) + " MiB busbw ember GB/s", bus / ember_s / 1e9);
     print("allreduce " + std::to_string(mib) + " MiB busbw gloo GB/s", bus / gloo_s / 1e9);
