@@ -1,10 +1,14 @@
 // Activation checkpointing (checkpoint.h): a custom backward node that recomputes.
 #include "ember/autograd/checkpoint.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/custom_function.h"
 #include "ember/core/autocast_mode.h"
 #include "ember/core/generator.h"
+#include "ember/cuda/cuda.h"
 
 namespace ember::utils {
 
@@ -23,11 +27,56 @@ struct AutocastState {
   }
 };
 
+// The random state of the CPU's default generator and of the default generators of the CUDA
+// devices the inputs are on (PyTorch's preserve_rng_state: get_rng_state and the inputs'
+// devices' CUDA states). A CUDA generator's state is its engine (the seed) and its Philox
+// offset.
+struct RngStates {
+  Tensor cpu;
+  struct CudaGen {
+    Generator gen;
+    MT19937 engine;
+    uint64_t offset;
+  };
+  std::vector<CudaGen> cuda;
+
+  static RngStates capture(const TensorList& inputs) {
+    RngStates r;
+    r.cpu = default_generator().get_state();
+    for (const Tensor& t : inputs) {
+      if (!t.defined() || !t.is_cuda()) continue;
+      const Generator& g = cuda::default_cuda_generator(t.device().index());
+      if (std::any_of(r.cuda.begin(), r.cuda.end(), [&](const CudaGen& d) { return d.gen == g; })) continue;
+      std::lock_guard<std::mutex> lock(g.mutex());
+      r.cuda.push_back({g, g->engine(), g->philox_offset()});
+    }
+    return r;
+  }
+  // The current states of the same generators.
+  RngStates now() const {
+    RngStates r;
+    r.cpu = default_generator().get_state();
+    for (const CudaGen& d : cuda) {
+      std::lock_guard<std::mutex> lock(d.gen.mutex());
+      r.cuda.push_back({d.gen, d.gen->engine(), d.gen->philox_offset()});
+    }
+    return r;
+  }
+  void restore() const {
+    default_generator().set_state(cpu);
+    for (const CudaGen& d : cuda) {
+      std::lock_guard<std::mutex> lock(d.gen.mutex());
+      d.gen->set_engine(d.engine);
+      d.gen->set_philox_offset(d.offset);
+    }
+  }
+};
+
 struct CheckpointNode final : autograd::CppNodeBase {
   std::function<TensorList(const TensorList&)> fn;
   TensorList inputs;  // detached: the recomputation starts from their values
   std::vector<bool> requires_grad;
-  Tensor rng_state;  // the CPU default generator's, before the first run
+  std::optional<RngStates> rng;  // before the first run (preserve_rng_state)
   AutocastState autocast_state;
   bool released = false;
 
@@ -48,19 +97,19 @@ struct CheckpointNode final : autograd::CppNodeBase {
     TensorList outputs;
     {
       // The first run's random state and autocast settings, then back to the current ones.
-      const Tensor current_rng = rng_state.defined() ? default_generator().get_state() : Tensor();
+      const std::optional<RngStates> current_rng = rng ? std::optional<RngStates>(rng->now()) : std::nullopt;
       const AutocastState current_autocast = AutocastState::now();
-      if (rng_state.defined()) default_generator().set_state(rng_state);
+      if (rng) rng->restore();
       autocast_state.apply();
       try {
         AutoGradMode on(true);
         outputs = fn(detached);
       } catch (...) {
-        if (current_rng.defined()) default_generator().set_state(current_rng);
+        if (current_rng) current_rng->restore();
         current_autocast.apply();
         throw;
       }
-      if (current_rng.defined()) default_generator().set_state(current_rng);
+      if (current_rng) current_rng->restore();
       current_autocast.apply();
     }
     EMBER_CHECK(outputs.size() == grads.size(), "checkpoint: the recomputation returned ", outputs.size(),
@@ -90,7 +139,7 @@ TensorList checkpoint(std::function<TensorList(const TensorList&)> fn, const Ten
     node->requires_grad.push_back(t.defined() && t.requires_grad());
     node->inputs.push_back(t.defined() ? t.detach() : Tensor());
   }
-  if (preserve_rng_state) node->rng_state = default_generator().get_state();
+  if (preserve_rng_state) node->rng = RngStates::capture(inputs);
   node->autocast_state = AutocastState::now();
   autograd::detail::set_custom_edges(node.get(), inputs);
   TensorList outputs;

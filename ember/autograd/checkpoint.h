@@ -19,7 +19,8 @@ namespace ember::utils {
 using TensorList = std::vector<Tensor>;
 
 // fn(inputs) -> outputs, checkpointed. preserve_rng_state: restore the random state for the
-// recomputation (PyTorch's default). Backward through it twice, or with create_graph, is an error.
+// recomputation (PyTorch's default): the CPU's default generator and those of the CUDA
+// devices the inputs are on. Backward through it twice, or with create_graph, is an error.
 TensorList checkpoint(std::function<TensorList(const TensorList&)> fn, const TensorList& inputs,
                       bool preserve_rng_state = true);
 

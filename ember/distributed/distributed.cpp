@@ -131,12 +131,12 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   }
   if (!store) {
     if (init_method.rfind("env://", 0) == 0) {
-      // The variables, with world_size / rank given here taking precedence (as PyTorch).
-      if (rank >= 0) ::setenv("RANK", std::to_string(rank).c_str(), 1);
-      if (world_size >= 0) ::setenv("WORLD_SIZE", std::to_string(world_size).c_str(), 1);
-      const RendezvousEnv env = rendezvous_env();
+      // The variables, with world_size / rank given here taking precedence (as PyTorch); the
+      // environment is left as it is (child processes see what this one was started with).
+      const RendezvousEnv env = rendezvous_env(world_size, rank);
       rank = env.rank, world_size = env.world_size;
-      store = store_from_env(timeout);
+      store = std::make_shared<TCPStore>(env.master_addr, env.master_port, env.world_size, env.rank == 0, timeout,
+                                         /*wait_for_workers=*/true);
     } else if (init_method.rfind("tcp://", 0) == 0) {
       EMBER_CHECK(rank >= 0 && world_size > 0, "init_process_group: tcp:// needs world_size and rank");
       const std::string hostport = init_method.substr(6);

@@ -280,12 +280,17 @@ int64_t env_int(const char* name, const char* what, int64_t lo, int64_t hi) {
 
 }  // namespace
 
-RendezvousEnv rendezvous_env() {
+RendezvousEnv rendezvous_env() { return rendezvous_env(-1, -1); }
+
+RendezvousEnv rendezvous_env(int world_size, int rank) {
   RendezvousEnv env;
   env.master_addr = env_var("MASTER_ADDR", "the address of the rank 0 host");
   env.master_port = uint16_t(env_int("MASTER_PORT", "the TCP port of the store on rank 0", 1, 65535));
-  env.world_size = int(env_int("WORLD_SIZE", "the number of processes in the job", 1, 1 << 24));
-  env.rank = int(env_int("RANK", "this process's rank, 0 .. WORLD_SIZE-1", 0, env.world_size - 1));
+  env.world_size = world_size >= 0 ? world_size
+                                   : int(env_int("WORLD_SIZE", "the number of processes in the job", 1, 1 << 24));
+  env.rank = rank >= 0 ? rank : int(env_int("RANK", "this process's rank, 0 .. WORLD_SIZE-1", 0, env.world_size - 1));
+  EMBER_CHECK(env.world_size >= 1 && env.rank < env.world_size, "rendezvous: rank ", env.rank, " is not in [0, ",
+              env.world_size, ")");
   return env;
 }
 

@@ -193,6 +193,10 @@ struct RendezvousEnv {
   int world_size = 1;
 };
 RendezvousEnv rendezvous_env();
+// The same with world_size / rank given (>= 0) instead of read: their variables are then not
+// needed (init_process_group's arguments take precedence over the environment, which is left
+// as it is).
+RendezvousEnv rendezvous_env(int world_size, int rank);
 // A TCPStore at MASTER_ADDR:MASTER_PORT whose master is rank 0; its constructor returns once
 // all WORLD_SIZE ranks have connected (or fails at the timeout).
 std::shared_ptr<TCPStore> store_from_env(std::chrono::milliseconds timeout = Store::kDefaultTimeout);

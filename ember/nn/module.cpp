@@ -95,7 +95,10 @@ void Module::walk(const std::string& prefix, const std::function<void(const std:
 struct Module::ForwardHooks {
   std::vector<std::pair<unsigned, ForwardPreHook>> pre;
   std::vector<std::pair<unsigned, ForwardHook>> post;
-  CallWrapper wrapper;
+  // Shared by the copies: a hook registered or removed while the wrapper runs (copy on write)
+  // leaves the running wrapper alive, which _call_wrapper's pointer refers to (replacing the
+  // wrapper itself from inside its own call is not supported).
+  std::shared_ptr<const CallWrapper> wrapper;
   bool empty() const { return pre.empty() && post.empty() && !wrapper; }
 };
 
@@ -117,12 +120,12 @@ unsigned append(List& list, Hook hook) {
 
 void Module::set_call_wrapper(CallWrapper wrapper) {
   auto next = copy_of(hooks_);
-  next->wrapper = std::move(wrapper);
+  next->wrapper = wrapper ? std::make_shared<const CallWrapper>(std::move(wrapper)) : nullptr;
   hooks_ = next->empty() ? nullptr : std::move(next);
 }
 
 const Module::CallWrapper* Module::_call_wrapper() const noexcept {
-  return hooks_ && hooks_->wrapper ? &hooks_->wrapper : nullptr;
+  return hooks_ && hooks_->wrapper ? hooks_->wrapper.get() : nullptr;
 }
 
 unsigned Module::register_forward_pre_hook(ForwardPreHook hook) {

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "cuda_test_util.h"
+#include "ember/autograd/checkpoint.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -51,6 +52,26 @@ TEST(CudaTraining, GradScalerLoopUnderAutocastLearns) {
     (step == 0 ? first : last) = loss.item<double>();
   }
   EXPECT_LT(last, first * 0.5) << "the loss falls under float16 autocast with loss scaling";
+}
+
+TEST(CudaTraining, ActivationCheckpointingReplaysCudaDropout) {
+  EMBER_REQUIRE_GPU();
+  // The recomputation draws the same dropout masks on the GPU (the CUDA generator's state of
+  // the inputs' device is preserved), and leaves the generator where backward found it.
+  auto f = [](const torch::Tensor& x) { return torch::dropout(x.mul(2.0), 0.5, /*train=*/true).sum(1); };
+  const torch::Tensor x0 = torch::randn({64, 256}, torch::kCUDA);
+  torch::Tensor x1 = x0.clone().requires_grad_(), x2 = x0.clone().requires_grad_();
+  torch::manual_seed(7);
+  f(x1).pow(2).sum().backward();
+  torch::manual_seed(7);
+  torch::Tensor y = ember::utils::checkpoint([&](const torch::Tensor& x) { return f(x); }, x2);
+  torch::manual_seed(99);
+  const torch::Tensor before = torch::rand({4}, torch::kCUDA);
+  torch::manual_seed(99);
+  y.pow(2).sum().backward();
+  EXPECT_TRUE(torch::rand({4}, torch::kCUDA).equal(before)) << "the generator is back where it was";
+  ASSERT_TRUE(x2.grad().defined());
+  EXPECT_TRUE(x2.grad().allclose(x1.grad(), 1e-5, 1e-6)) << "the same masks in the recomputation";
 }
 
 TEST(CudaTraining, CheckpointsOfCudaModulesAndOptimizers) {

@@ -124,6 +124,25 @@ TEST(DistributedApi, FileAndEnvInit) {
       dist::destroy_process_group();
     }));
   dist::store_testing::expect_children_succeed(kids);
+  // env:// with world_size and rank given: RANK and WORLD_SIZE are not needed, and the
+  // environment is left as it was (PyTorch does not write it either).
+  ::close(dist::store_testing::bound_socket(port));
+  kids.clear();
+  for (int rank = 0; rank < 2; ++rank)
+    kids.push_back(dist::store_testing::fork_child([rank, port] {
+      ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+      ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+      ::unsetenv("RANK");
+      ::unsetenv("WORLD_SIZE");
+      dist::init_process_group("gloo", "env://", 2, rank);
+      require(dist::get_rank() == rank && dist::get_world_size() == 2, "rank and world size from the arguments");
+      require(std::getenv("RANK") == nullptr && std::getenv("WORLD_SIZE") == nullptr, "the environment untouched");
+      Tensor t = full({2}, double(rank));
+      dist::all_reduce(t);
+      require(t.eq(1.0).all().item<bool>(), "env:// with arguments all_reduce");
+      dist::destroy_process_group();
+    }));
+  dist::store_testing::expect_children_succeed(kids);
 }
 
 TEST(DistributedApi, ErrorsBeforeInitAndForUnknownBackends) {

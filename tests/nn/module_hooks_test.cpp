@@ -87,5 +87,26 @@ TEST(ModuleForwardHooks, AnEmptyHookIsAnError) {
   EXPECT_THROW(lin->register_forward_pre_hook(nullptr), ember::Error);
 }
 
+TEST(ModuleForwardHooks, TheCallWrapperOutlivesHookChangesDuringItsCall) {
+  // The wrapper registers and removes a hook on its own module while it runs (each replaces
+  // the module's hook lists): the running wrapper and what it captured must stay alive (ASan
+  // saw a use after free here before the wrapper was shared between the copies).
+  torch::nn::Linear lin(3, 2);
+  const std::string tag(64, 'w');  // a heap capture, so a freed wrapper is noticed
+  int calls = 0;
+  lin->set_call_wrapper([&lin, tag, &calls](const auto& run, const std::vector<torch::Tensor>& in) {
+    const unsigned h = lin->register_forward_hook([](torch::nn::Module&, const std::vector<torch::Tensor>&) {});
+    lin->remove_forward_hook(h);
+    calls += tag.size() == 64 ? 1 : 100;
+    return run(in);
+  });
+  const torch::Tensor x = torch::randn({4, 3});
+  EXPECT_TRUE(lin(x).equal(lin->forward(x)));
+  EXPECT_TRUE(lin(x).equal(lin->forward(x)));
+  EXPECT_EQ(calls, 2);
+  lin->set_call_wrapper(nullptr);
+  EXPECT_FALSE(lin->has_forward_hooks());
+}
+
 }  // namespace module_hooks
 }  // namespace ember::test
