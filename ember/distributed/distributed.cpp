@@ -27,6 +27,7 @@ struct State {
   std::map<const ProcessGroup*, GroupInfo> groups;
   int world_rank = -1, world_size = 0;
   int64_t next_group = 0;
+  std::string generation;  // "" for a store's first world, then "_1", "_2"...
   std::chrono::milliseconds timeout{0};
 };
 State& state() {
@@ -158,7 +159,14 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   EMBER_CHECK(world_size > 0 && rank >= 0 && rank < world_size, "init_process_group: rank ", rank,
               " is not in [0, ", world_size, ")");
   store->set_timeout(timeout);  // as PyTorch: the store's waits end with the group's timeout
-  Group pg = make_backend(backend, std::make_shared<PrefixStore>("default_pg", store), rank, world_size, timeout);
+  // A store kept across destroy_process_group and a new init (a user's TCPStore, a FileStore's
+  // file) still holds the last world's keys (Gloo's addresses): each world on a store gets
+  // prefixes of its own, numbered by how many worlds the store has seen.
+  const int64_t joined = store->add("ember_pg_worlds_joined", 1);
+  const int64_t world_index = (joined - 1) / world_size;
+  const std::string generation = world_index == 0 ? "" : "_" + std::to_string(world_index);
+  Group pg = make_backend(backend, std::make_shared<PrefixStore>("default_pg" + generation, store), rank, world_size,
+                          timeout);
   // Every rank has joined before any returns (PyTorch's barrier at the end of init): otherwise
   // rank 0, which hosts the TCP store, could finish a job without collectives and take the store
   // away from ranks still setting up.
@@ -167,6 +175,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   s.store = std::move(store);
   s.world = pg;
   s.world_rank = rank, s.world_size = world_size, s.timeout = timeout, s.next_group = 0;
+  s.generation = generation;
   std::vector<int> all(static_cast<size_t>(world_size));
   for (int r = 0; r < world_size; ++r) all[size_t(r)] = r;
   s.groups[pg.get()] = GroupInfo{all, pg->getBackendName()};
@@ -200,11 +209,11 @@ Group new_group(std::vector<int> ranks, std::chrono::milliseconds timeout, const
   std::shared_ptr<Store> store;
   int me = -1, world = 0;
   int64_t id = 0;
-  std::string be = backend;
+  std::string be = backend, generation;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     EMBER_CHECK(s.world != nullptr, "new_group: Default process group has not been initialized");
-    store = s.store, me = s.world_rank, world = s.world_size, id = s.next_group++;
+    store = s.store, me = s.world_rank, world = s.world_size, id = s.next_group++, generation = s.generation;
     if (be.empty()) be = s.world->getBackendName();
   }
   if (ranks.empty())
@@ -215,7 +224,7 @@ Group new_group(std::vector<int> ranks, std::chrono::milliseconds timeout, const
     EMBER_CHECK(r >= 0 && r < world, "new_group: rank ", r, " is not in the world [0, ", world, ")");
   auto it = std::find(ranks.begin(), ranks.end(), me);
   if (it == ranks.end()) return non_member_group();  // GroupMember.NON_GROUP_MEMBER
-  Group pg = make_backend(be, std::make_shared<PrefixStore>("group_" + std::to_string(id), store),
+  Group pg = make_backend(be, std::make_shared<PrefixStore>("group" + generation + "_" + std::to_string(id), store),
                           int(it - ranks.begin()), int(ranks.size()), timeout);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.groups[pg.get()] = GroupInfo{ranks, pg->getBackendName()};

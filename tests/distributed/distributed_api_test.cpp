@@ -145,6 +145,30 @@ TEST(DistributedApi, FileAndEnvInit) {
   dist::store_testing::expect_children_succeed(kids);
 }
 
+TEST(DistributedApi, AStoreKeptAcrossWorldsServesANewInit) {
+  // destroy_process_group, then init again on the same (user-held) store: the second world
+  // must not read the first one's keys (Gloo's addresses), for the default group and new_group.
+  uint16_t port = 0;
+  ::close(dist::store_testing::bound_socket(port));
+  std::vector<pid_t> kids;
+  for (int rank = 0; rank < 2; ++rank)
+    kids.push_back(dist::store_testing::fork_child([rank, port] {
+      auto store = std::make_shared<dist::TCPStore>("127.0.0.1", port, 2, rank == 0);
+      for (int world = 0; world < 3; ++world) {
+        dist::init_process_group("gloo", "", 2, rank, 20s, store);
+        Tensor t = full({2}, double(rank + world));
+        dist::all_reduce(t);
+        require(t.eq(double(1 + 2 * world)).all().item<bool>(), "all_reduce in world " + std::to_string(world));
+        dist::Group g = dist::new_group({0, 1});
+        Tensor u = ones({1});
+        dist::all_reduce(u, dist::ReduceOp::SUM, g);
+        require(u.item<double>() == 2.0, "new_group all_reduce in world " + std::to_string(world));
+        dist::destroy_process_group();
+      }
+    }));
+  dist::store_testing::expect_children_succeed(kids);
+}
+
 TEST(DistributedApi, ErrorsBeforeInitAndForUnknownBackends) {
   ASSERT_FALSE(dist::is_initialized());
   Tensor t = ones({2});
