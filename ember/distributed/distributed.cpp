@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -35,8 +36,8 @@ State& state() {
   return s;
 }
 
-std::shared_ptr<ProcessGroup> make_backend(const std::string& backend, std::shared_ptr<Store> store, int rank,
-                                           int size, std::chrono::milliseconds timeout) {
+std::shared_ptr<ProcessGroup> make_engine(const std::string& backend, std::shared_ptr<Store> store, int rank,
+                                          int size, std::chrono::milliseconds timeout) {
   std::string b = backend;
   std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (b == "gloo") {
@@ -58,6 +59,119 @@ std::shared_ptr<ProcessGroup> make_backend(const std::string& backend, std::shar
   }
   EMBER_CHECK(b != "mpi", "init_process_group: the 'mpi' backend is not available in ember (use 'gloo' or 'nccl')");
   EMBER_CHECK(false, "init_process_group: unknown backend '", backend, "' (expected 'gloo' or 'nccl')");
+}
+
+// Note [Collective fingerprints]
+// With TORCH_DISTRIBUTED_DEBUG=DETAIL (PyTorch's switch and its ProcessGroupWrapper), every
+// collective of a group made by init_process_group / new_group is preceded by an exchange of
+// its fingerprint (the op, its tensors' dtypes, shapes and devices, the reduce op and root)
+// over a Gloo group of its own; ranks that disagree all raise an error naming each rank's
+// call, instead of meeting in a mismatched collective. (Gloo itself ends the process from its
+// I/O thread when the sizes differ: "enforce fail at gloo/transport/tcp/pair.cc ...
+// op.preamble.length <= op.nbytes", as in PyTorch without the switch.) Point-to-point calls
+// are not checked. One small all-gather per collective: a debugging aid, not for speed.
+class ProcessGroupWrapper : public ProcessGroup {
+ public:
+  ProcessGroupWrapper(std::shared_ptr<ProcessGroup> inner, std::shared_ptr<ProcessGroup> helper)
+      : ProcessGroup(inner->getRank(), inner->getSize()), inner_(std::move(inner)), helper_(std::move(helper)) {}
+  const std::string getBackendName() const override { return inner_->getBackendName(); }
+
+  std::shared_ptr<Work> allreduce(std::vector<Tensor>& t, const AllreduceOptions& o) override {
+    check("allreduce", t, ::ember::detail::str_cat(" op=", to_string(o.reduceOp)));
+    return inner_->allreduce(t, o);
+  }
+  std::shared_ptr<Work> broadcast(std::vector<Tensor>& t, const BroadcastOptions& o) override {
+    check("broadcast", t, ::ember::detail::str_cat(" root=", o.rootRank));
+    return inner_->broadcast(t, o);
+  }
+  std::shared_ptr<Work> allgather(std::vector<std::vector<Tensor>>& out, std::vector<Tensor>& in,
+                                  const AllgatherOptions& o) override {
+    check("allgather", in, "");
+    return inner_->allgather(out, in, o);
+  }
+  std::shared_ptr<Work> barrier(const BarrierOptions& o) override {
+    check("barrier", {}, "");
+    return inner_->barrier(o);
+  }
+  std::shared_ptr<Work> reduce(std::vector<Tensor>& t, const ReduceOptions& o) override {
+    check("reduce", t, ::ember::detail::str_cat(" op=", to_string(o.reduceOp), " root=", o.rootRank));
+    return inner_->reduce(t, o);
+  }
+  std::shared_ptr<Work> gather(std::vector<std::vector<Tensor>>& out, std::vector<Tensor>& in,
+                               const GatherOptions& o) override {
+    check("gather", in, ::ember::detail::str_cat(" root=", o.rootRank));
+    return inner_->gather(out, in, o);
+  }
+  std::shared_ptr<Work> scatter(std::vector<Tensor>& out, std::vector<std::vector<Tensor>>& in,
+                                const ScatterOptions& o) override {
+    check("scatter", out, ::ember::detail::str_cat(" root=", o.rootRank));
+    return inner_->scatter(out, in, o);
+  }
+  std::shared_ptr<Work> reduce_scatter(std::vector<Tensor>& out, std::vector<std::vector<Tensor>>& in,
+                                       const ReduceScatterOptions& o) override {
+    check("reduce_scatter", out, ::ember::detail::str_cat(" op=", to_string(o.reduceOp)));
+    return inner_->reduce_scatter(out, in, o);
+  }
+  std::shared_ptr<Work> _allgather_base(Tensor& out, Tensor& in, const AllgatherOptions& o) override {
+    check("_allgather_base", {in, out}, "");
+    return inner_->_allgather_base(out, in, o);
+  }
+  std::shared_ptr<Work> _reduce_scatter_base(Tensor& out, Tensor& in, const ReduceScatterOptions& o) override {
+    check("_reduce_scatter_base", {in, out}, ::ember::detail::str_cat(" op=", to_string(o.reduceOp)));
+    return inner_->_reduce_scatter_base(out, in, o);
+  }
+  std::shared_ptr<Work> alltoall(std::vector<Tensor>& out, std::vector<Tensor>& in, const AllToAllOptions& o) override {
+    // Each rank's pieces may differ in shape; the op, count and dtype must agree.
+    std::vector<Tensor> first;
+    if (!in.empty()) first.push_back(in[0].defined() ? in[0].reshape({-1}).narrow(0, 0, 0) : Tensor());
+    check("alltoall", first, ::ember::detail::str_cat(" pieces=", in.size()));
+    return inner_->alltoall(out, in, o);
+  }
+  std::shared_ptr<Work> send(std::vector<Tensor>& t, int dst, int tag) override { return inner_->send(t, dst, tag); }
+  std::shared_ptr<Work> recv(std::vector<Tensor>& t, int src, int tag) override { return inner_->recv(t, src, tag); }
+
+ private:
+  static constexpr int64_t kPrint = 200;  // bytes of each rank's fingerprint exchanged
+
+  void check(const char* op, const std::vector<Tensor>& tensors, const std::string& extra) {
+    std::string mine = ::ember::detail::str_cat("#", ++calls_, " ", op, extra);
+    for (const Tensor& t : tensors)
+      mine += t.defined() ? ::ember::detail::str_cat(" ", t.scalar_type(), t.sizes(), "@", t.device().type())
+                          : std::string(" undefined");
+    if (int64_t(mine.size()) > kPrint) mine.resize(size_t(kPrint));
+    Tensor bytes = zeros({kPrint}, TensorOptions().dtype(kByte));
+    std::memcpy(bytes.data_ptr(), mine.data(), mine.size());
+    Tensor all = empty({kPrint * getSize()}, TensorOptions().dtype(kByte));
+    helper_->_allgather_base(all, bytes)->wait();
+    std::string report;
+    bool differ = false;
+    for (int r = 0; r < getSize(); ++r) {
+      const char* p = reinterpret_cast<const char*>(all.data_ptr<uint8_t>()) + r * kPrint;
+      const std::string theirs(p, strnlen(p, size_t(kPrint)));
+      differ = differ || theirs != mine;
+      report += ::ember::detail::str_cat("\n  rank ", r, ": ", theirs);
+    }
+    EMBER_CHECK(!differ, "Detected mismatch between collectives on ranks (TORCH_DISTRIBUTED_DEBUG=DETAIL): rank ",
+                getRank(), " is running ", op, " but the ranks called:", report);
+  }
+
+  std::shared_ptr<ProcessGroup> inner_, helper_;
+  int64_t calls_ = 0;
+};
+
+bool debug_detail() {
+  const char* v = std::getenv("TORCH_DISTRIBUTED_DEBUG");
+  return v && std::string(v) == "DETAIL";
+}
+
+// The group's engine, wrapped for fingerprint checks under TORCH_DISTRIBUTED_DEBUG=DETAIL (the
+// helper group meets under a prefix of its own in the same store).
+std::shared_ptr<ProcessGroup> make_backend(const std::string& backend, const std::shared_ptr<Store>& store, int rank,
+                                           int size, std::chrono::milliseconds timeout) {
+  std::shared_ptr<ProcessGroup> engine = make_engine(backend, store, rank, size, timeout);
+  if (!debug_detail() || size == 1) return engine;
+  return std::make_shared<ProcessGroupWrapper>(
+      engine, make_engine("gloo", std::make_shared<PrefixStore>("fingerprints", store), rank, size, timeout));
 }
 
 // What new_group hands a rank outside the group (PyTorch's GroupMember.NON_GROUP_MEMBER):

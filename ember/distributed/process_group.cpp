@@ -362,6 +362,13 @@ std::shared_ptr<Work> ProcessGroupGloo::enqueue(std::string op, std::vector<Tens
             "ProcessGroupGloo: ", op, " failed on rank ", rank_, " of ", size_, " (timeout ", t.count(),
             " ms): another rank died, hung or disagrees on the collective", detail::gone_ranks(*impl_->store, rank_, size_),
             ": ", e.what())));
+      } catch (const Error&) {
+        error = std::current_exception();
+      } catch (const std::exception& e) {
+        // Gloo's own checks (EnforceNotMet: "[enforce fail at gloo/...]"), given the collective.
+        error = std::make_exception_ptr(Error(::ember::detail::str_cat(
+            "ProcessGroupGloo: ", op, " failed on rank ", rank_, " of ", size_, ": Gloo refused it (do the ranks "
+            "pass the same shapes and dtypes?): ", e.what())));
       } catch (...) {
         error = std::current_exception();
       }

@@ -169,6 +169,48 @@ TEST(DistributedApi, AStoreKeptAcrossWorldsServesANewInit) {
   dist::store_testing::expect_children_succeed(kids);
 }
 
+TEST(DistributedApi, DebugDetailNamesMismatchedCollectives) {
+  // Under TORCH_DISTRIBUTED_DEBUG=DETAIL, ranks calling different collectives, or the same one
+  // on different shapes, all get an error naming each rank's call (Note [Collective
+  // fingerprints]); matching calls work as before. (Without it, Gloo ends the process from its
+  // I/O thread on a size mismatch, as in PyTorch.)
+  uint16_t port = 0;
+  ::close(dist::store_testing::bound_socket(port));
+  std::vector<pid_t> kids;
+  for (int rank = 0; rank < 2; ++rank)
+    kids.push_back(dist::store_testing::fork_child([rank, port] {
+      ::setenv("TORCH_DISTRIBUTED_DEBUG", "DETAIL", 1);
+      auto store = std::make_shared<dist::TCPStore>("127.0.0.1", port, 2, rank == 0);
+      dist::init_process_group("gloo", "", 2, rank, 20s, store);
+      Tensor same = ones({3});
+      dist::all_reduce(same);
+      require(same.eq(2.0).all().item<bool>(), "a matching all_reduce");
+      Tensor t = ones({rank == 0 ? 4 : 4096});
+      std::string shapes;
+      try {
+        dist::all_reduce(t);
+      } catch (const Error& e) {
+        shapes = e.what();
+      }
+      require(shapes.find("Detected mismatch between collectives") != std::string::npos &&
+                  shapes.find("rank 0: #3 allreduce op=SUM Float[4]@cpu") != std::string::npos &&
+                  shapes.find("rank 1: #3 allreduce op=SUM Float[4096]@cpu") != std::string::npos,
+              "shapes named: " + shapes);
+      std::string ops;
+      Tensor u = ones({2});
+      try {
+        if (rank == 0) dist::all_reduce(u);
+        else dist::broadcast(u, 0);
+      } catch (const Error& e) {
+        ops = e.what();
+      }
+      require(ops.find("allreduce") != std::string::npos && ops.find("broadcast root=0") != std::string::npos,
+              "ops named: " + ops);
+      dist::destroy_process_group();
+    }));
+  dist::store_testing::expect_children_succeed(kids);
+}
+
 TEST(DistributedApi, ErrorsBeforeInitAndForUnknownBackends) {
   ASSERT_FALSE(dist::is_initialized());
   Tensor t = ones({2});
