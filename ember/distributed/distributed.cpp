@@ -10,6 +10,7 @@
 
 #include "ember/core/error.h"
 #include "ember/distributed/process_group_nccl.h"
+#include "ember/ops/functions.h"
 
 namespace ember::distributed {
 
