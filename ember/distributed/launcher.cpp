@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ember/core/error.h"
 
@@ -22,6 +24,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int signal_pipe[2] = {-1, -1};
+
+// The signals the launcher passes on to the ranks and then ends with (torchrun's: SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT), and the job-control ones it passes on without ending: a terminal's
+// Ctrl-Z (SIGTSTP) stops the ranks too (they are in process groups of their own, which the
+// terminal does not signal), and `fg` / `bg` (SIGCONT) resumes them.
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr int kJobControl[] = {SIGTSTP, SIGCONT};
 
 void on_signal(int sig) {
   const unsigned char s = static_cast<unsigned char>(sig);
@@ -97,7 +106,8 @@ Child spawn(const LaunchOptions& o, int local_rank, int restart) {
   // write to the launcher's signal pipe, as if the launcher had been signalled).
   sigset_t forwarded, old_mask;
   ::sigemptyset(&forwarded);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&forwarded, sig);
+  for (int sig : kForwarded) ::sigaddset(&forwarded, sig);
+  for (int sig : kJobControl) ::sigaddset(&forwarded, sig);
   ::sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
   const pid_t pid = ::fork();
   if (pid != 0) ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
@@ -107,7 +117,9 @@ Child spawn(const LaunchOptions& o, int local_rank, int restart) {
     EMBER_CHECK(false, "ember run: fork failed: ", std::strerror(e));
   }
   if (pid == 0) {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
+    for (int sig : kForwarded) ::signal(sig, SIG_DFL);
+    for (int sig : kJobControl) ::signal(sig, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
     ::close(signal_pipe[0]);
     ::close(signal_pipe[1]);
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
@@ -187,9 +199,20 @@ Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log) {
       if (c.err >= 0) fds.push_back({c.err, POLLIN, 0});
     }
     ::poll(fds.data(), nfds_t(fds.size()), 50);
-    // Signals to the launcher: forwarded to every rank; no restart afterwards.
+    // Signals to the launcher: forwarded to every rank; no restart afterwards. Job control is
+    // passed on: the ranks stop, then the launcher (it resumes here, and SIGCONT follows).
     unsigned char s;
     while (::read(signal_pipe[0], &s, 1) == 1) {
+      if (s == SIGTSTP) {
+        log << "ember run: suspended; stopping the ranks too" << std::endl;
+        stop_others(SIGSTOP);
+        ::raise(SIGSTOP);
+        continue;
+      }
+      if (s == SIGCONT) {
+        stop_others(SIGCONT);
+        continue;
+      }
       result.interrupted = true;
       result.signal = s;
       log << "ember run: received signal " << int(s) << "; forwarding it to the ranks" << std::endl;
@@ -262,7 +285,7 @@ int launch(const LaunchOptions& o, std::ostream& log) {
   // The launcher's handlers (forwarding), restored on every way out; SIGPIPE ignored so that a
   // closed reader of the ranks' output (`ember run ... | head`) does not kill the launcher.
   struct Handlers {
-    struct sigaction old_int {}, old_term{}, old_hup{}, old_pipe{};
+    std::vector<std::pair<int, struct sigaction>> old;
     Handlers() {
       struct sigaction sa {}, ign{};
       sa.sa_handler = on_signal;
@@ -270,16 +293,17 @@ int launch(const LaunchOptions& o, std::ostream& log) {
       ::sigemptyset(&sa.sa_mask);
       ign.sa_handler = SIG_IGN;
       ::sigemptyset(&ign.sa_mask);
-      ::sigaction(SIGINT, &sa, &old_int);
-      ::sigaction(SIGTERM, &sa, &old_term);
-      ::sigaction(SIGHUP, &sa, &old_hup);
-      ::sigaction(SIGPIPE, &ign, &old_pipe);
+      auto install = [&](int sig, const struct sigaction& act) {
+        old.emplace_back();
+        old.back().first = sig;
+        ::sigaction(sig, &act, &old.back().second);
+      };
+      for (int sig : kForwarded) install(sig, sa);
+      for (int sig : kJobControl) install(sig, sa);
+      install(SIGPIPE, ign);
     }
     ~Handlers() {
-      ::sigaction(SIGINT, &old_int, nullptr);
-      ::sigaction(SIGTERM, &old_term, nullptr);
-      ::sigaction(SIGHUP, &old_hup, nullptr);
-      ::sigaction(SIGPIPE, &old_pipe, nullptr);
+      for (const auto& [sig, act] : old) ::sigaction(sig, &act, nullptr);
       ::close(signal_pipe[0]);
       ::close(signal_pipe[1]);
       signal_pipe[0] = signal_pipe[1] = -1;

@@ -3,7 +3,8 @@
 // LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT,
 // TORCHELASTIC_RESTART_COUNT; OMP_NUM_THREADS=1 with several ranks per node unless it is set),
 // each in a process group of its own, prefixes every line they
-// print with "[rank R]: ", forwards SIGINT/SIGTERM/SIGHUP to them, and when one fails ends the
+// print with "[rank R]: ", forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to them (and passes job
+// control on: Ctrl-Z stops the ranks with the launcher, fg / bg resume them), and when one fails ends the
 // others (SIGTERM, then SIGKILL after a grace period) and returns that rank's status. Signals
 // go to a rank's whole process group, and once every rank has exited whatever they left
 // running is killed, so a leftover holding the output pipes cannot keep the launcher waiting. With max_restarts > 0 a failed group

@@ -100,6 +100,62 @@ TEST(EmberRun, SignalsAreForwardedToTheRanks) {
   EXPECT_EQ(lines_with(text, "got TERM").size(), 2u) << text;
 }
 
+// A process's state letter from /proc (R, S, T for stopped...), '?' when it is gone.
+char state_of(pid_t pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return '?';
+  int read_pid = 0;
+  char comm[256] = {}, state = '?';
+  const int n = std::fscanf(f, "%d (%255[^)]) %c", &read_pid, comm, &state);
+  std::fclose(f);
+  return n == 3 ? state : '?';
+}
+
+TEST(EmberRun, CtrlZStopsTheRanksAndFgResumesThemAndSigquitIsForwarded) {
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    ::execl(EMBER_CLI, EMBER_CLI, "run", "--nproc-per-node", "2", "/bin/sh", "-c",
+            "trap 'echo got QUIT; exit 9' QUIT; echo ready $$; while true; do sleep 0.05; done",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[1024];
+  while (lines_with(text, "ready").size() < 2) {
+    const ssize_t n = ::read(out[0], buf, sizeof buf);
+    ASSERT_GT(n, 0) << text;
+    text.append(buf, size_t(n));
+  }
+  std::vector<pid_t> ranks;
+  for (const std::string& l : lines_with(text, "ready")) ranks.push_back(pid_t(std::stol(l.substr(l.rfind(' ') + 1))));
+  auto wait_for = [&](auto&& done) {
+    for (int i = 0; i < 200 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return done();
+  };
+  // Ctrl-Z: the launcher stops, and so do the ranks (the terminal would signal the launcher's
+  // process group only).
+  ::kill(pid, SIGTSTP);
+  EXPECT_TRUE(wait_for([&] { return state_of(pid) == 'T'; })) << "the launcher stopped";
+  EXPECT_TRUE(wait_for([&] { return state_of(ranks[0]) == 'T' && state_of(ranks[1]) == 'T'; }))
+      << "the ranks stopped: " << state_of(ranks[0]) << state_of(ranks[1]);
+  // fg: all resume.
+  ::kill(pid, SIGCONT);
+  EXPECT_TRUE(wait_for([&] { return state_of(ranks[0]) != 'T' && state_of(ranks[1]) != 'T'; }))
+      << "the ranks resumed: " << state_of(ranks[0]) << state_of(ranks[1]);
+  // SIGQUIT goes on to the ranks, and the launcher ends with it.
+  ::kill(pid, SIGQUIT);
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGQUIT) << text;
+  EXPECT_EQ(lines_with(text, "got QUIT").size(), 2u) << text;
+}
+
 // The DDP example (examples/ddp_digits.cpp): two ranks reach the single-process accuracy and
 // end with bitwise-identical parameters.
 TEST(EmberRun, DdpDigitsExampleMatchesOneProcess) {
