@@ -120,7 +120,9 @@ struct CommandLine {
     run->add_option("--node-rank", l.node_rank, "this node's rank")->capture_default_str()->check(sign_check<int>(false));
     run->add_option("--master-addr", l.master_addr, "rank 0's address")->capture_default_str();
     run->add_option("--master-port", l.master_port, "rank 0's port")->capture_default_str()->check(CLI::Range(1, 65535));
-    run->add_option("--max-restarts", l.max_restarts, "restarts of a failed group")
+    run->add_option("--max-restarts", l.max_restarts,
+                    "restarts of a failed group (with several nodes, all restart together; their launchers meet at "
+                    "--master-port + 1)")
         ->capture_default_str()
         ->check(sign_check<int>(false));
     run->prefix_command();  // the program and its arguments, untouched

@@ -11,11 +11,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/distributed/store.h"
 
 namespace ember::distributed {
 
@@ -167,10 +170,60 @@ struct Outcome {
   int failed_rank = -1;
   bool interrupted = false;  // the launcher itself got a signal
   int signal = 0;
+  bool other_node_failed = false;
+};
+
+// Note [Restarts across nodes]
+// With several nodes and --max-restarts, the nodes' launchers restart together, as torchrun's
+// agents do: a rank that fails on any node fails the attempt everywhere (each launcher stops
+// its ranks), and every node checks in before the next attempt starts, so no rank meets a
+// leftover of the last one. They meet in a TCPStore of their own, served by node 0's launcher
+// at MASTER_PORT + 1 (the ranks' store is at MASTER_PORT). A node that succeeded waits for the
+// others before it ends: a node failing later still restarts everyone. Node 0's launcher,
+// which serves the store, leaves last.
+class NodeSync {
+ public:
+  NodeSync(const LaunchOptions& o)
+      : node_(o.node_rank), nnodes_(o.nnodes), timeout_(o.node_timeout),
+        store_(std::make_shared<TCPStore>(o.master_addr, uint16_t(o.master_port + 1), o.nnodes, o.node_rank == 0,
+                                          o.node_timeout, /*wait_for_workers=*/true)) {}
+  // Every node is ready for attempt k (its ranks of attempt k - 1 are gone).
+  void join(int attempt) {
+    const std::string base = "ember_run/join/" + std::to_string(attempt) + "/";
+    store_->set(base + std::to_string(node_), "1");
+    std::vector<std::string> keys;
+    for (int n = 0; n < nnodes_; ++n) keys.push_back(base + std::to_string(n));
+    store_->wait(keys, timeout_);
+  }
+  void report_failure(int attempt) { store_->set(failed_key(attempt), std::to_string(node_)); }
+  // The node whose group failed in this attempt, or -1.
+  int failed_node(int attempt) {
+    if (!store_->check({failed_key(attempt)})) return -1;
+    return std::atoi(store_->get_to_str(failed_key(attempt)).c_str());
+  }
+  // A launcher ended by a signal: the others stop their ranks and do not restart.
+  void report_stop() { store_->set("ember_run/stopped", std::to_string(node_)); }
+  bool stopped() { return store_->check({"ember_run/stopped"}); }
+  void report_done(int attempt) { store_->add("ember_run/done/" + std::to_string(attempt), 1); }
+  bool all_done(int attempt) { return store_->add("ember_run/done/" + std::to_string(attempt), 0) >= nnodes_; }
+  // The end: node 0 (serving the store) waits for the others to leave.
+  void leave() {
+    store_->add("ember_run/left", 1);
+    if (node_ != 0) return;
+    const auto until = Clock::now() + timeout_;
+    while (store_->add("ember_run/left", 0) < nnodes_ && Clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+
+ private:
+  static std::string failed_key(int attempt) { return "ember_run/failed/" + std::to_string(attempt); }
+  int node_, nnodes_;
+  std::chrono::milliseconds timeout_;
+  std::shared_ptr<TCPStore> store_;
 };
 
 // Runs one attempt of the whole group to its end.
-Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log) {
+Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log, NodeSync* nodes) {
   std::vector<Child> kids;
   try {
     for (int l = 0; l < o.nproc_per_node; ++l) kids.push_back(spawn(o, l, restart));
@@ -186,6 +239,7 @@ Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log) {
   Outcome result;
   bool stopping = false;
   Clock::time_point kill_at{};
+  Clock::time_point next_node_check{};
   // Signals go to each rank's process group (the rank and whatever it started).
   auto stop_others = [&](int sig) {
     for (Child& c : kids)
@@ -238,6 +292,27 @@ Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log) {
           kill_at = Clock::now() + o.kill_grace;
           stop_others(SIGTERM);
         }
+      }
+    }
+    // Another node's group failed in this attempt: this one stops too.
+    if (nodes && !stopping && Clock::now() >= next_node_check) {
+      next_node_check = Clock::now() + std::chrono::milliseconds(100);
+      const int failed = nodes->failed_node(restart);
+      if (nodes->stopped()) {
+        log << "ember run: another node's launcher was stopped by a signal; stopping the ranks of this node"
+            << std::endl;
+        result.interrupted = true;
+        if (result.status == 0) result.status = 1;
+        stopping = true;
+        kill_at = Clock::now() + o.kill_grace;
+        stop_others(SIGTERM);
+      } else if (failed >= 0 && failed != o.node_rank) {
+        log << "ember run: node " << failed << "'s group failed; stopping the ranks of this node" << std::endl;
+        result.other_node_failed = true;
+        if (result.status == 0) result.status = 1;
+        stopping = true;
+        kill_at = Clock::now() + o.kill_grace;
+        stop_others(SIGTERM);
       }
     }
     if (stopping && Clock::now() >= kill_at) {
@@ -309,12 +384,35 @@ int launch(const LaunchOptions& o, std::ostream& log) {
       signal_pipe[0] = signal_pipe[1] = -1;
     }
   } handlers;
+  std::unique_ptr<NodeSync> nodes;
+  if (o.nnodes > 1 && o.max_restarts > 0) {
+    EMBER_CHECK(o.master_port < 65535, "ember run: with several nodes and --max-restarts the launchers meet at "
+                "--master-port + 1, which must be a TCP port too (got ", o.master_port, ")");
+    nodes = std::make_unique<NodeSync>(o);
+  }
   Outcome r;
   for (int attempt = 0;; ++attempt) {
-    r = run_group(o, attempt, log);
+    if (nodes) nodes->join(attempt);
+    r = run_group(o, attempt, log, nodes.get());
+    if (nodes && r.interrupted && r.signal != 0) nodes->report_stop();
+    if (nodes && !r.interrupted) {
+      if (r.status != 0 && !r.other_node_failed) nodes->report_failure(attempt);
+      if (r.status == 0) {
+        // Done here: wait for the other nodes, one of which may still fail this attempt.
+        nodes->report_done(attempt);
+        while (!nodes->all_done(attempt) && nodes->failed_node(attempt) < 0)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const int failed = nodes->failed_node(attempt);
+        if (failed >= 0) {
+          log << "ember run: node " << failed << "'s group failed" << std::endl;
+          r.status = 1, r.other_node_failed = true;
+        }
+      }
+    }
     if (r.status == 0 || r.interrupted || attempt >= o.max_restarts) break;
     log << "ember run: restarting the group (restart " << attempt + 1 << " of " << o.max_restarts << ")" << std::endl;
   }
+  if (nodes) nodes->leave();
   return r.status;
 }
 

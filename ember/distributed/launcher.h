@@ -9,7 +9,8 @@
 // go to a rank's whole process group, and once every rank has exited whatever they left
 // running is killed, so a leftover holding the output pipes cannot keep the launcher waiting. With max_restarts > 0 a failed group
 // is started again (the program resumes from its own checkpoint, as with torchrun's
-// elastic restarts), up to that many times.
+// elastic restarts), up to that many times; with several nodes, all nodes restart together
+// (their launchers meet in a store at MASTER_PORT + 1 served by node 0's).
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -27,6 +28,9 @@ struct LaunchOptions {
   int master_port = 29500;
   int max_restarts = 0;
   std::chrono::milliseconds kill_grace = std::chrono::seconds(10);  // SIGTERM -> SIGKILL
+  // Several nodes with max_restarts > 0: how long a node's launcher waits for the others (to
+  // connect, to check in before an attempt). Note [Restarts across nodes] (launcher.cpp).
+  std::chrono::milliseconds node_timeout = std::chrono::minutes(5);
   std::vector<std::string> command;  // the program and its arguments
 };
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -155,6 +156,46 @@ TEST(EmberRun, CtrlZStopsTheRanksAndFgResumesThemAndSigquitIsForwarded) {
   ::waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGQUIT) << text;
   EXPECT_EQ(lines_with(text, "got QUIT").size(), 2u) << text;
+}
+
+TEST(EmberRun, NodesRestartTogether) {
+  // Two "nodes" (two launchers on this machine): node 1's rank fails in the first attempt while
+  // node 0's would wait forever; node 0 stops its rank, both restart, the second attempt
+  // succeeds everywhere (Note [Restarts across nodes]).
+  const std::string script =
+      "'if [ $TORCHELASTIC_RESTART_COUNT = 0 ]; then if [ $GROUP_RANK = 1 ]; then exit 3; fi; sleep 60; fi; "
+      "echo attempt $TORCHELASTIC_RESTART_COUNT ok'";
+  auto node = [&](int n, int restarts) {
+    return std::async(std::launch::async, [=] {
+      return run("--nnodes 2 --node-rank " + std::to_string(n) + " --nproc-per-node 1 --master-port 29641 " +
+                 "--max-restarts " + std::to_string(restarts) + " /bin/sh -c " + script);
+    });
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto a = node(0, 1), b = node(1, 1);
+  const Outcome r0 = a.get(), r1 = b.get();
+  EXPECT_EQ(r0.status, 0) << r0.output;
+  EXPECT_EQ(r1.status, 0) << r1.output;
+  EXPECT_NE(r0.output.find("node 1's group failed; stopping the ranks of this node"), std::string::npos) << r0.output;
+  EXPECT_EQ(lines_with(r0.output, "attempt 1 ok").size(), 1u) << r0.output;
+  EXPECT_EQ(lines_with(r1.output, "attempt 1 ok").size(), 1u) << r1.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(40)) << "node 0's sleeping rank was stopped";
+  // Node 1 fails every attempt: out of restarts, both launchers fail (node 1 with its rank's
+  // status), node 0 without waiting for its rank's sleep.
+  const std::string always = "'if [ $GROUP_RANK = 1 ]; then exit 3; fi; sleep 60'";
+  auto fail = [&](int n) {
+    return std::async(std::launch::async, [=] {
+      return run("--nnodes 2 --node-rank " + std::to_string(n) +
+                 " --nproc-per-node 1 --master-port 29643 --max-restarts 1 /bin/sh -c " + always);
+    });
+  };
+  const auto t1 = std::chrono::steady_clock::now();
+  auto c = fail(0), d = fail(1);
+  const Outcome f0 = c.get(), f1 = d.get();
+  EXPECT_EQ(f0.status, 1) << f0.output;
+  EXPECT_EQ(f1.status, 3) << f1.output;
+  EXPECT_EQ(lines_with(f0.output, "restarting the group").size(), 1u) << f0.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::seconds(40));
 }
 
 // The DDP example (examples/ddp_digits.cpp): two ranks reach the single-process accuracy and
