@@ -73,32 +73,66 @@ TEST(EmberRun, MaxRestartsRestartsTheGroup) {
   EXPECT_EQ(lines_with(fail.output, "restarting the group").size(), 1u) << fail.output;
 }
 
-TEST(EmberRun, SignalsAreForwardedToTheRanks) {
-  int out[2];
-  ASSERT_EQ(::pipe(out), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
-    ::execl(EMBER_CLI, EMBER_CLI, "run", "--nproc-per-node", "2", "/bin/sh", "-c",
-            "trap 'echo got TERM; exit 7' TERM; echo ready; sleep 60 & wait", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(out[1]);
+// `ember run --nproc-per-node 2 /bin/sh -c <script>` in the background, its output read here:
+// for the tests that signal the launcher while its ranks run.
+struct Background {
+  pid_t pid = -1;
+  int fd = -1;
   std::string text;
-  char buf[1024];
-  // Wait until both ranks are up, then signal the launcher.
-  while (lines_with(text, "ready").size() < 2) {
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    ASSERT_GT(n, 0) << text;
-    text.append(buf, size_t(n));
+
+  explicit Background(const char* script) {
+    int out[2];
+    if (::pipe(out) != 0) return;
+    pid = ::fork();
+    if (pid == 0) {
+      ::dup2(out[1], 1);
+      ::dup2(out[1], 2);
+      ::execl(EMBER_CLI, EMBER_CLI, "run", "--nproc-per-node", "2", "/bin/sh", "-c", script, static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    fd = out[0];
   }
-  ::kill(pid, SIGTERM);
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << text;
-  EXPECT_EQ(lines_with(text, "got TERM").size(), 2u) << text;
+  // A test that stopped early leaves nothing running: the launcher ends its ranks on SIGTERM.
+  ~Background() {
+    if (pid > 0 && !finished) {
+      ::kill(pid, SIGCONT);
+      ::kill(pid, SIGTERM);
+      finish();
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  // Reads until `n` lines contain `needle`; false at the end of the output first.
+  bool read_until(const std::string& needle, size_t n) {
+    char buf[1024];
+    while (lines_with(text, needle).size() < n) {
+      const ssize_t got = ::read(fd, buf, sizeof buf);
+      if (got <= 0) return false;
+      text.append(buf, size_t(got));
+    }
+    return true;
+  }
+  // Reads to the end and returns the launcher's wait status.
+  int finish() {
+    char buf[1024];
+    for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, size_t(got));
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    finished = true;
+    return status;
+  }
+  bool finished = false;
+};
+
+TEST(EmberRun, SignalsAreForwardedToTheRanks) {
+  Background launcher("trap 'echo got TERM; exit 7' TERM; echo ready; sleep 60 & wait");
+  ASSERT_GT(launcher.pid, 0);
+  // Wait until both ranks are up, then signal the launcher.
+  ASSERT_TRUE(launcher.read_until("ready", 2)) << launcher.text;
+  ::kill(launcher.pid, SIGTERM);
+  const int status = launcher.finish();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << launcher.text;
+  EXPECT_EQ(lines_with(launcher.text, "got TERM").size(), 2u) << launcher.text;
 }
 
 // A process's state letter from /proc (R, S, T for stopped...), '?' when it is gone.
@@ -113,25 +147,11 @@ char state_of(pid_t pid) {
 }
 
 TEST(EmberRun, CtrlZStopsTheRanksAndFgResumesThemAndSigquitIsForwarded) {
-  int out[2];
-  ASSERT_EQ(::pipe(out), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
-    ::execl(EMBER_CLI, EMBER_CLI, "run", "--nproc-per-node", "2", "/bin/sh", "-c",
-            "trap 'echo got QUIT; exit 9' QUIT; echo ready $$; while :; do :; done",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string text;
-  char buf[1024];
-  while (lines_with(text, "ready").size() < 2) {
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    ASSERT_GT(n, 0) << text;
-    text.append(buf, size_t(n));
-  }
+  Background launcher("trap 'echo got QUIT; exit 9' QUIT; echo ready $$; while :; do :; done");
+  const pid_t pid = launcher.pid;
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(launcher.read_until("ready", 2)) << launcher.text;
+  const std::string& text = launcher.text;
   std::vector<pid_t> ranks;
   for (const std::string& l : lines_with(text, "ready")) ranks.push_back(pid_t(std::stol(l.substr(l.rfind(' ') + 1))));
   auto wait_for = [&](auto&& done) {
@@ -151,9 +171,7 @@ TEST(EmberRun, CtrlZStopsTheRanksAndFgResumesThemAndSigquitIsForwarded) {
       << "the ranks resumed: " << state_of(ranks[0]) << state_of(ranks[1]);
   // SIGQUIT goes on to the ranks, and the launcher ends with it.
   ::kill(pid, SIGQUIT);
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  const int status = launcher.finish();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGQUIT) << text;
   EXPECT_EQ(lines_with(text, "got QUIT").size(), 2u) << text;
 }
