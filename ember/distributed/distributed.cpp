@@ -2,6 +2,7 @@
 #include "ember/distributed/distributed.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +30,7 @@ struct State {
   std::map<const ProcessGroup*, GroupInfo> groups;
   int world_rank = -1, world_size = 0;
   int64_t next_group = 0;
-  std::string generation;  // "" for a store's first world, then "_1", "_2"...
+  std::string generation;  // "_w<size>_<n>": the store's n-th world of that size
   std::chrono::milliseconds timeout{0};
 };
 State& state() {
@@ -157,7 +158,7 @@ class ProcessGroupWrapper : public ProcessGroup {
   }
 
   std::shared_ptr<ProcessGroup> inner_, helper_;
-  int64_t calls_ = 0;
+  std::atomic<int64_t> calls_{0};
 };
 
 bool debug_detail() {
@@ -277,9 +278,11 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   // A store kept across destroy_process_group and a new init (a user's TCPStore, a FileStore's
   // file) still holds the last world's keys (Gloo's addresses): each world on a store gets
   // prefixes of its own, numbered by how many worlds the store has seen.
-  const int64_t joined = store->add("ember_pg_worlds_joined", 1);
+  // Counted per world size (a world of 3 after one of 2 must not land in the middle of the
+  // count), the size in the prefix too.
+  const int64_t joined = store->add("ember_pg_worlds_joined/" + std::to_string(world_size), 1);
   const int64_t world_index = (joined - 1) / world_size;
-  const std::string generation = world_index == 0 ? "" : "_" + std::to_string(world_index);
+  const std::string generation = "_w" + std::to_string(world_size) + "_" + std::to_string(world_index);
   Group pg = make_backend(backend, std::make_shared<PrefixStore>("default_pg" + generation, store), rank, world_size,
                           timeout);
   // Every rank has joined before any returns (PyTorch's barrier at the end of init): otherwise

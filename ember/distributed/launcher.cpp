@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -187,13 +188,35 @@ class NodeSync {
       : node_(o.node_rank), nnodes_(o.nnodes), timeout_(o.node_timeout),
         store_(std::make_shared<TCPStore>(o.master_addr, uint16_t(o.master_port + 1), o.nnodes, o.node_rank == 0,
                                           o.node_timeout, /*wait_for_workers=*/true)) {}
+
+  // How a wait among the nodes ended: done, a signal to this launcher, another launcher
+  // stopped by one, or the node timeout.
+  struct Waited {
+    bool ok = false;
+    int signal = 0;
+    bool stopped = false;
+  };
+  // Polls `done` until it holds, watching this launcher's signals and the others' stops (no
+  // ranks run meanwhile: job-control signals are ignored here).
+  Waited wait_until(const std::function<bool()>& done) {
+    const auto until = Clock::now() + timeout_;
+    for (;;) {
+      if (done()) return {true, 0, false};
+      unsigned char sig;
+      while (::read(signal_pipe[0], &sig, 1) == 1)
+        if (sig != SIGTSTP && sig != SIGCONT) return {false, sig, false};
+      if (stopped()) return {false, 0, true};
+      if (Clock::now() >= until) return {};
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   // Every node is ready for attempt k (its ranks of attempt k - 1 are gone).
-  void join(int attempt) {
+  Waited join(int attempt) {
     const std::string base = "ember_run/join/" + std::to_string(attempt) + "/";
     store_->set(base + std::to_string(node_), "1");
     std::vector<std::string> keys;
     for (int n = 0; n < nnodes_; ++n) keys.push_back(base + std::to_string(n));
-    store_->wait(keys, timeout_);
+    return wait_until([&] { return store_->check(keys); });
   }
   void report_failure(int attempt) { store_->set(failed_key(attempt), std::to_string(node_)); }
   // The node whose group failed in this attempt, or -1.
@@ -204,16 +227,22 @@ class NodeSync {
   // A launcher ended by a signal: the others stop their ranks and do not restart.
   void report_stop() { store_->set("ember_run/stopped", std::to_string(node_)); }
   bool stopped() { return store_->check({"ember_run/stopped"}); }
-  void report_done(int attempt) { store_->add("ember_run/done/" + std::to_string(attempt), 1); }
-  bool all_done(int attempt) { return store_->add("ember_run/done/" + std::to_string(attempt), 0) >= nnodes_; }
-  // The end: node 0 (serving the store) waits for the others to leave.
-  void leave() {
-    store_->add("ember_run/left", 1);
-    if (node_ != 0) return;
-    const auto until = Clock::now() + timeout_;
-    while (store_->add("ember_run/left", 0) < nnodes_ && Clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // This node's ranks succeeded; waits for the others (or a failure among them).
+  Waited done(int attempt) {
+    const std::string key = "ember_run/done/" + std::to_string(attempt);
+    store_->add(key, 1);
+    return wait_until([&] { return store_->add(key, 0) >= nnodes_ || failed_node(attempt) >= 0; });
   }
+  // The end: node 0 (serving the store) waits for the others to leave. Never throws.
+  void leave() noexcept {
+    try {
+      store_->add("ember_run/left", 1);
+      if (node_ == 0) (void)wait_until([&] { return store_->add("ember_run/left", 0) >= nnodes_; });
+    } catch (const std::exception&) {
+    }
+  }
+  int nnodes() const { return nnodes_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
 
  private:
   static std::string failed_key(int attempt) { return "ember_run/failed/" + std::to_string(attempt); }
@@ -258,9 +287,20 @@ Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log, NodeSy
     unsigned char s;
     while (::read(signal_pipe[0], &s, 1) == 1) {
       if (s == SIGTSTP) {
+        // The ranks stop, then the launcher by SIGTSTP's default action (which the kernel
+        // discards in an orphaned process group: nobody could resume it there), then the ranks
+        // resume with it; a pending SIGTERM-to-SIGKILL grace does not run while stopped.
         log << "ember run: suspended; stopping the ranks too" << std::endl;
         stop_others(SIGSTOP);
-        ::raise(SIGSTOP);
+        const Clock::time_point stopped_at = Clock::now();
+        struct sigaction dfl {}, mine {};
+        dfl.sa_handler = SIG_DFL;
+        ::sigemptyset(&dfl.sa_mask);
+        ::sigaction(SIGTSTP, &dfl, &mine);
+        ::raise(SIGTSTP);
+        ::sigaction(SIGTSTP, &mine, nullptr);
+        stop_others(SIGCONT);
+        if (stopping && kill_at != Clock::time_point::max()) kill_at += Clock::now() - stopped_at;
         continue;
       }
       if (s == SIGCONT) {
@@ -286,6 +326,12 @@ Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log, NodeSy
       if (c.status != 0 && result.failed_rank < 0 && !(stopping && result.interrupted)) {
         if (!stopping) {
           result.status = c.status, result.failed_rank = c.rank;
+          if (nodes) {
+            try {
+              nodes->report_failure(restart);  // the other nodes stop at once, not after this one's grace
+            } catch (const std::exception&) {
+            }
+          }
           log << "ember run: rank " << c.rank << " exited with status " << c.status << "; stopping the other ranks"
               << std::endl;
           stopping = true;
@@ -297,8 +343,17 @@ Outcome run_group(const LaunchOptions& o, int restart, std::ostream& log, NodeSy
     // Another node's group failed in this attempt: this one stops too.
     if (nodes && !stopping && Clock::now() >= next_node_check) {
       next_node_check = Clock::now() + std::chrono::milliseconds(100);
-      const int failed = nodes->failed_node(restart);
-      if (nodes->stopped()) {
+      int failed = -1;
+      bool others_stopped = false;
+      try {
+        failed = nodes->failed_node(restart);
+        others_stopped = nodes->stopped();
+      } catch (const std::exception& e) {
+        // The nodes' store is gone (node 0's launcher died): no coordinated restart is possible.
+        log << "ember run: lost the other nodes (" << e.what() << "); stopping the ranks of this node" << std::endl;
+        others_stopped = true;
+      }
+      if (others_stopped) {
         log << "ember run: another node's launcher was stopped by a signal; stopping the ranks of this node"
             << std::endl;
         result.interrupted = true;
@@ -391,17 +446,42 @@ int launch(const LaunchOptions& o, std::ostream& log) {
     nodes = std::make_unique<NodeSync>(o);
   }
   Outcome r;
+  // A wait among the nodes that did not end well ends the job (no restart).
+  auto end_by = [&](const NodeSync::Waited& w, const char* waiting_for) {
+    r.interrupted = true;
+    if (w.signal) {
+      r.status = 128 + w.signal;
+      log << "ember run: received signal " << w.signal << " while waiting for " << waiting_for << std::endl;
+      try {
+        nodes->report_stop();
+      } catch (const std::exception&) {
+      }
+    } else {
+      r.status = 1;
+      log << "ember run: " << (w.stopped ? "another node's launcher was stopped" : "the other nodes did not answer")
+          << " while waiting for " << waiting_for
+          << (w.stopped ? "" : " within " + std::to_string(nodes->timeout().count()) + " ms") << std::endl;
+    }
+  };
   for (int attempt = 0;; ++attempt) {
-    if (nodes) nodes->join(attempt);
+    if (nodes) {
+      const NodeSync::Waited w = nodes->join(attempt);
+      if (!w.ok) {
+        end_by(w, "the nodes to start an attempt");
+        break;
+      }
+    }
     r = run_group(o, attempt, log, nodes.get());
     if (nodes && r.interrupted && r.signal != 0) nodes->report_stop();
     if (nodes && !r.interrupted) {
       if (r.status != 0 && !r.other_node_failed) nodes->report_failure(attempt);
       if (r.status == 0) {
         // Done here: wait for the other nodes, one of which may still fail this attempt.
-        nodes->report_done(attempt);
-        while (!nodes->all_done(attempt) && nodes->failed_node(attempt) < 0)
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const NodeSync::Waited w = nodes->done(attempt);
+        if (!w.ok) {
+          end_by(w, "the other nodes to finish");
+          break;
+        }
         const int failed = nodes->failed_node(attempt);
         if (failed >= 0) {
           log << "ember run: node " << failed << "'s group failed" << std::endl;

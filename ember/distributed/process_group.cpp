@@ -10,6 +10,7 @@
 #include <gloo/reduce.h>
 #include <gloo/scatter.h>
 #include <gloo/common/error.h>
+#include <gloo/common/logging.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
@@ -364,8 +365,8 @@ std::shared_ptr<Work> ProcessGroupGloo::enqueue(std::string op, std::vector<Tens
             ": ", e.what())));
       } catch (const Error&) {
         error = std::current_exception();
-      } catch (const std::exception& e) {
-        // Gloo's own checks (EnforceNotMet: "[enforce fail at gloo/...]"), given the collective.
+      } catch (const ::gloo::EnforceNotMet& e) {
+        // Gloo's own checks ("[enforce fail at gloo/...]"), given the collective.
         error = std::make_exception_ptr(Error(::ember::detail::str_cat(
             "ProcessGroupGloo: ", op, " failed on rank ", rank_, " of ", size_, ": Gloo refused it (do the ranks "
             "pass the same shapes and dtypes?): ", e.what())));

@@ -3,6 +3,9 @@
 // --max-restarts, signal forwarding, multi-node rank numbering and usage errors. The ranks
 // are /bin/sh one-liners, so the launcher is tested apart from the process groups (which
 // tests/distributed/distributed_api_test covers).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,6 +88,9 @@ struct Background {
     if (::pipe(out) != 0) return;
     pid = ::fork();
     if (pid == 0) {
+      // A process group of its own whose parent (this test) is in another one of the session:
+      // not orphaned, so SIGTSTP's default action stops it (as under a shell's job control).
+      ::setpgid(0, 0);
       ::dup2(out[1], 1);
       ::dup2(out[1], 2);
       ::execl(EMBER_CLI, EMBER_CLI, "run", "--nproc-per-node", "2", "/bin/sh", "-c", script, static_cast<char*>(nullptr));
@@ -176,6 +182,35 @@ TEST(EmberRun, CtrlZStopsTheRanksAndFgResumesThemAndSigquitIsForwarded) {
   EXPECT_EQ(lines_with(text, "got QUIT").size(), 2u) << text;
 }
 
+// A port P with P + 1 free too (the ranks' store and the launchers'), found by binding.
+int free_port_pair() {
+  for (int tries = 0; tries < 50; ++tries) {
+    auto bind_to = [](int port) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      a.sin_port = htons(uint16_t(port));
+      if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return std::pair<int, int>{-1, 0};
+      }
+      socklen_t len = sizeof a;
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+      return std::pair<int, int>{fd, int(ntohs(a.sin_port))};
+    };
+    const auto [fd0, p] = bind_to(0);
+    if (fd0 < 0 || p >= 65535) continue;
+    const auto [fd1, q] = bind_to(p + 1);
+    ::close(fd0);
+    if (fd1 >= 0) {
+      ::close(fd1);
+      return p;
+    }
+  }
+  return 29641;
+}
+
 TEST(EmberRun, NodesRestartTogether) {
   // Two "nodes" (two launchers on this machine): node 1's rank fails in the first attempt while
   // node 0's would wait forever; node 0 stops its rank, both restart, the second attempt
@@ -183,10 +218,11 @@ TEST(EmberRun, NodesRestartTogether) {
   const std::string script =
       "'if [ $TORCHELASTIC_RESTART_COUNT = 0 ]; then if [ $GROUP_RANK = 1 ]; then exit 3; fi; sleep 60; fi; "
       "echo attempt $TORCHELASTIC_RESTART_COUNT ok'";
+  const int port = free_port_pair();
   auto node = [&](int n, int restarts) {
     return std::async(std::launch::async, [=] {
-      return run("--nnodes 2 --node-rank " + std::to_string(n) + " --nproc-per-node 1 --master-port 29641 " +
-                 "--max-restarts " + std::to_string(restarts) + " /bin/sh -c " + script);
+      return run("--nnodes 2 --node-rank " + std::to_string(n) + " --nproc-per-node 1 --master-port " +
+                 std::to_string(port) + " --max-restarts " + std::to_string(restarts) + " /bin/sh -c " + script);
     });
   };
   const auto t0 = std::chrono::steady_clock::now();
@@ -201,10 +237,11 @@ TEST(EmberRun, NodesRestartTogether) {
   // Node 1 fails every attempt: out of restarts, both launchers fail (node 1 with its rank's
   // status), node 0 without waiting for its rank's sleep.
   const std::string always = "'if [ $GROUP_RANK = 1 ]; then exit 3; fi; sleep 60'";
+  const int port2 = free_port_pair();
   auto fail = [&](int n) {
     return std::async(std::launch::async, [=] {
-      return run("--nnodes 2 --node-rank " + std::to_string(n) +
-                 " --nproc-per-node 1 --master-port 29643 --max-restarts 1 /bin/sh -c " + always);
+      return run("--nnodes 2 --node-rank " + std::to_string(n) + " --nproc-per-node 1 --master-port " +
+                 std::to_string(port2) + " --max-restarts 1 /bin/sh -c " + always);
     });
   };
   const auto t1 = std::chrono::steady_clock::now();
