@@ -83,7 +83,15 @@ struct Background {
   int fd = -1;
   std::string text;
 
-  explicit Background(const char* script) {
+  explicit Background(const char* script) : Background(std::vector<std::string>{"--nproc-per-node", "2"}, script) {}
+  // `ember run <options> /bin/sh -c <script>`.
+  Background(const std::vector<std::string>& options, const char* script) {
+    std::vector<std::string> args{EMBER_CLI, "run"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"/bin/sh", "-c", script});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     int out[2];
     if (::pipe(out) != 0) return;
     pid = ::fork();
@@ -93,7 +101,7 @@ struct Background {
       ::setpgid(0, 0);
       ::dup2(out[1], 1);
       ::dup2(out[1], 2);
-      ::execl(EMBER_CLI, EMBER_CLI, "run", "--nproc-per-node", "2", "/bin/sh", "-c", script, static_cast<char*>(nullptr));
+      ::execv(EMBER_CLI, argv.data());
       ::_exit(127);
     }
     ::close(out[1]);
@@ -251,6 +259,30 @@ TEST(EmberRun, NodesRestartTogether) {
   EXPECT_EQ(f1.status, 3) << f1.output;
   EXPECT_EQ(lines_with(f0.output, "restarting the group").size(), 1u) << f0.output;
   EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::seconds(40));
+}
+
+TEST(EmberRun, ASignalToAFinishedNodeStopsEveryNode) {
+  // Node 0's rank is done and its launcher waits for node 1's (which sleeps): SIGTERM to node
+  // 0's launcher ends it at once, and node 1's launcher stops its rank and ends too.
+  const std::string port = std::to_string(free_port_pair());
+  std::future<Outcome> other = std::async(std::launch::async, [&] {
+    return run("--nnodes 2 --node-rank 1 --nproc-per-node 1 --master-port " + port +
+               " --max-restarts 1 /bin/sh -c 'echo started; sleep 60'");
+  });
+  Background node0({"--nnodes", "2", "--node-rank", "0", "--nproc-per-node", "1", "--master-port", port,
+                    "--max-restarts", "1"},
+                   "echo done here");
+  ASSERT_GT(node0.pid, 0);
+  ASSERT_TRUE(node0.read_until("done here", 1)) << node0.text;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into its wait for node 1
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(node0.pid, SIGTERM);
+  const int status = node0.finish();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << node0.text;
+  const Outcome r1 = other.get();
+  EXPECT_NE(r1.status, 0) << r1.output;
+  EXPECT_NE(r1.output.find("stopping the ranks of this node"), std::string::npos) << r1.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30)) << "node 1's sleeping rank was stopped";
 }
 
 // The DDP example (examples/ddp_digits.cpp): two ranks reach the single-process accuracy and
