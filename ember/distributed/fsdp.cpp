@@ -43,8 +43,18 @@ void apply_activation_checkpointing(nn::Module& root, const std::function<bool(c
   EMBER_CHECK(check_fn != nullptr, "apply_activation_checkpointing: check_fn is empty");
   root.apply([&](nn::Module& m) {
     if (&m == &root || !check_fn(m)) return;
-    m.set_call_wrapper([](const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& run,
-                          const std::vector<Tensor>& inputs) { return utils::checkpoint(run, inputs); });
+    // A frozen block called on inputs that need no gradient runs plainly: nothing would flow
+    // back through it, and its outputs must not claim to require grad (PyTorch's reentrant
+    // checkpoint returns such outputs without a graph too).
+    nn::Module* self = &m;  // the wrapper lives in m's hooks: m outlives it
+    m.set_call_wrapper([self](const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& run,
+                              const std::vector<Tensor>& inputs) {
+      const auto needs_grad = [](const Tensor& t) { return t.defined() && t.requires_grad(); };
+      const std::vector<Tensor> params = self->parameters();
+      if (std::none_of(inputs.begin(), inputs.end(), needs_grad) && std::none_of(params.begin(), params.end(), needs_grad))
+        return run(inputs);
+      return utils::checkpoint(run, inputs);
+    });
   });
 }
 

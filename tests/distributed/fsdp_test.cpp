@@ -324,6 +324,30 @@ TEST(FullyShardedDataParallel, ActivationCheckpointingGivesTheSameTraining) {
   });
 }
 
+TEST(FullyShardedDataParallel, ActivationCheckpointingLeavesFrozenBlocksOnInputsWithoutGradAlone) {
+  // No ranks needed: the wrapper alone. A frozen block on an input that needs no gradient runs
+  // plainly (its output does not require grad); a trainable one is checkpointed (its output
+  // does, and its parameters get gradients).
+  torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Linear(4, 4));
+  fsdp::apply_activation_checkpointing(*model, [](const torch::nn::Module& m) {
+    return dynamic_cast<const torch::nn::LinearImpl*>(&m) != nullptr;
+  });
+  auto frozen = model[0]->as<torch::nn::Linear>();
+  for (auto& p : frozen->parameters()) p.set_requires_grad(false);
+  const Tensor x = torch::randn({2, 4});
+  const Tensor h = model->ptr(0)->as<torch::nn::Linear>()->forward(x);  // direct: no wrapper
+  EXPECT_FALSE(h.requires_grad());
+  const Tensor y = model->forward(x);
+  EXPECT_TRUE(y.requires_grad());
+  y.sum().backward();
+  EXPECT_TRUE(model[1]->as<torch::nn::Linear>()->weight.grad().defined());
+  EXPECT_FALSE(frozen->weight.grad().defined());
+  torch::nn::Linear alone(4, 4);
+  for (auto& p : alone->parameters()) p.set_requires_grad(false);
+  fsdp::apply_activation_checkpointing(*torch::nn::Sequential(alone), [](const torch::nn::Module&) { return true; });
+  EXPECT_FALSE(alone(x).requires_grad()) << "a frozen block on an input without grad: no graph";
+}
+
 // A frozen unit between trainable ones is gathered again for the backward that flows through
 // it; a parameter used on one rank only does not hold its unit's reduction back (the other
 // units' collectives stay matched); TransformerEncoder's layers are units (called with hooks).
