@@ -133,25 +133,30 @@ class ProcessGroupWrapper : public ProcessGroup {
   std::shared_ptr<Work> recv(std::vector<Tensor>& t, int src, int tag) override { return inner_->recv(t, src, tag); }
 
  private:
-  static constexpr int64_t kPrint = 200;  // bytes of each rank's fingerprint exchanged
+  // Each rank sends its fingerprint's first kText bytes (what the error shows) and a 64-bit
+  // FNV-1a digest of the whole of it (so a difference past kText is caught too).
+  static constexpr int64_t kText = 200, kSent = kText + 8;
 
   void check(const char* op, const std::vector<Tensor>& tensors, const std::string& extra) {
     std::string mine = ::ember::detail::str_cat("#", ++calls_, " ", op, extra);
     for (const Tensor& t : tensors)
       mine += t.defined() ? ::ember::detail::str_cat(" ", t.scalar_type(), t.sizes(), "@", t.device().type())
                           : std::string(" undefined");
-    if (int64_t(mine.size()) > kPrint) mine.resize(size_t(kPrint));
-    Tensor bytes = zeros({kPrint}, TensorOptions().dtype(kByte));
+    uint64_t digest = 1469598103934665603ull;
+    for (unsigned char c : mine) digest = (digest ^ c) * 1099511628211ull;
+    if (int64_t(mine.size()) > kText) mine.resize(size_t(kText - 3)), mine += "...";
+    Tensor bytes = zeros({kSent}, TensorOptions().dtype(kByte));
     std::memcpy(bytes.data_ptr(), mine.data(), mine.size());
-    Tensor all = empty({kPrint * getSize()}, TensorOptions().dtype(kByte));
+    std::memcpy(static_cast<char*>(bytes.data_ptr()) + kText, &digest, sizeof digest);
+    Tensor all = empty({kSent * getSize()}, TensorOptions().dtype(kByte));
     helper_->_allgather_base(all, bytes)->wait();
     std::string report;
     bool differ = false;
+    const char* mine_sent = static_cast<const char*>(bytes.data_ptr());
     for (int r = 0; r < getSize(); ++r) {
-      const char* p = reinterpret_cast<const char*>(all.data_ptr<uint8_t>()) + r * kPrint;
-      const std::string theirs(p, strnlen(p, size_t(kPrint)));
-      differ = differ || theirs != mine;
-      report += ::ember::detail::str_cat("\n  rank ", r, ": ", theirs);
+      const char* p = reinterpret_cast<const char*>(all.data_ptr<uint8_t>()) + r * kSent;
+      differ = differ || std::memcmp(p, mine_sent, size_t(kSent)) != 0;
+      report += ::ember::detail::str_cat("\n  rank ", r, ": ", std::string(p, strnlen(p, size_t(kText))));
     }
     EMBER_CHECK(!differ, "Detected mismatch between collectives on ranks (TORCH_DISTRIBUTED_DEBUG=DETAIL): rank ",
                 getRank(), " is running ", op, " but the ranks called:", report);

@@ -211,6 +211,19 @@ TEST(DistributedApi, DebugDetailNamesMismatchedCollectives) {
       }
       require(ops.find("allreduce") != std::string::npos && ops.find("broadcast root=0") != std::string::npos,
               "ops named: " + ops);
+      // A difference past the 200 bytes shown (a shape of 80 dimensions, the last one differing)
+      // is caught by the digest of the whole fingerprint.
+      std::vector<int64_t> dims(80, 1);
+      dims.back() = rank == 0 ? 1 : 2;
+      Tensor deep = ones(dims);
+      std::string far;
+      try {
+        dist::all_reduce(deep);
+      } catch (const Error& e) {
+        far = e.what();
+      }
+      require(far.find("Detected mismatch between collectives") != std::string::npos && far.find("...") != std::string::npos,
+              "a difference past the shown bytes: " + far);
       dist::destroy_process_group();
     }));
   dist::store_testing::expect_children_succeed(kids);
