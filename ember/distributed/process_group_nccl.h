@@ -52,7 +52,7 @@ class ProcessGroupNCCL : public ProcessGroup {
   ~ProcessGroupNCCL() override;
 
   const std::string getBackendName() const override { return "nccl"; }
-  std::chrono::milliseconds timeout() const { return options_.timeout; }
+  std::chrono::milliseconds timeout() const;
   // The NCCL library's version as major.minor.patch ("2.28.9"); opens the library.
   static std::string nccl_version();
 
@@ -82,8 +82,7 @@ class ProcessGroupNCCL : public ProcessGroup {
   struct Impl;
 
  private:
-  Options options_;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Impl> impl_;  // holds the options
 };
 
 }  // namespace ember::distributed

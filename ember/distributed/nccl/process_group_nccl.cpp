@@ -441,7 +441,7 @@ ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int s
     : ProcessGroupNCCL(std::move(store), rank, size, Options()) {}
 
 ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size, Options options)
-    : ProcessGroup(rank, size), options_(options), impl_(std::make_unique<Impl>()) {
+    : ProcessGroup(rank, size), impl_(std::make_unique<Impl>()) {
   EMBER_CHECK(store != nullptr, "ProcessGroupNCCL: expected a store");
   EMBER_CHECK(cuda::is_available(), "ProcessGroupNCCL: NCCL needs a CUDA device and this process sees none "
               "(torch::cuda::is_available() is false); use the 'gloo' backend for CPU tensors");
@@ -459,7 +459,7 @@ ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int s
 ProcessGroupNCCL::~ProcessGroupNCCL() {
   // Collectives still running finish first, within the group's timeout (the watchdog keeps
   // watching meanwhile); past it the communicators are aborted instead of waited for.
-  const Clock::time_point until = Clock::now() + options_.timeout;
+  const Clock::time_point until = Clock::now() + impl_->options.timeout;
   bool timed_out = false;
   for (;;) {
     std::vector<std::shared_ptr<Flight>> pending;
@@ -485,7 +485,7 @@ ProcessGroupNCCL::~ProcessGroupNCCL() {
   if (impl_->watchdog.joinable()) impl_->watchdog.join();  // it no longer touches the communicators
   if (timed_out)
     impl_->abort_all(ember::detail::str_cat("ProcessGroupNCCL: the group was destroyed with collectives still "
-                                            "running after ", options_.timeout.count(), " ms"));
+                                            "running after ", impl_->options.timeout.count(), " ms"));
   std::vector<ncclComm_t> live;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
@@ -494,6 +494,8 @@ ProcessGroupNCCL::~ProcessGroupNCCL() {
   }
   for (ncclComm_t comm : live) (void)nccl().comm_destroy(comm);  // no device switch needed
 }
+
+std::chrono::milliseconds ProcessGroupNCCL::timeout() const { return impl_->options.timeout; }
 
 std::string ProcessGroupNCCL::nccl_version() {
   int v = 0;

@@ -16,12 +16,13 @@ namespace {
 
 ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size)
     : ProcessGroupNCCL(std::move(store), rank, size, Options()) {}
-ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store>, int rank, int size, Options options)
-    : ProcessGroup(rank, size), options_(options) {
+ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store>, int rank, int size, Options)
+    : ProcessGroup(rank, size) {
   no_nccl("");
 }
 ProcessGroupNCCL::~ProcessGroupNCCL() = default;
 std::string ProcessGroupNCCL::nccl_version() { no_nccl("::nccl_version"); }
+std::chrono::milliseconds ProcessGroupNCCL::timeout() const { no_nccl("::timeout"); }
 
 // Unreachable (no group is ever made), but the class needs its virtual functions.
 std::shared_ptr<Work> ProcessGroupNCCL::allreduce(std::vector<Tensor>&, const AllreduceOptions&) { no_nccl("::allreduce"); }
