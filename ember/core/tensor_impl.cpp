@@ -5,10 +5,21 @@
 
 #include <algorithm>
 #include <ostream>
+#include <sstream>
 
 namespace ember {
 
 TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::throw_unallocated() const {
+  std::ostringstream shape;
+  shape << sizes();
+  EMBER_CHECK(false, "The tensor has a non-zero number of elements (shape ", shape.str(), ", ", numel_, " elements, ",
+              dtype_, " on ", device_.str(), "), but its data is not allocated: its storage holds no memory (it ",
+              "was released under this tensor, e.g. a view of a FullyShardedDataParallel parameter kept after the ",
+              "unit was resharded; take a clone() while the parameter is gathered)");
+  __builtin_unreachable();
+}
 
 std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
   os << "[";

@@ -48,10 +48,15 @@ class TensorImpl : public intrusive_target {
   }
   bool is_non_overlapping_and_dense() const { return is_non_overlapping_and_dense_; }
 
-  // Pointer to element [0, 0, ...] (storage data + offset); null on meta.
+  // Pointer to element [0, 0, ...] (storage data + offset); null on meta and for a tensor
+  // without elements. A tensor with elements whose storage holds no memory (released under it:
+  // a view of an FSDP parameter kept past its reshard) raises instead of giving null, as
+  // PyTorch's "data is not allocated yet".
   void* data() const {
     char* base = static_cast<char*>(storage_.data());
-    return base ? base + storage_offset_ * int64_t(itemsize()) : nullptr;
+    if (base) return base + storage_offset_ * int64_t(itemsize());
+    if (numel_ != 0 && !device_.is_meta()) throw_unallocated();
+    return nullptr;
   }
 
   // Sets sizes and strides (recomputing the cached flags). Checks nothing about storage.
@@ -91,6 +96,7 @@ class TensorImpl : public intrusive_target {
   std::shared_ptr<void>& extra() { return extra_; }
 
  private:
+  [[noreturn]] void throw_unallocated() const;
   void refresh_flags();
 
   Storage storage_;
