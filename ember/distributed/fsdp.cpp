@@ -167,8 +167,11 @@ struct Unit {
   bool full_precision = false;  // gathered in dtype (summon_full_params), not compute_dtype
   // Per iteration.
   bool ran_forward = false, hooked = false, pre_backward_done = false, no_grad_forward = false;
-  // Per backward.
-  Tensor grad_flat;
+  // Per backward: each parameter's gradient as autograd produced it, held until the unit's last
+  // one arrives; then the gathered parameters are freed and the gradients copied into one flat
+  // buffer for the reduction (Note [FSDP gradient buffers]).
+  std::vector<Tensor> grads;
+  bool has_grads = false;
   std::vector<bool> ready;
   size_t pending = 0;
   bool reduce_launched = false;
@@ -239,6 +242,7 @@ class FsdpState : public std::enable_shared_from_this<FsdpState> {
   void on_grad(Unit& u, size_t k);
   void on_grad_no_sync(Unit& u, size_t k);
   size_t reached_parameters(const Unit& u) const;
+  Tensor flatten_grads(Unit& u);
   void launch_reduce(Unit& u);
   void finalize_backward();
 
@@ -506,6 +510,7 @@ void FsdpState::install_hooks(Unit& u) {
   }
   if (!u.requires_grad) return;
   u.ready.assign(u.entries.size(), false);
+  u.grads.assign(u.entries.size(), Tensor());
   for (size_t k = 0; k < u.entries.size(); ++k)
     u.entries[k].hook = autograd::register_post_accumulate_grad_hook(u.entries[k].param, [weak, up, k](const Tensor&) {
       if (auto s = weak.lock()) s->on_grad(*up, k);
@@ -722,7 +727,8 @@ void FsdpState::start_backward() {
     if (auto s = weak.lock()) s->finalize_backward();
   });
   for (auto& u : units_) {
-    u->grad_flat = Tensor(), u->pending = 0, u->reduce_launched = false, u->no_sync_counting = false;
+    for (Tensor& g : u->grads) g = Tensor();
+    u->has_grads = false, u->pending = 0, u->reduce_launched = false, u->no_sync_counting = false;
     std::fill(u->ready.begin(), u->ready.end(), false);
     u->pending = u->requires_grad ? u->entries.size() : 0;
   }
@@ -790,20 +796,51 @@ void FsdpState::on_grad(Unit& u, size_t k) {
     std::fill(u.ready.begin(), u.ready.end(), false);
     u.pending = SIZE_MAX;
   }
-  if (!u.grad_flat.defined()) {
-    u.grad_flat = zeros({u.padded}, g.options().requires_grad(false));
+  if (!u.has_grads) {
+    u.has_grads = true;
     if (u.pending != SIZE_MAX) u.pending = reached_parameters(u);
   }
-  Tensor slot = u.grad_flat.narrow(0, e.offset, e.numel);
-  if (u.ready[k]) slot.add_(g.reshape({-1}));  // a second gradient in one backward
-  else slot.copy_(g.reshape({-1}));
-  g = Tensor();  // the unsharded gradient is not kept
+  // The parameter's .grad is not kept: the unit holds it (a second gradient in one backward is
+  // added out of place, the first may be a buffer autograd shares under create_graph).
+  Tensor& held = u.grads[k];
+  held = held.defined() ? held.add(g) : std::move(g);
+  g = Tensor();
   if (u.ready[k]) return;
   u.ready[k] = true;
   if (u.pending == SIZE_MAX || --u.pending > 0) return;
+  if (shards()) reshard(u);  // before the flat gradient is allocated
   launch_reduce(u);
-  if (shards()) reshard(u);
   if (options_.backward_prefetch == BackwardPrefetch::BACKWARD_POST) prefetch(next_in_backward(u));
+}
+
+// Note [FSDP gradient buffers]: the reduction needs a unit's gradient as one flat buffer of
+// its padded size. Copying each gradient into it as it arrives kept, at the unit's last
+// gradient, three unit-sized buffers at once: the gathered parameters, the flat gradient and the
+// gradient autograd just produced (for the largest unit, a language model's head, that was
+// the peak of the whole step). The gradients are now held as autograd gives them, the
+// gathered parameters are freed once the last has come, and only then is the flat buffer
+// made: two unit-sized buffers at most. A unit whose one gradient already fills its padded
+// size (a single parameter whose size the world divides) is reduced from that gradient as it
+// is, when nothing else holds it.
+Tensor FsdpState::flatten_grads(Unit& u) {
+  u.has_grads = false;
+  const Tensor* first = nullptr;
+  for (const Tensor& g : u.grads)
+    if (g.defined() && !first) first = &g;
+  EMBER_CHECK(first, what(), ": internal error: unit ", u.name, " reduces without a gradient");
+  if (u.entries.size() == 1 && u.numel == u.padded && first->is_contiguous() && first->use_count() == 1 &&
+      first->storage().use_count() == 1) {
+    Tensor g = std::move(u.grads[0]);
+    u.grads[0] = Tensor();
+    return g.view({-1});
+  }
+  Tensor flat = zeros({u.padded}, first->options().requires_grad(false));
+  for (size_t k = 0; k < u.entries.size(); ++k) {
+    if (!u.grads[k].defined()) continue;
+    flat.narrow(0, u.entries[k].offset, u.entries[k].numel).copy_(u.grads[k].reshape({-1}));
+    u.grads[k] = Tensor();
+  }
+  return flat;
 }
 
 void FsdpState::launch_reduce(Unit& u) {
@@ -812,9 +849,8 @@ void FsdpState::launch_reduce(Unit& u) {
   NoGradGuard no_grad;
   const auto rd = options_.mixed_precision.reduce_dtype ? options_.mixed_precision.reduce_dtype
                                                         : options_.mixed_precision.param_dtype;
-  Tensor g = u.grad_flat;
+  Tensor g = flatten_grads(u);
   if (rd && isFloatingType(g.scalar_type())) g = g.to(*rd);
-  u.grad_flat = Tensor();
   if (shard_size_ == 1) {
     u.reduced = g;
     if (replicated_)
@@ -852,7 +888,7 @@ void FsdpState::finalize_backward() {
     // Units with only part of their gradients (parameters this backward did not reach): the
     // rest count as zero, as for a parameter without a gradient in PyTorch's flat parameter.
     for (auto& u : units_)
-      if (u->grad_flat.defined() && !u->reduce_launched) launch_reduce(*u);
+      if (u->has_grads && !u->reduce_launched) launch_reduce(*u);
     drain_reductions(0);
     reduce_order_.clear();
     drained_ = 0;

@@ -740,6 +740,18 @@ TEST(FullyShardedDataParallel, ClearErrors) {
     require(fine(torch::ones({1, 4})).sizes() == IntArrayRef({1, 4}), "a tie inside one unit works");
     Model model = make_model();
     fsdp::FullyShardedDataParallel<Model> sharded(model);
+    // A view of a parameter taken while its unit was gathered and kept past the reshard: using
+    // it is an error saying so, not a read of released memory.
+    Tensor kept;
+    model->blocks[0]->register_forward_pre_hook([&](torch::nn::Module&) {  // after FSDP's, which gathers
+      kept = model->blocks[0]->fc1->weight.view({-1});
+    });
+    torch::mse_loss(sharded(torch::randn({4, 5})), torch::randn({4, 3})).backward();
+    require(sharded.runtime().unsharded_units() == 0 && kept.numel() == 2 * kDim * kDim, "the view outlived its unit");
+    require_error([&] { (void)kept.sum(); }, "data is not allocated");
+    require_error([&] { (void)kept.clone(); }, "data is not allocated");
+    require_error([&] { torch::NoGradGuard ng; kept.add_(1); }, "data is not allocated");
+    kept = Tensor();
     auto full = sharded.summon_full_params();
     require_error([&] { sharded(torch::randn({2, 5})); }, "inside summon_full_params");
   });
