@@ -30,6 +30,7 @@
 #include "ember/ops/functions.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/tensor_literal.h"
+#include "ember/jit/jit.h"
 #include "ember/ops/type_promotion.h"
 #include "ember/optim/optim.h"
 #include "ember/serialize/serialize.h"

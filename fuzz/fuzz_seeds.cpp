@@ -471,6 +471,22 @@ void regressions() {
   put("s3_xml", "size_minus_1.xml", "<ListBucketResult><Contents><Key>k</Key><Size> -1</Size></Contents></ListBucketResult>");
 }
 
+// ---- saved JIT programs ---------------------------------------------------------------
+void jit_program_seeds() {
+  manual_seed(4);
+  auto mlp = nn::Sequential(nn::Linear(4, 8), nn::ReLU(), nn::LayerNorm(nn::LayerNormOptions({8})), nn::Linear(8, 2));
+  put("jit_program", "mlp.ember", jit::save_to_bytes(jit::trace(mlp, {randn({3, 4})})));
+  const Tensor c = arange(6.0).reshape({2, 3});
+  auto fn = jit::trace(
+      [&](const std::vector<Tensor>& in) {
+        Tensor y = in[0].transpose(0, 1).matmul(c).softmax(1) * 2;
+        y.add_(1);
+        return std::vector<Tensor>{y.sum({0}, true), in[0].narrow(1, 0, 1).clone()};
+      },
+      {randn({2, 2})});
+  put("jit_program", "function.ember", jit::save_to_bytes(fn));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -491,6 +507,7 @@ int main(int argc, char** argv) {
     loader_state_seeds();
     s3_seeds();
     json_seeds();
+    jit_program_seeds();
     // Checkpoints are safetensors files: they seed the tensor readers too.
     for (const char* from : {"archive_module", "archive_optimizer", "archive_scheduler", "archive_tensors"})
       for (const auto& e : fs::directory_iterator(g_root / from)) {

@@ -27,6 +27,8 @@ if ((!demo_only)); then packages+=(
   # the fuzz targets (make fuzz, make test-fuzz): clang with libFuzzer and the sanitizer
   # runtimes, llvm-symbolizer for their stack traces
   clang-14 libclang-rt-14-dev llvm-14
+  # the JIT's CPU code generator (libember_llvm.so, ORC JIT): the same LLVM as clang-14's
+  llvm-14-dev
   # the references: tests/libtorch is built against LibTorch too (libtorch_reference_tests), and
   # the tests that compare with PyTorch itself need python3-torch
   libtorch-dev python3-torch python3-numpy

@@ -27,6 +27,7 @@
 #include "ember/autograd/functions.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/warning.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/views.h"
 
@@ -636,8 +637,16 @@ bool Tensor::is_leaf() const {
   AutogradMeta* m = get_meta(*this);
   return !m || !m->grad_fn_;
 }
+namespace {
+// Traced (Note [Tracing hooks]): an alias that stops gradients.
+const tracing::TracedOpDef detach_traced{{"detach", tracing::Fusion::View, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  (void)a;
+  return {detach(in.at(0))};
+}}};
+}  // namespace
 Tensor Tensor::detach() const { return ember::detach(*this); }
 Tensor detach(const Tensor& self) {
+  if (tracing::active()) return tracing::traced_call(detach_traced, {self}, {}, [&] { return detach(self); });
   check_defined(self, "detach");
   autograd::BelowAutogradGuard below;  // an alias with no history, sharing the version counter
   Tensor r = make_view(self, self.sizes(), self.strides(), self.storage_offset());

@@ -8,6 +8,7 @@
 #include "ember/core/dtype.h"
 #include "ember/core/memory_format.h"
 #include "ember/core/storage.h"
+#include "ember/core/tracing.h"
 
 namespace ember {
 
@@ -27,7 +28,9 @@ struct AutogradMetaInterface {
 class TensorImpl : public intrusive_target {
  public:
   TensorImpl(Storage storage, ScalarType dtype, Device device)
-      : storage_(std::move(storage)), dtype_(dtype), device_(device) {}
+      : storage_(std::move(storage)), dtype_(dtype), device_(device) {
+    tracing::note_new_impl(this);  // Note [Tracing hooks]
+  }
   ~TensorImpl() override;
 
   IntArrayRef sizes() const { return sizes_; }

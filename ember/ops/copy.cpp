@@ -5,6 +5,7 @@
 #include "ember/autograd/autograd_meta.h"
 #include "ember/autograd/forward_ad.h"
 #include "ember/autograd/record.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/op_def.h"
 #include "ember/ops/tensor_iterator.h"
@@ -160,7 +161,26 @@ Tensor& zero_(Tensor& self) {
   return fill_(self, 0);
 }
 
+namespace {
+// Traced ops (Note [Tracing hooks]).
+const tracing::TracedOpDef clone_traced{{"clone", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  const auto f = tracing::optional_int_attr(a, "memory_format", "clone");
+  return {clone(in.at(0), f ? std::optional<MemoryFormat>(MemoryFormat(*f)) : std::nullopt)};
+}}};
+const tracing::TracedOpDef to_copy_traced{{"_to_copy", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  const auto f = tracing::optional_int_attr(a, "memory_format", "_to_copy");
+  const std::optional<Device> dev = tracing::has_attr(a, "device")
+      ? std::optional<Device>(Device(tracing::string_attr(a, "device", "_to_copy"))) : std::nullopt;
+  return {_to_copy(in.at(0), tracing::optional_dtype_attr(a, "dtype", "_to_copy"), dev,
+                   f ? std::optional<MemoryFormat>(MemoryFormat(*f)) : std::nullopt)};
+}}};
+tracing::Attr optional_format(std::optional<MemoryFormat> f) { return f ? tracing::Attr(Scalar(int64_t(*f))) : tracing::Attr(); }
+}  // namespace
+
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  if (tracing::active())
+    return tracing::traced_call(clone_traced, {self}, {{"memory_format", optional_format(memory_format)}},
+                                [&] { return clone(self, memory_format); });
   check_defined(self, "clone");
   Tensor r = empty_like(self, {}, memory_format.value_or(MemoryFormat::Preserve));
   if (!r.is_meta()) r.copy_(self);
@@ -175,6 +195,12 @@ Tensor contiguous(const Tensor& self, MemoryFormat f) {
 
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dt, std::optional<Device> dev,
                 std::optional<MemoryFormat> f) {
+  if (tracing::active())
+    return tracing::traced_call(to_copy_traced, {self},
+                                {{"dtype", tracing::optional_dtype(dt)},
+                                 {"device", dev ? tracing::Attr(dev->str()) : tracing::Attr()},
+                                 {"memory_format", optional_format(f)}},
+                                [&] { return _to_copy(self, dt, dev, f); });
   TensorOptions o = self.options();
   if (dt) o = o.dtype(*dt);
   if (dev) o = o.device(*dev);

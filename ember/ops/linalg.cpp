@@ -3,6 +3,7 @@
 // (trace is in linalg_composites.cpp). Shape/dtype checks and PyTorch's messages live here; tensors become GEMMs in
 // linalg_gemm.cpp, which run on the "mm" family's kernel (blas.cpp).
 #include "ember/autograd/record.h"
+#include "ember/core/tracing_call.h"
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -711,7 +712,15 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
+namespace {
+const tracing::TracedOpDef matmul_traced{{"matmul", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  (void)a;
+  return {matmul(in.at(0), in.at(1))};
+}}};
+}  // namespace
+
 Tensor matmul(const Tensor& self, const Tensor& other) {
+  if (tracing::active()) return tracing::traced_call(matmul_traced, {self, other}, {}, [&] { return matmul(self, other); });
   EMBER_AUTOCAST(matmul, matmul_impl(_ac[0], _ac[1]), &self, &other);
   return matmul_impl(self, other);
 }

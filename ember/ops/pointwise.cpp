@@ -21,8 +21,56 @@ std::string dtype_list(DtypeSet s) {
 }
 }  // namespace
 
+namespace {
+Tensor run_pointwise_untraced(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
+                              const PointwiseArgs& args, bool inplace);
+
+// Records the call as one node of its row's name (Note [Tracing hooks]).
+Tensor traced_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
+                        const PointwiseArgs& args, bool inplace) {
+  tracing::OpScope scope;
+  Tensor r = run_pointwise_untraced(op, out, inputs, args, inplace);
+  const tracing::TracedOp* traced = tracing::find_traced_op(op.name);
+  EMBER_INTERNAL_ASSERT(traced, "pointwise row ", op.name, " has no traced op");
+  tracing::Attrs attrs;
+  for (int i = 0; i < args.n; ++i) attrs.emplace_back("s" + std::to_string(i), args.s[i]);
+  const bool mutates = out.defined();
+  if (mutates) attrs.emplace_back("mode", std::string(inplace ? "inplace" : "out"));
+  std::vector<Tensor> recorded;
+  if (mutates && !inplace) recorded.push_back(out);
+  recorded.insert(recorded.end(), inputs.begin(), inputs.end());
+  scope.record(*traced, recorded, std::move(attrs), {r}, mutates);
+  return r;
+}
+}  // namespace
+
+std::vector<Tensor> run_traced_pointwise(const tracing::TracedOp& traced, const std::vector<Tensor>& in,
+                                         const tracing::Attrs& attrs) {
+  const auto& op = *static_cast<const PointwiseOp*>(traced.context);
+  PointwiseArgs args;
+  while (args.n < 4 && tracing::has_attr(attrs, "s" + std::to_string(args.n)))
+    args.s[args.n] = tracing::scalar_attr(attrs, "s" + std::to_string(args.n), op.name), ++args.n;
+  const std::string mode = tracing::has_attr(attrs, "mode") ? tracing::string_attr(attrs, "mode", op.name) : "";
+  EMBER_CHECK(mode.empty() || mode == "inplace" || mode == "out", op.name, ": unknown mode '", mode, "'");
+  const size_t first = mode == "out" ? 1 : 0;
+  const size_t n = in.size() - std::min(first, in.size());
+  EMBER_CHECK(n >= 1 && n <= 3, op.name, ": expected 1 to 3 inputs", first ? " after the out= tensor" : "", ", got ", n);
+  const Tensor out = mode.empty() ? Tensor() : in[0];
+  const bool inplace = mode == "inplace";
+  if (n == 1) return {run_pointwise(op, out, {in[first]}, args, inplace)};
+  if (n == 2) return {run_pointwise(op, out, {in[first], in[first + 1]}, args, inplace)};
+  return {run_pointwise(op, out, {in[first], in[first + 1], in[first + 2]}, args, inplace)};
+}
+
 Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
                      const PointwiseArgs& args, bool inplace) {
+  if (EMBER_UNLIKELY(tracing::active())) return traced_pointwise(op, std::move(out), inputs, args, inplace);
+  return run_pointwise_untraced(op, std::move(out), inputs, args, inplace);
+}
+
+namespace {
+Tensor run_pointwise_untraced(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
+                              const PointwiseArgs& args, bool inplace) {
   // Autocast by the entry's policy for the inputs' device (ember/ops/autocast_list.h: on CPU
   // no pointwise op is listed, on CUDA exp, log, pow... run in float32). As in PyTorch, only
   // out-of-place calls.
@@ -77,6 +125,7 @@ Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Te
   if (out.defined()) out.bump_version();
   return it.output(0);
 }
+}  // namespace
 
 // ---- unary ----------------------------------------------------------------------
 #define EMBER_PW_FN(name, op)                                                            \

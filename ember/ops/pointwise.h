@@ -1,6 +1,9 @@
 // The pointwise op driver: builds a TensorIterator with the op's dtype rule, checks the
 // dtypes, finds the kernel for the device and runs it. Used by ops/pointwise.cpp.
 #pragma once
+#include <vector>
+
+#include "ember/core/tracing.h"
 #include "ember/ops/math.h"
 #include "ember/ops/op_def.h"
 #include "ember/ops/pointwise_table.h"
@@ -15,6 +18,11 @@ using PointwiseOp = OpDef<PointwiseFn>;
 // input for in-place variants (inplace = true).
 Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,
                      const PointwiseArgs& args = {}, bool inplace = false);
+
+// The runner of a row's traced op (Note [Tracing hooks]): inputs as run_pointwise recorded them
+// (an out= tensor first), attributes s0..s3 (the scalar arguments) and mode ("inplace", "out").
+std::vector<Tensor> run_traced_pointwise(const tracing::TracedOp& op, const std::vector<Tensor>& inputs,
+                                         const tracing::Attrs& attrs);
 
 namespace autograd {
 // The autograd path of run_pointwise (ember/ops/pointwise_autograd.cpp).

@@ -507,4 +507,23 @@ EMBER_BINARY_OPS(EMBER_PW_ENTRY)
 EMBER_TERNARY_OPS(EMBER_PW_ENTRY)
 #undef EMBER_PW_ENTRY
 
+// Every row is a traced op of its own name (Note [Tracing hooks]): run_pointwise records it.
+namespace {
+struct TracedPointwise {
+  tracing::TracedOp op;
+  explicit TracedPointwise(const PointwiseOp& row) {
+    op.name = row.name;
+    op.fusion = tracing::Fusion::Pointwise;
+    op.context = &row;
+    op.run = &run_traced_pointwise;
+    tracing::register_traced_op(&op);
+  }
+};
+#define EMBER_PW_TRACED(op, ...) const TracedPointwise op##_traced(op##_op);
+EMBER_UNARY_OPS(EMBER_PW_TRACED)
+EMBER_BINARY_OPS(EMBER_PW_TRACED)
+EMBER_TERNARY_OPS(EMBER_PW_TRACED)
+#undef EMBER_PW_TRACED
+}  // namespace
+
 }  // namespace ember

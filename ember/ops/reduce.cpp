@@ -9,6 +9,7 @@
 #include "ember/cuda/guard.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
+#include "ember/core/tracing_call.h"
 
 namespace ember {
 
@@ -210,11 +211,33 @@ Tensor differentiable_sum(const Tensor& self, OptionalIntArrayRef dim, bool keep
 }
 }  // namespace
 
+namespace {
+// Traced ops (Note [Tracing hooks]): dim absent (all) or a list.
+OptionalIntArrayRef dims_of(const tracing::Attrs& a, const std::vector<int64_t>& storage) {
+  return tracing::has_attr(a, "dim") ? OptionalIntArrayRef(IntArrayRef(storage)) : OptionalIntArrayRef(std::nullopt);
+}
+const tracing::TracedOpDef sum_traced{{"sum", tracing::Fusion::Reduction, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  const std::vector<int64_t> d = tracing::has_attr(a, "dim") ? tracing::ints_attr(a, "dim", "sum") : std::vector<int64_t>{};
+  return {sum(in.at(0), dims_of(a, d), tracing::bool_attr(a, "keepdim", "sum"), tracing::optional_dtype_attr(a, "dtype", "sum"))};
+}}};
+const tracing::TracedOpDef mean_traced{{"mean", tracing::Fusion::Reduction, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  const std::vector<int64_t> d = tracing::has_attr(a, "dim") ? tracing::ints_attr(a, "dim", "mean") : std::vector<int64_t>{};
+  return {mean(in.at(0), dims_of(a, d), tracing::bool_attr(a, "keepdim", "mean"), tracing::optional_dtype_attr(a, "dtype", "mean"))};
+}}};
+tracing::Attr dims_attr(OptionalIntArrayRef dim) { return dim.has_value() ? tracing::Attr(tracing::ints(*dim)) : tracing::Attr(); }
+}  // namespace
+
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (tracing::active())
+    return tracing::traced_call(sum_traced, {self}, {{"dim", tracing::Attr()}, {"keepdim", Scalar(false)}, {"dtype", tracing::optional_dtype(dtype)}},
+                                [&] { return sum(self, dtype); });
   return differentiable_sum(self, std::nullopt, false, dtype, false,
                             [&] { return sum_like(sum_op, self, std::nullopt, false, dtype, "sum"); });
 }
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (tracing::active())
+    return tracing::traced_call(sum_traced, {self}, {{"dim", dims_attr(dim)}, {"keepdim", Scalar(keepdim)}, {"dtype", tracing::optional_dtype(dtype)}},
+                                [&] { return sum(self, dim, keepdim, dtype); });
   return differentiable_sum(self, dim, keepdim, dtype, false,
                             [&] { return sum_like(sum_op, self, dim, keepdim, dtype, "sum"); });
 }
@@ -241,6 +264,9 @@ Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::op
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) { return mean(self, std::nullopt, false, dtype); }
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (tracing::active())
+    return tracing::traced_call(mean_traced, {self}, {{"dim", dims_attr(dim)}, {"keepdim", Scalar(keepdim)}, {"dtype", tracing::optional_dtype(dtype)}},
+                                [&] { return mean(self, dim, keepdim, dtype); });
   check_defined(self, "mean");
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() != nullptr)) {
     autograd::Recording rec({&self});

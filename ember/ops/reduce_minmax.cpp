@@ -2,6 +2,7 @@
 // and argmax/argmin, with their Tensor methods. NaN propagates; ties take the first index.
 #include "ember/autograd/record.h"
 #include "ember/ops/functions.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -53,7 +54,17 @@ Tensor amax_amin(const ReduceOp& op, const Tensor& self, IntArrayRef dim, bool k
   return reduce_to(op, self, mask, keepdim, self.scalar_type());
 }
 }  // namespace
-Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) { return amax_amin(amax_op, self, dim, keepdim, "amax"); }
+namespace {
+const tracing::TracedOpDef amax_traced{{"amax", tracing::Fusion::Reduction, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {amax(in.at(0), tracing::ints_attr(a, "dim", "amax"), tracing::bool_attr(a, "keepdim", "amax"))};
+}}};
+}  // namespace
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (tracing::active())
+    return tracing::traced_call(amax_traced, {self}, {{"dim", tracing::ints(dim)}, {"keepdim", Scalar(keepdim)}},
+                                [&] { return amax(self, dim, keepdim); });
+  return amax_amin(amax_op, self, dim, keepdim, "amax"); }
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) { return amax_amin(amin_op, self, dim, keepdim, "amin"); }
 
 Tensor max(const Tensor& self) { return amax_amin(amax_op, self, {}, false, "max"); }

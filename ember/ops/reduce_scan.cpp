@@ -5,6 +5,7 @@
 #include "ember/autograd/record.h"
 #include "ember/cuda/guard.h"
 #include "ember/ops/functions.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -224,11 +225,26 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
 }
 }  // namespace
 
+namespace {
+const tracing::TracedOpDef softmax_traced{{"softmax", tracing::Fusion::Reduction, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {softmax(in.at(0), tracing::int_attr(a, "dim", "softmax"), tracing::optional_dtype_attr(a, "dtype", "softmax"))};
+}}};
+const tracing::TracedOpDef log_softmax_traced{{"log_softmax", tracing::Fusion::Reduction, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {log_softmax(in.at(0), tracing::int_attr(a, "dim", "log_softmax"), tracing::optional_dtype_attr(a, "dtype", "log_softmax"))};
+}}};
+}  // namespace
+
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (tracing::active())
+    return tracing::traced_call(softmax_traced, {self}, {{"dim", Scalar(dim)}, {"dtype", tracing::optional_dtype(dtype)}},
+                                [&] { return softmax(self, dim, dtype); });
   check_defined(self, "softmax");
   return softmax_impl(self, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (tracing::active())
+    return tracing::traced_call(log_softmax_traced, {self}, {{"dim", Scalar(dim)}, {"dtype", tracing::optional_dtype(dtype)}},
+                                [&] { return log_softmax(self, dim, dtype); });
   check_defined(self, "log_softmax");
   return softmax_impl(self, dim, dtype, true);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ember/autograd/record.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/index_kernels.h"
@@ -78,7 +79,16 @@ std::vector<Tensor> atleast_nd(TensorList tensors, int n) {
 }
 }  // namespace
 
+namespace {
+const tracing::TracedOpDef cat_traced{{"cat", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {cat(in, tracing::int_attr(a, "dim", "cat"))};
+}}};
+}  // namespace
+
 Tensor cat(TensorList tensors, int64_t dim) {
+  if (tracing::active())
+    return tracing::traced_call(cat_traced, std::vector<Tensor>(tensors.begin(), tensors.end()), {{"dim", Scalar(dim)}},
+                                [&] { return cat(tensors, dim); });
   EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   for (size_t i = 0; i < tensors.size(); ++i)
     EMBER_CHECK(tensors[i].defined(), "torch.cat(): tensor at position ", i, " is undefined");

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ember/core/tracing_call.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/tensor_iterator.h"
@@ -9,8 +10,60 @@
 
 namespace ember {
 
+// The traced view ops (Note [Tracing hooks]); a view made by any other function is recorded
+// by make_view as an as_strided of its base, relative to the base's offset.
+namespace {
+using tracing::Attrs;
+using tracing::int_attr;
+using tracing::ints;
+using tracing::ints_attr;
+using TensorVec = std::vector<Tensor>;
+constexpr auto kView = tracing::Fusion::View;
+const tracing::TracedOpDef view_traced{{"view", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+  return {view(in.at(0), ints_attr(a, "size", "view"))};
+}}};
+const tracing::TracedOpDef reshape_traced{{"reshape", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+  return {reshape(in.at(0), ints_attr(a, "size", "reshape"))};
+}}};
+const tracing::TracedOpDef permute_traced{{"permute", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+  return {permute(in.at(0), ints_attr(a, "dims", "permute"))};
+}}};
+const tracing::TracedOpDef transpose_traced{
+    {"transpose", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+       return {transpose(in.at(0), int_attr(a, "dim0", "transpose"), int_attr(a, "dim1", "transpose"))};
+     }}};
+const tracing::TracedOpDef expand_traced{{"expand", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+  return {expand(in.at(0), ints_attr(a, "size", "expand"), false)};
+}}};
+const tracing::TracedOpDef unsqueeze_traced{
+    {"unsqueeze", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+       return {unsqueeze(in.at(0), int_attr(a, "dim", "unsqueeze"))};
+     }}};
+const tracing::TracedOpDef squeeze_traced{{"squeeze", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+  return {tracing::has_attr(a, "dim") ? squeeze(in.at(0), int_attr(a, "dim", "squeeze")) : squeeze(in.at(0))};
+}}};
+const tracing::TracedOpDef select_traced{{"select", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+  return {select(in.at(0), int_attr(a, "dim", "select"), int_attr(a, "index", "select"))};
+}}};
+const tracing::TracedOpDef slice_traced{{"slice", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+  return {slice(in.at(0), int_attr(a, "dim", "slice"), tracing::optional_int_attr(a, "start", "slice"),
+                tracing::optional_int_attr(a, "end", "slice"), int_attr(a, "step", "slice"))};
+}}};
+const tracing::TracedOpDef as_strided_traced{
+    {"as_strided", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
+       // storage_offset relative to the base's own
+       return {as_strided(in.at(0), ints_attr(a, "size", "as_strided"), ints_attr(a, "stride", "as_strided"),
+                          in.at(0).storage_offset() + int_attr(a, "offset", "as_strided"))};
+     }}};
+}  // namespace
+
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                  std::optional<ScalarType> dt) {
+  if (EMBER_UNLIKELY(tracing::active()) && !dt)
+    return tracing::traced_call(as_strided_traced, {base},
+                                {{"size", ints(sizes)}, {"stride", ints(strides)},
+                                 {"offset", Scalar(offset - base.storage_offset())}},
+                                [&] { return make_view(base, sizes, strides, offset, dt); });
   auto impl = make_intrusive<TensorImpl>(base.storage(), dt.value_or(base.scalar_type()), base.device());
   impl->set_sizes_and_strides(sizes, strides);
   impl->set_storage_offset(offset);
@@ -88,6 +141,8 @@ void view_hook(const Tensor& base, Tensor& view) {
 }
 
 Tensor view(const Tensor& self, IntArrayRef size) {
+  if (tracing::active())
+    return tracing::traced_call(view_traced, {self}, {{"size", ints(size)}}, [&] { return view(self, size); });
   check_defined(self, "view");
   DimVector shape = infer_shape(size, self.numel(), "view");
   auto st = compute_view_strides(self.sizes(), self.strides(), shape);
@@ -98,6 +153,8 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef size) {
+  if (tracing::active())
+    return tracing::traced_call(reshape_traced, {self}, {{"size", ints(size)}}, [&] { return reshape(self, size); });
   check_defined(self, "reshape");
   DimVector shape = infer_shape(size, self.numel(), "reshape");
   if (auto st = compute_view_strides(self.sizes(), self.strides(), shape))
@@ -134,6 +191,7 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
 }
 
 Tensor squeeze(const Tensor& self) {
+  if (tracing::active()) return tracing::traced_call(squeeze_traced, {self}, {}, [&] { return squeeze(self); });
   check_defined(self, "squeeze");
   DimVector sz, st;
   for (int64_t d = 0; d < self.dim(); ++d)
@@ -141,6 +199,8 @@ Tensor squeeze(const Tensor& self) {
   return make_view(self, sz, st, self.storage_offset());
 }
 Tensor squeeze(const Tensor& self, int64_t dim) {
+  if (tracing::active())
+    return tracing::traced_call(squeeze_traced, {self}, {{"dim", Scalar(dim)}}, [&] { return squeeze(self, dim); });
   check_defined(self, "squeeze");
   dim = maybe_wrap_dim(dim, self.dim(), "squeeze");
   if (self.dim() == 0 || self.size(dim) != 1) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
@@ -150,6 +210,8 @@ Tensor squeeze(const Tensor& self, int64_t dim) {
   return make_view(self, sz, st, self.storage_offset());
 }
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  if (tracing::active())
+    return tracing::traced_call(unsqueeze_traced, {self}, {{"dim", Scalar(dim)}}, [&] { return unsqueeze(self, dim); });
   check_defined(self, "unsqueeze");
   dim = maybe_wrap_dim(dim, self.dim() + 1, "unsqueeze");
   DimVector sz(self.sizes()), st(self.strides());
@@ -160,6 +222,8 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
+  if (tracing::active())
+    return tracing::traced_call(permute_traced, {self}, {{"dims", ints(dims)}}, [&] { return permute(self, dims); });
   check_defined(self, "permute");
   int64_t nd = self.dim();
   EMBER_CHECK(int64_t(dims.size()) == nd, "permute: number of dims don't match in permute (got ", dims.size(),
@@ -177,6 +241,9 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  if (tracing::active())
+    return tracing::traced_call(transpose_traced, {self}, {{"dim0", Scalar(dim0)}, {"dim1", Scalar(dim1)}},
+                                [&] { return transpose(self, dim0, dim1); });
   check_defined(self, "transpose");
   int64_t nd = self.dim();
   if (nd == 0) return make_view(self, {}, {}, self.storage_offset());
@@ -194,6 +261,8 @@ Tensor t(const Tensor& self) {
 }
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool) {
+  if (tracing::active())
+    return tracing::traced_call(expand_traced, {self}, {{"size", ints(size)}}, [&] { return expand(self, size, false); });
   check_defined(self, "expand");
   int64_t nd = size.size(), sd = self.dim();
   EMBER_CHECK(nd >= sd, "expand: the number of sizes provided (", nd,
@@ -245,6 +314,9 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  if (tracing::active())
+    return tracing::traced_call(select_traced, {self}, {{"dim", Scalar(dim)}, {"index", Scalar(index)}},
+                                [&] { return select(self, dim, index); });
   check_defined(self, "select");
   EMBER_CHECK_INDEX(self.dim() > 0, "select: cannot be applied to a 0-dim tensor.");
   dim = maybe_wrap_dim(dim, self.dim(), "select");
@@ -261,6 +333,11 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
 
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
              int64_t step) {
+  if (tracing::active())
+    return tracing::traced_call(slice_traced, {self},
+                                {{"dim", Scalar(dim)}, {"start", tracing::optional_int(start_opt)},
+                                 {"end", tracing::optional_int(end_opt)}, {"step", Scalar(step)}},
+                                [&] { return slice(self, dim, start_opt, end_opt, step); });
   EMBER_CHECK(self.dim() > 0, "slice: cannot be applied to a 0-dim tensor.");
   dim = maybe_wrap_dim(dim, self.dim(), "slice");
   EMBER_CHECK(step > 0, "slice: step must be positive, got ", step);

@@ -5,6 +5,7 @@
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/record.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/conv_device.h"
 #include "ember/ops/conv_dnnl.h"
@@ -195,9 +196,34 @@ AutocastPolicies conv_autocast(size_t d, bool transposed) {
 
 }  // namespace
 
+namespace {
+// Traced (Note [Tracing hooks]): conv1d/2d/3d (functions and modules) as one op with its dimension count.
+tracing::Attrs conv_attrs(int64_t d, IntArrayRef stride, const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
+  const auto* ints = std::get_if<std::vector<int64_t>>(&padding);
+  return {{"d", Scalar(d)}, {"stride", tracing::ints(stride)},
+          {"padding", ints ? tracing::Attr(*ints) : tracing::Attr(std::get<std::string>(padding))},
+          {"dilation", tracing::ints(dilation)}, {"groups", Scalar(groups)}};
+}
+std::vector<Tensor> run_conv(const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) {
+  const tracing::Attr& pad = tracing::attr(a, "padding", "conv");
+  const ConvPadding padding = std::holds_alternative<std::string>(pad) ? ConvPadding(std::get<std::string>(pad))
+                                                                       : ConvPadding(tracing::ints_attr(a, "padding", "conv"));
+  const std::vector<int64_t> stride = tracing::ints_attr(a, "stride", "conv"), dilation = tracing::ints_attr(a, "dilation", "conv");
+  const int64_t groups = tracing::int_attr(a, "groups", "conv");
+  const Tensor bias = in.size() > 2 ? in[2] : Tensor();
+  const int64_t d = tracing::int_attr(a, "d", "conv");
+  EMBER_CHECK(d >= 1 && d <= 3, "conv: dimension count must be 1, 2 or 3, got ", d);
+  return {conv_nd(in.at(0), in.at(1), bias, stride, padding, dilation, groups, d, d == 1 ? "conv1d" : d == 2 ? "conv2d" : "conv3d")};
+}
+const tracing::TracedOpDef conv_traced{{"conv", tracing::Fusion::Opaque, &run_conv}};
+}  // namespace
+
 // Checks the arguments, resolves the padding and runs `convolution`.
 Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride_in,
                const ConvPadding& padding, IntArrayRef dilation_in, int64_t groups, size_t d, const char* op) {
+  if (tracing::active())
+    return tracing::traced_call(conv_traced, {input, weight, bias}, conv_attrs(int64_t(d), stride_in, padding, dilation_in, groups),
+                                [&] { return conv_nd(input, weight, bias, stride_in, padding, dilation_in, groups, d, op); });
   EMBER_AUTOCAST_WITH(conv_autocast(d, false),
                       conv_nd(_ac[0], _ac[1], _ac[2], stride_in, padding, dilation_in, groups, d, op), &input, &weight,
                       &bias);

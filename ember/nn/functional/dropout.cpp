@@ -3,17 +3,29 @@
 #include <cmath>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/functions.h"
 
 namespace ember {
 
 namespace {
+Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, bool alpha, bool inplace);
+// Traced (Note [Tracing hooks]): a node that draws its mask at every run.
+const tracing::TracedOpDef dropout_traced{{"dropout", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {dropout_impl(in.at(0), tracing::double_attr(a, "p", "dropout"), tracing::bool_attr(a, "train", "dropout"),
+                       tracing::bool_attr(a, "feature", "dropout"), tracing::bool_attr(a, "alpha", "dropout"), false)};
+}, /*random=*/true}};
+
 // PyTorch's _dropout_impl, for the four kinds: one Bernoulli(1 - p) draw per element (per
 // (N, C) channel for feature dropout) into a contiguous noise tensor, in PyTorch's order, so
 // that a seeded program drops what LibTorch drops. Plain dropout scales the kept values by
 // 1 / (1 - p); alpha dropout computes x * a * keep + b with b = a * alpha' * (p + keep - 1),
 // where alpha' = SELU's -scale * alpha and a restores unit variance.
 Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, bool alpha, bool inplace) {
+  if (tracing::active() && !inplace)
+    return tracing::traced_call(dropout_traced, {input},
+                                {{"p", Scalar(p)}, {"train", Scalar(train)}, {"feature", Scalar(feature)}, {"alpha", Scalar(alpha)}},
+                                [&] { return dropout_impl(input, p, train, feature, alpha, false); });
   check_defined(input, feature ? "feature_dropout" : "dropout", "input");
   EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   if (p == 0 || !train || input.numel() == 0) return input;

@@ -2,10 +2,20 @@
 
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
+#include "ember/core/tracing_call.h"
 
 namespace ember::nn {
 
+namespace {
+const tracing::TracedOpDef linear_traced{{"linear", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  (void)a;
+  return {functional::linear(in.at(0), in.at(1), in.size() > 2 ? in[2] : Tensor())};
+}}};
+}  // namespace
+
 Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (tracing::active())
+    return tracing::traced_call(linear_traced, {input, weight, bias}, {}, [&] { return functional::linear(input, weight, bias); });
   check_defined(input, "linear", "input");
   check_defined(weight, "linear", "weight");
   EMBER_AUTOCAST(linear, functional::linear(_ac[0], _ac[1], _ac[2]), &input, &weight, &bias);

@@ -10,6 +10,7 @@
 #include "ember/nn/functional/distance.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
+#include "ember/core/tracing_call.h"
 
 namespace ember::nn {
 
@@ -116,8 +117,19 @@ Tensor nll_loss_named(const Tensor& input, const Tensor& target, const Tensor& w
 }
 }  // namespace
 
+namespace {
+const tracing::TracedOpDef nll_loss_traced{{"nll_loss", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {nll_loss(in.at(0), in.at(1), in.size() > 2 ? in[2] : Tensor(), tracing::int_attr(a, "ignore_index", "nll_loss"),
+                   Reduction(tracing::int_attr(a, "reduction", "nll_loss")))};
+}}};
+}  // namespace
+
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 Reduction reduction) {
+  if (tracing::active())
+    return tracing::traced_call(nll_loss_traced, {input, target, weight},
+                                {{"ignore_index", Scalar(ignore_index)}, {"reduction", Scalar(int64_t(reduction))}},
+                                [&] { return nll_loss(input, target, weight, ignore_index, reduction); });
   EMBER_AUTOCAST(nll_loss, nll_loss(_ac[0], target, _ac[1], ignore_index, reduction), &input, &weight);
   return nll_loss_named(input, target, weight, ignore_index, reduction, "nll_loss");
 }

@@ -8,6 +8,7 @@
 #include "ember/ops/batch_norm_device.h"
 #include "ember/ops/channel_affine.h"
 #include "ember/ops/functions.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/norm_device.h"
 #include "ember/ops/op_def.h"
 
@@ -423,8 +424,19 @@ Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptio
 }  // namespace functional
 
 namespace functional {
+namespace {
+const tracing::TracedOpDef layer_norm_traced{{"layer_norm", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {functional::layer_norm(in.at(0), tracing::ints_attr(a, "normalized_shape", "layer_norm"), in.size() > 1 ? in[1] : Tensor(),
+                                 in.size() > 2 ? in[2] : Tensor(), tracing::double_attr(a, "eps", "layer_norm"))};
+}}};
+}  // namespace
+
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  if (tracing::active())
+    return tracing::traced_call(layer_norm_traced, {input, weight, bias},
+                                {{"normalized_shape", tracing::ints(normalized_shape)}, {"eps", Scalar(eps)}},
+                                [&] { return layer_norm(input, normalized_shape, weight, bias, eps); });
   const int64_t k = int64_t(normalized_shape.size());
   EMBER_CHECK(k >= 1 && input.dim() >= k, "layer_norm: normalized_shape ", normalized_shape,
               " does not fit input of shape ", input.sizes());

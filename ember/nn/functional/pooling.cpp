@@ -7,6 +7,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/record.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/pool_dnnl.h"
@@ -183,9 +184,31 @@ Tensor max_pool_batched(const Tensor& x, const std::vector<WindowDim>& w, const 
 }  // namespace
 
 namespace nn::detail {
+// max_pool1d/2d/3d (functions and modules, without indices) traced as one op with its dimension
+// count (Note [Tracing hooks]).
+namespace {
+const tracing::TracedOpDef max_pool_traced{{"max_pool", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  const int64_t d = tracing::int_attr(a, "d", "max_pool");
+  EMBER_CHECK(d >= 1 && d <= 3, "max_pool: dimension count must be 1, 2 or 3");
+  return {std::get<0>(max_pool_nd(in.at(0), size_t(d), tracing::ints_attr(a, "kernel_size", "max_pool"),
+                                  tracing::ints_attr(a, "stride", "max_pool"), tracing::ints_attr(a, "padding", "max_pool"),
+                                  tracing::ints_attr(a, "dilation", "max_pool"), tracing::bool_attr(a, "ceil_mode", "max_pool"),
+                                  false, d == 1 ? "max_pool1d" : d == 2 ? "max_pool2d" : "max_pool3d"))};
+}}};
+}  // namespace
+
 std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, size_t d, IntArrayRef kernel, IntArrayRef stride,
                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, bool with_indices,
                                        const char* op) {
+  if (tracing::active() && !with_indices) {
+    tracing::OpScope scope;
+    auto r = max_pool_nd(input, d, kernel, stride, padding, dilation, ceil_mode, false, op);
+    scope.record(max_pool_traced, {input},
+                 {{"d", Scalar(int64_t(d))}, {"kernel_size", tracing::ints(kernel)}, {"stride", tracing::ints(stride)},
+                  {"padding", tracing::ints(padding)}, {"dilation", tracing::ints(dilation)}, {"ceil_mode", Scalar(ceil_mode)}},
+                 {std::get<0>(r)});
+    return r;
+  }
   // Autocast: PyTorch 1.13 lists max_pool3d (float32) but not max_pool3d_with_indices.
   if (d == 3 && !with_indices) {
     EMBER_AUTOCAST(max_pool3d,
@@ -487,6 +510,7 @@ Tensor max_unpool_options(const Tensor& input, const Tensor& indices, const nn::
 }  // namespace
 
 // ---- ATen's positional ops ----------------------------------------------------------------
+
 
 #define EMBER_POOL_OPS(D)                                                                                            \
   Tensor max_pool##D##d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,        \

@@ -1,0 +1,361 @@
+// The CPU code generator of the fuser (Note [Pointwise fusion], Note [LLVM backend]): compiles a
+// KernelSpec to machine code with LLVM's ORC JIT. Built as libember_llvm.so, which libember
+// opens on first use (as it opens cuBLAS): a program that never fuses never loads LLVM.
+//
+// Note [LLVM backend]: LLVM 14, Debian's, because the sanitizer build's clang-14 already needs
+// it (one LLVM on the machine) and its ORC LLJIT, new pass manager and x86 AVX-512 code generation
+// are what the fuser needs. A kernel is TensorIterator's inner loop,
+//   void kernel(char** data, const int64_t* strides, int64_t n)
+// with two bodies: every operand contiguous (typed loads and stores at i, which the loop
+// vectorizer widens to the machine's vectors) and any strides (byte offsets i * stride). Values
+// are computed in float (double when an operand is double): half and bfloat16 load widened and
+// store rounded to nearest even, as the eager kernels do per op; a fused group rounds only what it
+// stores. exp, log, sin, cos, tanh and erf call libm, which the vectorizer maps to glibc's libmvec
+// (the same functions, 8 or 16 lanes). The module is optimized at O3 for the host CPU (its
+// features, 512-bit vectors where AVX-512 is there) before ORC compiles it.
+#include <dlfcn.h>
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "ember/jit/kernel_spec.h"
+
+namespace ember::jit::llvm_backend {
+namespace {
+
+using namespace llvm;
+
+struct Jit {
+  std::unique_ptr<orc::LLJIT> jit;
+  std::unique_ptr<TargetMachine> tm;
+  bool avx512 = false, avx2 = false;
+  std::atomic<int> counter{0};
+};
+
+std::string error_text(Error e) {
+  std::string s;
+  raw_string_ostream os(s);
+  os << e;
+  return os.str();
+}
+
+Jit& jit() {
+  static Jit* j = [] {
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+    auto* r = new Jit;
+    auto jtmb = orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) throw std::runtime_error("jit: LLVM cannot describe this CPU: " + error_text(jtmb.takeError()));
+    jtmb->setCodeGenOptLevel(CodeGenOpt::Aggressive);
+    const SubtargetFeatures& f = jtmb->getFeatures();
+    for (const std::string& feature : f.getFeatures()) {
+      if (feature == "+avx512f") r->avx512 = true;
+      if (feature == "+avx2") r->avx2 = true;
+    }
+    auto tm = jtmb->createTargetMachine();
+    if (!tm) throw std::runtime_error("jit: LLVM cannot target this CPU: " + error_text(tm.takeError()));
+    r->tm = std::move(*tm);
+    auto built = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    if (!built) throw std::runtime_error("jit: cannot start LLVM's JIT: " + error_text(built.takeError()));
+    r->jit = std::move(*built);
+    // libm and libmvec (the vectorized math the loops call) resolve from the process.
+    ::dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
+    auto gen = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(r->jit->getDataLayout().getGlobalPrefix());
+    if (!gen) throw std::runtime_error("jit: " + error_text(gen.takeError()));
+    r->jit->getMainJITDylib().addGenerator(std::move(*gen));
+    return r;
+  }();
+  return *j;
+}
+
+// The vector variants glibc's libmvec offers beyond LLVM 14's own LIBMVEC-X86 list (tanh, erf).
+void add_libmvec(TargetLibraryInfoImpl& tli, bool avx512, bool avx2) {
+  tli.addVectorizableFunctionsFromVecLib(TargetLibraryInfoImpl::LIBMVEC_X86);
+  std::vector<VecDesc> extra;
+  if (avx512) {
+    extra.push_back({"tanhf", "_ZGVeN16v_tanhf", ElementCount::getFixed(16)});
+    extra.push_back({"erff", "_ZGVeN16v_erff", ElementCount::getFixed(16)});
+    extra.push_back({"tanh", "_ZGVeN8v_tanh", ElementCount::getFixed(8)});
+    extra.push_back({"erf", "_ZGVeN8v_erf", ElementCount::getFixed(8)});
+  }
+  if (avx2) {
+    extra.push_back({"tanhf", "_ZGVdN8v_tanhf", ElementCount::getFixed(8)});
+    extra.push_back({"erff", "_ZGVdN8v_erff", ElementCount::getFixed(8)});
+    extra.push_back({"tanh", "_ZGVdN4v_tanh", ElementCount::getFixed(4)});
+    extra.push_back({"erf", "_ZGVdN4v_erf", ElementCount::getFixed(4)});
+  }
+  tli.addVectorizableFunctions(extra);
+}
+
+class Emitter {
+ public:
+  Emitter(LLVMContext& ctx, Module& m, const KernelSpec& spec) : ctx_(ctx), m_(m), spec_(spec), b_(ctx) {
+    ct_ = spec.f64 ? Type::getDoubleTy(ctx) : Type::getFloatTy(ctx);
+  }
+
+  Function* emit(const std::string& name) {
+    Type* i8pp = Type::getInt8PtrTy(ctx_)->getPointerTo();
+    Type* i64 = Type::getInt64Ty(ctx_);
+    auto* fty = FunctionType::get(Type::getVoidTy(ctx_), {i8pp, i64->getPointerTo(), i64}, false);
+    Function* f = Function::Create(fty, Function::ExternalLinkage, name, m_);
+    f->addFnAttr(Attribute::NoUnwind);
+    if (jit().avx512) f->addFnAttr("prefer-vector-width", "512");
+    Argument* data = f->getArg(0);
+    Argument* strides = f->getArg(1);
+    Argument* n = f->getArg(2);
+    BasicBlock* entry = BasicBlock::Create(ctx_, "entry", f);
+    b_.SetInsertPoint(entry);
+    const size_t nops = spec_.outputs.size() + spec_.inputs.size();
+    std::vector<Value*> base(nops), stride(nops);
+    Value* contiguous = b_.getTrue();
+    for (size_t k = 0; k < nops; ++k) {
+      base[k] = b_.CreateLoad(Type::getInt8PtrTy(ctx_), b_.CreateConstGEP1_64(Type::getInt8PtrTy(ctx_), data, k));
+      stride[k] = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, strides, k));
+      contiguous = b_.CreateAnd(contiguous, b_.CreateICmpEQ(stride[k], b_.getInt64(ksize(type_of(k)))));
+    }
+    BasicBlock* fast = BasicBlock::Create(ctx_, "contiguous", f);
+    BasicBlock* slow = BasicBlock::Create(ctx_, "strided", f);
+    BasicBlock* done = BasicBlock::Create(ctx_, "done", f);
+    b_.CreateCondBr(contiguous, fast, slow);
+    emit_loop(f, fast, done, base, stride, n, /*contiguous=*/true);
+    emit_loop(f, slow, done, base, stride, n, /*contiguous=*/false);
+    b_.SetInsertPoint(done);
+    b_.CreateRetVoid();
+    return f;
+  }
+
+ private:
+  KTy type_of(size_t operand) const {
+    return operand < spec_.outputs.size() ? spec_.outputs[operand] : spec_.inputs[operand - spec_.outputs.size()];
+  }
+  Type* storage(KTy t) {
+    switch (t) {
+      case KTy::F32: return Type::getFloatTy(ctx_);
+      case KTy::F64: return Type::getDoubleTy(ctx_);
+      case KTy::F16: return Type::getHalfTy(ctx_);
+      case KTy::BF16: return Type::getInt16Ty(ctx_);
+    }
+    return nullptr;
+  }
+
+  Value* widen(Value* v, KTy t) {
+    Type* f32 = Type::getFloatTy(ctx_);
+    if (t == KTy::BF16) {
+      Value* bits = b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16);
+      v = b_.CreateBitCast(bits, f32);
+    } else if (t == KTy::F16) {
+      v = b_.CreateFPExt(v, f32);
+    }
+    if (v->getType() != ct_) v = v->getType()->isDoubleTy() ? b_.CreateFPTrunc(v, ct_) : b_.CreateFPExt(v, ct_);
+    return v;
+  }
+
+  Value* narrow(Value* v, KTy t) {
+    Type* f32 = Type::getFloatTy(ctx_);
+    switch (t) {
+      case KTy::F64: return ct_->isDoubleTy() ? v : b_.CreateFPExt(v, Type::getDoubleTy(ctx_));
+      case KTy::F32: return ct_->isDoubleTy() ? b_.CreateFPTrunc(v, f32) : v;
+      case KTy::F16: return b_.CreateFPTrunc(v, Type::getHalfTy(ctx_));
+      case KTy::BF16: {
+        if (ct_->isDoubleTy()) v = b_.CreateFPTrunc(v, f32);
+        // Round to nearest even; NaN stays a (quiet) NaN.
+        Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
+        Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
+        Value* rounded = b_.CreateLShr(b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7FFF))), 16);
+        Value* nan = b_.CreateFCmpUNO(v, v);
+        return b_.CreateTrunc(b_.CreateSelect(nan, b_.getInt32(0x7FC0), rounded), b_.getInt16Ty());
+      }
+    }
+    return v;
+  }
+
+  Value* c(double x) { return ConstantFP::get(ct_, x); }
+
+  Value* call(const char* f32_name, const char* f64_name, Value* x) {
+    const char* name = ct_->isDoubleTy() ? f64_name : f32_name;
+    FunctionCallee fn = m_.getOrInsertFunction(name, FunctionType::get(ct_, {ct_}, false));
+    if (auto* decl = dyn_cast<Function>(fn.getCallee())) {
+      decl->setDoesNotThrow();
+      decl->setDoesNotAccessMemory();
+    }
+    CallInst* ci = b_.CreateCall(fn, {x});
+    ci->setDoesNotAccessMemory();
+    ci->setDoesNotThrow();
+    return ci;
+  }
+  Value* intrinsic(Intrinsic::ID id, Value* x) { return b_.CreateUnaryIntrinsic(id, x); }
+  Value* sigmoid(Value* x) { return b_.CreateFDiv(c(1), b_.CreateFAdd(c(1), intrinsic(Intrinsic::exp, b_.CreateFNeg(x)))); }
+
+  Value* op(const KInstr& in, const std::vector<Value*>& a) {
+    const std::string& o = in.op;
+    auto s = [&](int i, double dflt) { return in.num_scalars > i ? in.scalars[i] : dflt; };
+    if (o == "const") return c(in.scalars[0]);
+    if (o == "add") return b_.CreateFAdd(a[0], s(0, 1) == 1 ? a[1] : b_.CreateFMul(c(s(0, 1)), a[1]));
+    if (o == "sub") return b_.CreateFSub(a[0], s(0, 1) == 1 ? a[1] : b_.CreateFMul(c(s(0, 1)), a[1]));
+    if (o == "mul") return b_.CreateFMul(a[0], a[1]);
+    if (o == "div") return b_.CreateFDiv(a[0], a[1]);
+    if (o == "neg") return b_.CreateFNeg(a[0]);
+    if (o == "reciprocal") return b_.CreateFDiv(c(1), a[0]);
+    if (o == "square") return b_.CreateFMul(a[0], a[0]);
+    if (o == "exp") return intrinsic(Intrinsic::exp, a[0]);
+    if (o == "log") return intrinsic(Intrinsic::log, a[0]);
+    if (o == "sin") return intrinsic(Intrinsic::sin, a[0]);
+    if (o == "cos") return intrinsic(Intrinsic::cos, a[0]);
+    if (o == "sqrt") return intrinsic(Intrinsic::sqrt, a[0]);
+    if (o == "rsqrt") return b_.CreateFDiv(c(1), intrinsic(Intrinsic::sqrt, a[0]));
+    if (o == "abs") return intrinsic(Intrinsic::fabs, a[0]);
+    if (o == "tanh") return call("tanhf", "tanh", a[0]);
+    if (o == "erf") return call("erff", "erf", a[0]);
+    if (o == "sigmoid") return sigmoid(a[0]);
+    if (o == "silu") return b_.CreateFDiv(a[0], b_.CreateFAdd(c(1), intrinsic(Intrinsic::exp, b_.CreateFNeg(a[0]))));
+    if (o == "relu") {  // NaN stays NaN
+      return b_.CreateSelect(b_.CreateFCmpOLT(a[0], c(0)), c(0), a[0]);
+    }
+    if (o == "leaky_relu") return b_.CreateSelect(b_.CreateFCmpOGT(a[0], c(0)), a[0], b_.CreateFMul(a[0], c(s(0, 0.01))));
+    if (o == "gelu") {
+      Value* x = a[0];
+      if (s(0, 0) == 1) {
+        Value* inner = b_.CreateFMul(c(0.7978845608028654),
+                                     b_.CreateFAdd(x, b_.CreateFMul(c(0.044715), b_.CreateFMul(x, b_.CreateFMul(x, x)))));
+        return b_.CreateFMul(b_.CreateFMul(c(0.5), x), b_.CreateFAdd(c(1), call("tanhf", "tanh", inner)));
+      }
+      return b_.CreateFMul(b_.CreateFMul(x, c(0.5)), b_.CreateFAdd(c(1), call("erff", "erf", b_.CreateFMul(x, c(0.70710678118654752440)))));
+    }
+    if (o == "maximum" || o == "minimum") {  // NaN wins, as in eager
+      Value* pick = o == "maximum" ? b_.CreateFCmpOGT(a[0], a[1]) : b_.CreateFCmpOLT(a[0], a[1]);
+      Value* r = b_.CreateSelect(pick, a[0], a[1]);
+      r = b_.CreateSelect(b_.CreateFCmpUNO(a[1], a[1]), a[1], r);
+      return b_.CreateSelect(b_.CreateFCmpUNO(a[0], a[0]), a[0], r);
+    }
+    if (o == "pow") return b_.CreateBinaryIntrinsic(Intrinsic::pow, a[0], a[1]);
+    throw std::runtime_error("jit: the CPU code generator has no rule for '" + o + "'");
+  }
+
+  void emit_loop(Function* f, BasicBlock* head, BasicBlock* done, const std::vector<Value*>& base,
+                 const std::vector<Value*>& stride, Value* n, bool contiguous) {
+    Type* i64 = Type::getInt64Ty(ctx_);
+    BasicBlock* body = BasicBlock::Create(ctx_, contiguous ? "c.body" : "s.body", f);
+    b_.SetInsertPoint(head);
+    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), body, done);
+    b_.SetInsertPoint(body);
+    PHINode* i = b_.CreatePHI(i64, 2, "i");
+    i->addIncoming(b_.getInt64(0), head);
+    const size_t nout = spec_.outputs.size();
+    auto address = [&](size_t k) -> Value* {
+      Type* t = storage(type_of(k));
+      if (contiguous) return b_.CreateInBoundsGEP(t, b_.CreateBitCast(base[k], t->getPointerTo()), i);
+      Value* p = b_.CreateInBoundsGEP(b_.getInt8Ty(), base[k], b_.CreateMul(i, stride[k]));
+      return b_.CreateBitCast(p, t->getPointerTo());
+    };
+    std::vector<Value*> values;
+    for (size_t k = 0; k < spec_.inputs.size(); ++k) {
+      const size_t operand = nout + k;
+      values.push_back(widen(b_.CreateLoad(storage(spec_.inputs[k]), address(operand)), spec_.inputs[k]));
+    }
+    for (const KInstr& in : spec_.instrs) {
+      std::vector<Value*> args;
+      for (int r : in.args) {
+        if (r < 0 || size_t(r) >= values.size()) throw std::runtime_error("jit: a kernel instruction reads an undefined value");
+        args.push_back(values[r]);
+      }
+      values.push_back(op(in, args));
+    }
+    for (size_t k = 0; k < nout; ++k) {
+      const int v = spec_.output_values[k];
+      if (v < 0 || size_t(v) >= values.size()) throw std::runtime_error("jit: a kernel stores an undefined value");
+      b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
+    }
+    Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, done);
+  }
+
+  LLVMContext& ctx_;
+  Module& m_;
+  const KernelSpec& spec_;
+  IRBuilder<> b_;
+  Type* ct_;
+};
+
+void optimize(Module& m, TargetMachine& tm) {
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  PassBuilder pb(&tm, pto);
+  TargetLibraryInfoImpl tlii(Triple(m.getTargetTriple()));
+  add_libmvec(tlii, jit().avx512, jit().avx2);
+  fam.registerPass([&] { return TargetLibraryAnalysis(tlii); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+  mpm.run(m, mam);
+}
+
+}  // namespace
+
+// Compiles spec; throws std::runtime_error with a message on failure.
+KernelFn compile(const KernelSpec& spec, std::string* ir_out) {
+  static std::mutex mutex;  // one compilation at a time (LLJIT is thread-safe; the counter and IR dumps are simple)
+  std::lock_guard<std::mutex> lock(mutex);
+  Jit& j = jit();
+  auto ctx = std::make_unique<LLVMContext>();
+  auto m = std::make_unique<Module>("ember_fused", *ctx);
+  m->setDataLayout(j.jit->getDataLayout());
+  m->setTargetTriple(j.tm->getTargetTriple().str());
+  const std::string name = "ember_fused_" + std::to_string(j.counter++);
+  Emitter e(*ctx, *m, spec);
+  Function* f = e.emit(name);
+  std::string verify;
+  raw_string_ostream vos(verify);
+  if (verifyFunction(*f, &vos)) throw std::runtime_error("jit: generated invalid code for " + spec.str() + ": " + vos.str());
+  optimize(*m, *j.tm);
+  if (ir_out) {
+    raw_string_ostream os(*ir_out);
+    m->print(os, nullptr);
+  }
+  if (Error err = j.jit->addIRModule(orc::ThreadSafeModule(std::move(m), std::move(ctx))))
+    throw std::runtime_error("jit: LLVM could not add the kernel: " + error_text(std::move(err)));
+  auto sym = j.jit->lookup(name);
+  if (!sym) throw std::runtime_error("jit: LLVM could not compile the kernel: " + error_text(sym.takeError()));
+  return reinterpret_cast<KernelFn>(sym->getAddress());
+}
+
+}  // namespace ember::jit::llvm_backend
+
+// The entry point libember finds with dlsym. Returns the kernel, or null with *error set.
+extern "C" __attribute__((visibility("default"))) ember::jit::KernelFn ember_llvm_compile(
+    const ember::jit::KernelSpec* spec, std::string* ir_out, std::string* error) {
+  try {
+    return ember::jit::llvm_backend::compile(*spec, ir_out);
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}

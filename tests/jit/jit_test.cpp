@@ -1,0 +1,433 @@
+// ember::jit (ember/jit/jit.h): tracing functions and modules into graphs, the graph passes,
+// guards and re-tracing, training through a traced module, and saved programs. The reference
+// is always the same code run eagerly (the graph runs the same ops, so CPU results are equal
+// bit for bit).
+#include <torch/torch.h>
+
+#include <limits>
+#include <random>
+
+#include "ember/jit/jit.h"
+#include "temp_files.h"
+#include "test_util.h"
+
+namespace ember::test {
+namespace jit_test {  // named: the tests build as one unity file
+
+using jit::TensorList;
+
+size_t count_kind(const jit::Graph& g, std::string_view kind) {
+  size_t n = 0;
+  for (const auto& node : g.nodes()) n += node->kind() == kind ? 1 : 0;
+  return n;
+}
+
+// tanh-GELU written out: eight pointwise ops and two scalar constants per use.
+Tensor gelu_chain(const Tensor& x) {
+  return 0.5 * x * (1 + torch::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+TEST(JitTrace, PointwiseChainMatchesEagerAndPrints) {
+  torch::manual_seed(0);
+  jit::TraceOptions unfused;  // the graph run op by op: the same ops as eager, bit for bit
+  unfused.fuse = false;
+  auto traced =
+      jit::trace([](const TensorList& in) { return TensorList{gelu_chain(in[0])}; }, {torch::randn({4, 5})}, unfused);
+  const jit::Graph& g = traced.graph();
+  EXPECT_EQ(g.inputs().size(), 1u);
+  EXPECT_EQ(g.outputs().size(), 1u);
+  EXPECT_EQ(count_kind(g, "tanh"), 1u);
+  // x * x * x, 0.044715 * (...), x + ..., 0.79 * ..., tanh, 1 + ..., 0.5 * x, ... * (...)
+  EXPECT_EQ(g.nodes().size(), 9u) << g.str();
+  const std::string text = g.str();
+  EXPECT_NE(text.find("graph(%input0 : Float(4, 5)"), std::string::npos) << text;
+  EXPECT_NE(text.find("= tanh("), std::string::npos) << text;
+  EXPECT_NE(text.find("[wrapped]"), std::string::npos) << text;  // the Python-style numbers
+  EXPECT_NE(g.to_dot().find("digraph"), std::string::npos);
+  const Tensor x = torch::randn({4, 5});
+  EXPECT_TENSOR_EQ(traced.forward(x), gelu_chain(x));
+  // Integer inputs trace their own graph (new dtype): the wrapped numbers promote as in eager.
+  const Tensor xi = torch::arange(20).reshape({4, 5});
+  EXPECT_TENSOR_EQ(traced.forward(xi), gelu_chain(xi));
+  EXPECT_EQ(traced.num_specializations(), 2u);
+}
+
+TEST(JitTrace, GuardsRetraceCountAndFallBack) {
+  jit::reset_stats();
+  jit::TraceOptions o;
+  o.max_specializations = 2;
+  auto traced = jit::trace([](const TensorList& in) { return TensorList{in[0].sum(1) * 2}; }, {torch::ones({2, 3})}, o);
+  EXPECT_EQ(jit::stats().traces, 1);
+  EXPECT_TENSOR_EQ(traced.forward(torch::ones({2, 3})), torch::full({2}, 6.0));
+  EXPECT_EQ(jit::stats().retraces, 0);
+  // A new size traces again (and keeps both), a transposed input is a new layout.
+  EXPECT_TENSOR_EQ(traced.forward(torch::ones({5, 3})), torch::full({5}, 6.0));
+  EXPECT_EQ(jit::stats().retraces, 1);
+  EXPECT_EQ(traced.num_specializations(), 2u);
+  const Tensor t = torch::arange(6.0).reshape({3, 2}).t();
+  EXPECT_TENSOR_EQ(traced.forward(t), t.sum(1) * 2);  // beyond 2 specializations: eager
+  const jit::Stats s = jit::stats();
+  EXPECT_EQ(s.guard_failures, 2);
+  EXPECT_EQ(s.eager_fallbacks, 1);
+  EXPECT_EQ(s.runs, 3);
+}
+
+TEST(JitTrace, AnOpTheTracerDoesNotKnowIsAnErrorNotAFrozenValue) {
+  // cumsum records no node: its result depends on the input and must not become a constant.
+  EXPECT_ERROR_WITH(jit::trace([](const TensorList& in) { return TensorList{in[0].cumsum(0) + 1}; }, {torch::ones({3})}),
+                    "an op the tracer does not record made during the trace");
+  // A tensor from outside is a constant: the graph keeps using it.
+  const Tensor c = torch::tensor({1.0, 2.0, 3.0});
+  auto traced = jit::trace([&](const TensorList& in) { return TensorList{in[0] * c}; }, {torch::ones({3})});
+  EXPECT_EQ(traced.graph().constants().size(), 1u);
+  EXPECT_TENSOR_EQ(traced.forward(torch::full({3}, 2.0)), torch::tensor({2.0, 4.0, 6.0}));
+}
+
+TEST(JitPasses, CommonSubexpressionsDeadCodeAndConstantFolding) {
+  const Tensor c = torch::tensor({1.0f, 2.0f});
+  auto fn = [&](const TensorList& in) {
+    Tensor unused = in[0].sin();   // dead
+    Tensor a = in[0].exp(), b = in[0].exp();  // one of them goes
+    Tensor k = c * 3 + 1;          // folded to one constant
+    return TensorList{a + b + k};
+  };
+  jit::TraceOptions raw;
+  raw.optimize = false;
+  auto plain = jit::trace(fn, {torch::ones({2})}, raw);
+  EXPECT_EQ(count_kind(plain.graph(), "exp"), 2u);
+  EXPECT_EQ(count_kind(plain.graph(), "sin"), 1u);
+  auto opt = jit::trace(fn, {torch::ones({2})});
+  const jit::Graph& g = opt.graph();
+  EXPECT_EQ(count_kind(g, "exp"), 1u) << g.str();
+  EXPECT_EQ(count_kind(g, "sin"), 0u) << g.str();
+  EXPECT_EQ(count_kind(g, "mul"), 0u) << g.str();
+  EXPECT_EQ(g.nodes().size(), 3u) << g.str();  // exp, add, add
+  const Tensor x = torch::tensor({0.5f, -1.0f});
+  EXPECT_TENSOR_EQ(opt.forward(x), fn({x})[0]);
+  EXPECT_TENSOR_EQ(plain.forward(x), fn({x})[0]);
+}
+
+TEST(JitPasses, InPlaceOpsAreKeptAndNotMerged) {
+  auto fn = [](const TensorList& in) {
+    Tensor y = in[0] * 2;
+    Tensor z = in[0] * 2;  // equal to y until y is written: not merged
+    y.add_(1);
+    in[0].mul_(3);         // writes the caller's tensor, as eager does
+    return TensorList{y, z};
+  };
+  Tensor example = torch::ones({3});
+  auto traced = jit::trace(fn, {example});
+  EXPECT_TENSOR_EQ(example, torch::full({3}, 3.0));  // the trace ran it once
+  EXPECT_EQ(count_kind(traced.graph(), "mul"), 3u) << traced.graph().str();
+  Tensor x = torch::tensor({1.0f, 2.0f, 3.0f});
+  TensorList r = traced.forward(TensorList{x});
+  EXPECT_TENSOR_EQ(r[0], torch::tensor({3.0f, 5.0f, 7.0f}));
+  EXPECT_TENSOR_EQ(r[1], torch::tensor({2.0f, 4.0f, 6.0f}));
+  EXPECT_TENSOR_EQ(x, torch::tensor({3.0f, 6.0f, 9.0f}));
+}
+
+struct MlpImpl : torch::nn::Module {
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  torch::nn::LayerNorm ln{nullptr};
+  MlpImpl() {
+    fc1 = register_module("fc1", torch::nn::Linear(6, 16));
+    ln = register_module("ln", torch::nn::LayerNorm(torch::nn::LayerNormOptions({16})));
+    fc2 = register_module("fc2", torch::nn::Linear(16, 3));
+  }
+  Tensor forward(const Tensor& x) {
+    Tensor h = torch::gelu(ln(fc1(x)));
+    return torch::log_softmax(fc2(h.view({x.size(0), 4, 4}).transpose(1, 2).reshape({x.size(0), 16})), 1);
+  }
+};
+TORCH_MODULE(Mlp);
+
+TEST(JitTrace, TracedModuleTrainsLikeTheModule) {
+  torch::manual_seed(1);
+  Mlp model, reference;
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < model->parameters().size(); ++i) reference->parameters()[i].copy_(model->parameters()[i]);
+  }
+  {
+    auto traced = jit::trace(model, {torch::randn({8, 6})});
+    EXPECT_EQ(traced.graph().params().size(), 6u);  // two linears' weight and bias, the norm's
+    EXPECT_EQ(count_kind(traced.graph(), "linear"), 2u) << traced.graph().str();
+    torch::optim::SGD a(traced.parameters(), 0.1), b(reference->parameters(), 0.1);
+    for (int step = 0; step < 5; ++step) {
+      const Tensor x = torch::randn({8, 6}), y = torch::randint(3, {8});
+      a.zero_grad(), b.zero_grad();
+      Tensor la = torch::nll_loss(traced.forward(x), y), lb = torch::nll_loss(reference->forward(x), y);
+      EXPECT_TENSOR_EQ(la, lb);
+      la.backward(), lb.backward();
+      for (size_t i = 0; i < model->parameters().size(); ++i)
+        EXPECT_TENSOR_EQ(model->parameters()[i].grad(), reference->parameters()[i].grad());
+      a.step(), b.step();
+    }
+  }
+}
+
+TEST(JitTrace, DropoutDrawsAtEveryRun) {
+  auto fn = [](const TensorList& in) { return TensorList{torch::dropout(in[0], 0.5, true) * 2}; };
+  auto traced = jit::trace(fn, {torch::ones({1000})});
+  EXPECT_EQ(count_kind(traced.graph(), "dropout"), 1u);
+  torch::manual_seed(7);
+  const Tensor a = traced.forward(torch::ones({1000}));
+  const Tensor b = traced.forward(torch::ones({1000}));
+  EXPECT_FALSE(torch::equal(a, b));  // a new mask each run
+  torch::manual_seed(7);
+  EXPECT_TENSOR_EQ(a, fn({torch::ones({1000})})[0]);  // the same draws as eager from the same seed
+}
+
+TEST(JitSave, LoadedProgramRunsWithoutTheModule) {
+  torch::manual_seed(2);
+  Mlp model;
+  model->eval();
+  auto traced = jit::trace(model, {torch::randn({4, 6})});
+  TempDir dir;
+  const std::string path = dir / "mlp.ember";
+  jit::save(traced, path);
+  jit::TracedModule loaded = jit::load(path);
+  const Tensor x = torch::randn({4, 6});
+  EXPECT_TENSOR_EQ(loaded.forward(x), model->forward(x));
+  EXPECT_EQ(loaded.graph().str(), traced.graph().str());
+  EXPECT_EQ(loaded.named_parameters().size(), 6u);
+  EXPECT_TENSOR_EQ(loaded.named_parameters()["fc1.weight"], model->fc1->weight);
+  EXPECT_FALSE(loaded.is_training());
+  // A loaded program runs only what it was traced for, and says what differs.
+  EXPECT_ERROR_WITH(loaded.forward(torch::randn({5, 6})), "input 0 is Float(5, 6), traced as Float(4, 6)");
+  // Bad files: truncated, not a program, a newer version, an unknown op.
+  const std::string bytes = read_bytes(path);
+  EXPECT_ERROR_WITH(jit::load_from_bytes(bytes.data(), bytes.size() / 2), "");
+  const std::string plain = serialize::to_safetensors({{"w", torch::ones({2})}});
+  EXPECT_ERROR_WITH(jit::load_from_bytes(plain.data(), plain.size()), "not an ember program");
+  auto edit = [&](const std::string& from, const std::string& to) {
+    serialize::SafetensorsContents c = serialize::from_safetensors(bytes.data(), bytes.size());
+    std::string& meta = c.metadata.at("ember.jit.program");
+    const size_t at = meta.rfind(from);  // the last: the graph's outputs follow its nodes
+    EXPECT_NE(at, std::string::npos) << from;
+    meta.replace(at, from.size(), to);
+    return serialize::to_safetensors(c.tensors, c.metadata);
+  };
+  const std::string newer = edit("\"version\":1", "\"version\":2");
+  EXPECT_ERROR_WITH(jit::load_from_bytes(newer.data(), newer.size()), "version 2 is newer than this ember reads (1)");
+  const std::string unknown = edit("\"op\":\"gelu\"", "\"op\":\"no_such_op\"");
+  EXPECT_ERROR_WITH(jit::load_from_bytes(unknown.data(), unknown.size()), "op 'no_such_op', which this ember does not know");
+  const std::string dangling = edit("\"outputs\":[", "\"outputs\":[99999,");
+  EXPECT_ERROR_WITH(jit::load_from_bytes(dangling.data(), dangling.size()), "used before it is defined");
+}
+
+// The digits CNN of examples/ddp_digits.cpp: convolutions, pooling, flatten, linears.
+TEST(JitTrace, ConvolutionalNetTracesTrainsAndSaves) {
+  torch::manual_seed(3);
+  using namespace torch::nn;
+  Sequential net(Conv2d(Conv2dOptions(1, 4, 3).padding(1)), ReLU(), MaxPool2d(2), Flatten(), Linear(4 * 4 * 4, 10));
+  auto traced = jit::trace(net, {torch::randn({2, 1, 8, 8})});
+  const jit::Graph& g = traced.graph();
+  EXPECT_EQ(count_kind(g, "conv"), 1u) << g.str();
+  EXPECT_EQ(count_kind(g, "max_pool"), 1u) << g.str();
+  EXPECT_EQ(count_kind(g, "relu"), 1u) << g.str();
+  const Tensor x = torch::randn({2, 1, 8, 8}), y = torch::tensor({3, 7});
+  Tensor loss = torch::nn::functional::cross_entropy(traced.forward(x), y);
+  loss.backward();
+  std::vector<Tensor> traced_grads;
+  for (const Tensor& p : net->parameters()) traced_grads.push_back(p.grad().clone()), p.mutable_grad() = Tensor();
+  Tensor eager_loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+  eager_loss.backward();
+  EXPECT_TENSOR_EQ(loss, eager_loss);
+  for (size_t i = 0; i < traced_grads.size(); ++i) EXPECT_TENSOR_EQ(traced_grads[i], net->parameters()[i].grad());
+  TempDir dir;
+  jit::save(traced, dir / "cnn.ember");
+  EXPECT_TENSOR_EQ(jit::load(dir / "cnn.ember").forward(x), net->forward(x));
+}
+
+TEST(JitTrace, DetachStopsGradientsInTheGraphToo) {
+  const Tensor w = torch::tensor({2.0}, torch::requires_grad());
+  auto traced = jit::trace([&](const TensorList& in) { return TensorList{(in[0] * w).detach() * w}; }, {torch::ones({1})});
+  EXPECT_EQ(count_kind(traced.graph(), "detach"), 1u) << traced.graph().str();
+  traced.forward(torch::full({1}, 3.0)).sum().backward();
+  EXPECT_TENSOR_EQ(w.grad(), torch::tensor({6.0}));  // d/dw of const(6) * w, not 2 * 3 * w
+}
+
+TEST(JitSave, NonFiniteAttributesRoundTrip) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto traced = jit::trace([&](const TensorList& in) { return TensorList{in[0].clamp(-inf, 1.5).nan_to_num(0.0, inf, -inf)}; },
+                           {torch::ones({3})});
+  const std::string bytes = jit::save_to_bytes(traced);
+  jit::TracedModule loaded = jit::load_from_bytes(bytes.data(), bytes.size());
+  const Tensor x = torch::tensor({-1e30f, 0.25f, 7.0f});
+  EXPECT_TENSOR_EQ(loaded.forward(x), x.clamp(-inf, 1.5).nan_to_num(0.0, inf, -inf));
+  EXPECT_EQ(loaded.graph().str(), traced.graph().str());
+}
+
+// ---- the fuser (Note [Pointwise fusion]) --------------------------------------------------------
+
+size_t fused_nodes(const jit::Graph& g) { return count_kind(g, "fused"); }
+
+TEST(JitFuser, PointwiseChainIsOneKernelAndMatchesEager) {
+  jit::reset_stats();
+  auto fn = [](const TensorList& in) { return TensorList{gelu_chain(in[0])}; };
+  auto traced = jit::trace(fn, {torch::randn({64, 33})});
+  ASSERT_EQ(fused_nodes(traced.fused_graph()), 1u) << traced.fused_graph().str();
+  EXPECT_EQ(traced.fused_graph().nodes().size(), 1u) << traced.fused_graph().str();
+  const std::string report = jit::fusion_report(traced.fused_graph());
+  EXPECT_NE(report.find("tanh"), std::string::npos) << report;
+  EXPECT_EQ(report.find("not compiled"), std::string::npos) << report;
+  const Tensor x = torch::randn({64, 33}) * 3;
+  EXPECT_TENSOR_CLOSE(traced.forward(x), gelu_chain(x), 1e-5, 1e-6);
+  const jit::Stats s = jit::stats();
+  EXPECT_EQ(s.fused_runs, 1);
+  EXPECT_EQ(s.fused_fallbacks, 0);
+  // The same group traced again (another shape) reuses the compiled kernel.
+  const int64_t compiled = s.kernels_compiled;
+  EXPECT_TENSOR_CLOSE(traced.forward(torch::ones({7})), gelu_chain(torch::ones({7})), 1e-5, 1e-6);
+  EXPECT_EQ(jit::stats().kernels_compiled, compiled);
+}
+
+TEST(JitFuser, BroadcastAndNonContiguousInputs) {
+  auto fn = [](const TensorList& in) { return TensorList{torch::exp(in[0] * in[1] + 1) - in[1].sigmoid()}; };
+  const Tensor a = torch::randn({6, 1}), b = torch::randn({5, 6}).t();  // [6, 5], strides (1, 6)
+  auto traced = jit::trace(fn, {a, b});
+  EXPECT_EQ(fused_nodes(traced.fused_graph()), 1u) << traced.fused_graph().str();
+  const Tensor a2 = torch::randn({6, 1}), b2 = torch::randn({5, 6}).t();
+  EXPECT_TENSOR_CLOSE(traced.forward({a2, b2})[0], fn({a2, b2})[0], 1e-5, 1e-6);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+}
+
+TEST(JitFuser, GradientsFallBackToTheOpsAndMatch) {
+  jit::reset_stats();
+  const Tensor w = torch::randn({8}, torch::requires_grad());
+  auto fn = [&](const TensorList& in) { return TensorList{torch::tanh(in[0] * w + 1).square()}; };
+  auto traced = jit::trace(fn, {torch::randn({8})});
+  EXPECT_EQ(fused_nodes(traced.fused_graph()), 1u) << traced.fused_graph().str();
+  const Tensor x = torch::randn({8});
+  traced.forward(x).sum().backward();
+  const Tensor traced_grad = w.grad().clone();
+  w.mutable_grad() = Tensor();
+  fn({x})[0].sum().backward();
+  EXPECT_TENSOR_EQ(traced_grad, w.grad());
+  EXPECT_EQ(jit::stats().fused_fallbacks, 1);
+  {
+    torch::NoGradGuard no_grad;  // no gradient needed: the kernel runs
+    EXPECT_TENSOR_CLOSE(traced.forward(x), fn({x})[0], 1e-5, 1e-6);
+  }
+  EXPECT_EQ(jit::stats().fused_runs, 1);
+}
+
+// Random pointwise graphs (the fuser's generator test): chains of the code generator's ops over
+// inputs that broadcast and may be transposed, in every floating dtype, against eager: float and
+// double op by op; half and bfloat16 against eager in float rounded once (a fused group keeps
+// its intermediates in float and rounds what it stores).
+TEST(JitFuser, RandomGraphsMatchEager) {
+  jit::reset_stats();
+  std::mt19937 rng(20261207);
+  auto pick = [&](int n) { return int(rng() % uint32_t(n)); };
+  const std::vector<std::string> unary = {"exp", "tanh", "sigmoid", "sin", "cos", "erf", "relu", "gelu", "gelu_tanh",
+                                          "silu", "abs", "neg", "square", "rsqrt_abs", "log_abs", "sqrt_abs", "leaky"};
+  const std::vector<std::string> binary = {"add", "sub", "mul", "div_safe", "maximum", "minimum", "add_alpha", "scale"};
+  auto apply_unary = [](const std::string& op, const Tensor& x) -> Tensor {
+    if (op == "exp") return (x * 0.25).exp();
+    if (op == "tanh") return x.tanh();
+    if (op == "sigmoid") return x.sigmoid();
+    if (op == "sin") return x.sin();
+    if (op == "cos") return x.cos();
+    if (op == "erf") return x.erf();
+    if (op == "relu") return x.relu();
+    if (op == "gelu") return torch::gelu(x);
+    if (op == "gelu_tanh") return torch::gelu(x, "tanh");
+    if (op == "silu") return torch::silu(x);
+    if (op == "abs") return x.abs();
+    if (op == "neg") return -x;
+    if (op == "square") return x.square();
+    if (op == "rsqrt_abs") return (x.abs() + 1).rsqrt();
+    if (op == "log_abs") return (x.abs() + 1).log();
+    if (op == "sqrt_abs") return x.abs().sqrt();
+    return torch::leaky_relu(x, 0.2);
+  };
+  auto apply_binary = [](const std::string& op, const Tensor& a, const Tensor& b) -> Tensor {
+    if (op == "add") return a + b;
+    if (op == "sub") return a - b;
+    if (op == "mul") return a * b;
+    if (op == "div_safe") return a / (b.square() + 1);
+    if (op == "maximum") return torch::maximum(a, b);
+    if (op == "minimum") return torch::minimum(a, b);
+    if (op == "add_alpha") return torch::add(a, b, 0.5);
+    return a * 1.5 - 0.25;
+  };
+  const std::vector<torch::Dtype> dtypes = {torch::kFloat, torch::kDouble, torch::kBFloat16, torch::kHalf};
+  int fused_graphs = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const torch::Dtype dt = dtypes[pick(4)];
+    const int ninputs = 1 + pick(3);
+    const std::vector<int64_t> full = {1 + pick(5), 1 + pick(7), 2 + pick(9)};
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<bool> transposed;
+    for (int i = 0; i < ninputs; ++i) {
+      std::vector<int64_t> s = full;
+      if (i > 0)
+        for (auto& d : s)
+          if (pick(3) == 0) d = 1;
+      shapes.push_back(s);
+      transposed.push_back(pick(3) == 0);
+    }
+    struct Step {
+      std::string op;
+      int a, b;
+    };
+    std::vector<Step> steps;
+    const int nsteps = 2 + pick(7);
+    for (int k = 0; k < nsteps; ++k) {
+      const int avail = ninputs + k;
+      if (pick(2) == 0) steps.push_back({unary[pick(int(unary.size()))], avail - 1, -1});
+      else steps.push_back({binary[pick(int(binary.size()))], avail - 1, pick(avail)});
+    }
+    auto program = [&](const TensorList& in) {
+      TensorList v = in;
+      for (const Step& st : steps)
+        v.push_back(st.b < 0 ? apply_unary(st.op, v[st.a]) : apply_binary(st.op, v[st.a], v[st.b]));
+      return TensorList{v.back(), v[ninputs + nsteps / 2]};
+    };
+    auto make_inputs = [&] {
+      TensorList in;
+      for (int i = 0; i < ninputs; ++i) {
+        std::vector<int64_t> s = shapes[i];
+        if (transposed[i]) std::swap(s[1], s[2]);
+        Tensor t = torch::randn(s, torch::kDouble).to(dt);
+        in.push_back(transposed[i] ? t.transpose(1, 2) : t);
+      }
+      return in;
+    };
+    auto traced = jit::trace(program, make_inputs());
+    fused_graphs += fused_nodes(traced.fused_graph()) > 0 ? 1 : 0;
+    const TensorList in = make_inputs();
+    const TensorList got = traced.forward(in);
+    TensorList want;
+    if (dt == torch::kBFloat16 || dt == torch::kHalf) {
+      TensorList wide;
+      for (const Tensor& t : in) wide.push_back(t.to(torch::kFloat));
+      for (const Tensor& t : program(wide)) want.push_back(t.to(dt));
+    } else {
+      want = program(in);
+    }
+    const double rtol = dt == torch::kDouble ? 1e-10 : dt == torch::kFloat ? 1e-4 : 2e-2;
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(tensors_close(got[i], want[i], rtol, rtol)) << "trial " << trial << ", " << dt << "\n" << traced.fused_graph().str();
+  }
+  EXPECT_GT(fused_graphs, 150);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+  EXPECT_GT(jit::stats().fused_runs, 150);
+}
+
+TEST(JitTrace, EveryTracedOpHasARunner) {
+  size_t pointwise = 0;
+  for (const tracing::TracedOp* op : tracing::traced_ops()) {
+    EXPECT_NE(op->run, nullptr) << op->name;
+    pointwise += op->fusion == tracing::Fusion::Pointwise ? 1 : 0;
+  }
+  EXPECT_GT(pointwise, 100u);  // every row of the pointwise table
+  for (const char* name : {"view", "reshape", "permute", "transpose", "expand", "select", "slice", "as_strided", "sum",
+                           "mean", "softmax", "log_softmax", "matmul", "linear", "layer_norm", "dropout", "clone", "conv", "max_pool", "cat", "nll_loss", "detach"})
+    EXPECT_NE(tracing::find_traced_op(name), nullptr) << name;
+}
+
+}  // namespace jit_test
+}  // namespace ember::test
