@@ -18,6 +18,7 @@
 #include <gloo/transport/tcp/device.h>
 #include <gloo/types.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -293,9 +294,23 @@ struct ProcessGroupGloo::Impl {
 ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size)
     : ProcessGroupGloo(std::move(store), rank, size, Options()) {}
 
+namespace {
+// Note [SIGPIPE and Gloo]: Gloo's TCP pairs write with writev, which raises SIGPIPE when the peer
+// has closed its end; a rank that dies mid-collective would then kill every rank that writes to
+// it, silently, instead of their collectives failing with an error naming it. So a process that
+// makes a Gloo group and still has SIGPIPE's default action ignores SIGPIPE from then on (its
+// writes to closed pipes and sockets fail with EPIPE), as Python, and so every PyTorch program,
+// does from the start. A program that installed its own SIGPIPE handler keeps it.
+void ignore_default_sigpipe() {
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
+}
+}  // namespace
+
 ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, Options options)
     : ProcessGroup(rank, size), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
   EMBER_CHECK(store != nullptr, "ProcessGroupGloo: expected a store");
+  ignore_default_sigpipe();
   ::gloo::transport::tcp::attr attr;
   attr.hostname = options_.iface.empty() ? options_.hostname : "";
   attr.iface = options_.iface;

@@ -155,7 +155,7 @@ ncclRedOp_t reduce_op(ReduceOp op, ScalarType t) {
   return ncclSum;
 }
 
-size_t bytes_of(const Tensor& t) { return size_t(t.numel()) * t.element_size(); }
+size_t byte_count(const Tensor& t) { return size_t(t.numel()) * t.element_size(); }
 
 void check_cuda_dense(const Tensor& t, const char* op) {
   EMBER_CHECK(t.defined(), "ProcessGroupNCCL::", op, ": expected a defined tensor");
@@ -539,7 +539,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::broadcast(std::vector<Tensor>& tensors, 
   check_cuda_dense(t, "broadcast");
   const int root = int(opts.rootRank);
   return impl_->run("broadcast", t.device().index(), {t}, {t}, [&](ncclComm_t comm, cudaStream_t stream) {
-    EMBER_NCCL_CHECK(nccl().broadcast(t.data_ptr(), t.data_ptr(), bytes_of(t), ncclUint8, root, comm, stream), comm,
+    EMBER_NCCL_CHECK(nccl().broadcast(t.data_ptr(), t.data_ptr(), byte_count(t), ncclUint8, root, comm, stream), comm,
                      "broadcast");
   });
 }
@@ -578,7 +578,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::allgather(std::vector<std::vector<Tensor
   return impl_->run("allgather", in.device().index(), used, outs, [&](ncclComm_t comm, cudaStream_t stream) {
     // Into one flat buffer (NCCL's form), then out to the ranks' tensors, on the NCCL stream.
     Tensor flat = empty({int64_t(size_) * in.numel()}, in.options());
-    EMBER_NCCL_CHECK(nccl().all_gather(in.data_ptr(), flat.data_ptr(), bytes_of(in), ncclUint8, comm, stream), comm,
+    EMBER_NCCL_CHECK(nccl().all_gather(in.data_ptr(), flat.data_ptr(), byte_count(in), ncclUint8, comm, stream), comm,
                      "allgather");
     for (int r = 0; r < size_; ++r) outs[size_t(r)].view({-1}).copy_(flat.narrow(0, r * in.numel(), in.numel()));
   });
@@ -591,7 +591,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::_allgather_base(Tensor& output, Tensor& 
               size_, " times the input's ", input.numel(), " elements, got ", output.numel());
   Tensor in = input, out = output;
   return impl_->run("_allgather_base", in.device().index(), {in, out}, {out}, [&](ncclComm_t comm, cudaStream_t stream) {
-    EMBER_NCCL_CHECK(nccl().all_gather(in.data_ptr(), out.data_ptr(), bytes_of(in), ncclUint8, comm, stream), comm,
+    EMBER_NCCL_CHECK(nccl().all_gather(in.data_ptr(), out.data_ptr(), byte_count(in), ncclUint8, comm, stream), comm,
                      "_allgather_base");
   });
 }
@@ -662,8 +662,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::alltoall(std::vector<Tensor>& outputs, s
       if (r == rank_) continue;
       const Tensor& i = ins[size_t(r)];
       const Tensor& o = outs[size_t(r)];
-      EMBER_NCCL_CHECK(nccl().send(i.data_ptr(), bytes_of(i), ncclUint8, r, comm, stream), comm, "alltoall");
-      EMBER_NCCL_CHECK(nccl().recv(o.data_ptr(), bytes_of(o), ncclUint8, r, comm, stream), comm, "alltoall");
+      EMBER_NCCL_CHECK(nccl().send(i.data_ptr(), byte_count(i), ncclUint8, r, comm, stream), comm, "alltoall");
+      EMBER_NCCL_CHECK(nccl().recv(o.data_ptr(), byte_count(o), ncclUint8, r, comm, stream), comm, "alltoall");
     }
     group.end();
     outs[size_t(rank_)].view({-1}).copy_(ins[size_t(rank_)].reshape({-1}));
@@ -699,10 +699,10 @@ std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<std::vector<Tensor>>&
     if (rank_ == root) {
       for (int r = 0; r < size_; ++r)
         if (r != root)
-          EMBER_NCCL_CHECK(nccl().recv(outs[size_t(r)].data_ptr(), bytes_of(in), ncclUint8, r, comm, stream), comm,
+          EMBER_NCCL_CHECK(nccl().recv(outs[size_t(r)].data_ptr(), byte_count(in), ncclUint8, r, comm, stream), comm,
                            "gather");
     } else {
-      EMBER_NCCL_CHECK(nccl().send(in.data_ptr(), bytes_of(in), ncclUint8, root, comm, stream), comm, "gather");
+      EMBER_NCCL_CHECK(nccl().send(in.data_ptr(), byte_count(in), ncclUint8, root, comm, stream), comm, "gather");
     }
     group.end();
     if (rank_ == root) outs[size_t(root)].copy_(in);
@@ -738,10 +738,10 @@ std::shared_ptr<Work> ProcessGroupNCCL::scatter(std::vector<Tensor>& outputs, st
     if (rank_ == root) {
       for (int r = 0; r < size_; ++r)
         if (r != root)
-          EMBER_NCCL_CHECK(nccl().send(ins[size_t(r)].data_ptr(), bytes_of(out), ncclUint8, r, comm, stream), comm,
+          EMBER_NCCL_CHECK(nccl().send(ins[size_t(r)].data_ptr(), byte_count(out), ncclUint8, r, comm, stream), comm,
                            "scatter");
     } else {
-      EMBER_NCCL_CHECK(nccl().recv(out.data_ptr(), bytes_of(out), ncclUint8, root, comm, stream), comm, "scatter");
+      EMBER_NCCL_CHECK(nccl().recv(out.data_ptr(), byte_count(out), ncclUint8, root, comm, stream), comm, "scatter");
     }
     group.end();
     if (rank_ == root) out.copy_(ins[size_t(root)]);
@@ -774,7 +774,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::send(std::vector<Tensor>& tensors, int d
   Tensor t = tensors[0];
   check_cuda_dense(t, "send");
   return impl_->run("send", t.device().index(), {t}, {}, [&](ncclComm_t comm, cudaStream_t stream) {
-    EMBER_NCCL_CHECK(nccl().send(t.data_ptr(), bytes_of(t), ncclUint8, dstRank, comm, stream), comm, "send");
+    EMBER_NCCL_CHECK(nccl().send(t.data_ptr(), byte_count(t), ncclUint8, dstRank, comm, stream), comm, "send");
   });
 }
 
@@ -785,7 +785,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::recv(std::vector<Tensor>& tensors, int s
   Tensor t = tensors[0];
   check_cuda_dense(t, "recv");
   return impl_->run("recv", t.device().index(), {t}, {t}, [&](ncclComm_t comm, cudaStream_t stream) {
-    EMBER_NCCL_CHECK(nccl().recv(t.data_ptr(), bytes_of(t), ncclUint8, srcRank, comm, stream), comm, "recv");
+    EMBER_NCCL_CHECK(nccl().recv(t.data_ptr(), byte_count(t), ncclUint8, srcRank, comm, stream), comm, "recv");
   });
 }
 
