@@ -3,10 +3,12 @@
 // FULL_SHARD (one unit per encoder layer and one for the embedding) and under DDP, against
 // (16 bytes x parameters / N) + activations. Activations: the tensors one forward keeps for
 // backward, measured on the same per-rank batch in the same process (a local model, before
-// the distributed run). Two peaks over the training steps (after wrapping): the CPU caching
-// allocator's (block sizes, which round blocks of 1 MiB or more up to 2 MiB multiples) and
-// the resident set's high-water mark above the process before the model (VmHWM, reset by
-// /proc/self/clear_refs; pages never touched, such as rounding tails, are not resident).
+// the distributed run). Three peaks over the training steps (after wrapping): the bytes the
+// tensors asked for (the CPU allocator's requested_bytes, as PyTorch's max_memory_allocated,
+// whose CUDA blocks round to 512 bytes only), the allocator's blocks (rounded to its size
+// classes: up to 1/16 more for blocks of 1 MiB or more), and the resident set's high-water mark
+// above the process before the model (VmHWM, reset by /proc/self/clear_refs; pages never
+// touched, such as rounding tails, are not resident).
 // Run by bench/fsdp_bench.sh through `ember run`.
 //   fsdp_bench fsdp|fsdp-fine|ddp [steps]
 #include <torch/torch.h>
@@ -45,7 +47,8 @@ struct LmImpl : torch::nn::Module {
 };
 TORCH_MODULE(Lm);
 
-int64_t allocated() { return ember::cpu::allocator_stats().allocated_bytes; }
+// Live tensor bytes (as requested, before the size classes' rounding).
+int64_t allocated() { return ember::cpu::allocator_stats().requested_bytes; }
 
 // A field of /proc/self/status in bytes (VmRSS, VmHWM).
 int64_t proc_status(const char* field) {
@@ -119,7 +122,7 @@ int main(int argc, char** argv) {
     auto mark = [&](const char* what) {
       if (trace)
         std::printf("  %-9s allocated %.3f GiB, peak %.3f GiB\n", what, allocated() / 1073741824.0,
-                    ember::cpu::allocator_stats().peak_allocated_bytes / 1073741824.0);
+                    ember::cpu::allocator_stats().peak_requested_bytes / 1073741824.0);
     };
     if (trace) ember::cpu::reset_peak_stats();
     mark("start");
@@ -134,7 +137,9 @@ int main(int argc, char** argv) {
   }
   // The peak over the run, less what the model held before the wrapper (freed by FSDP; kept by DDP).
   torch::Tensor peak = torch::tensor({double(ember::cpu::allocator_stats().peak_allocated_bytes),
-                                      double(proc_status("VmHWM") - rss_base)}, torch::kDouble);
+                                      double(proc_status("VmHWM") - rss_base),
+                                      double(ember::cpu::allocator_stats().peak_requested_bytes)},
+                                     torch::kDouble);
   dist::all_reduce(peak, dist::ReduceOp::MAX);
   if (rank == 0) {
     const double gib = 1024.0 * 1024 * 1024;
@@ -142,11 +147,11 @@ int main(int argc, char** argv) {
     std::printf("%s on %d ranks: %.1fM parameters, activations %.3f GiB, model before wrapping %.3f GiB, "
                 "held after wrapping %.3f GiB\n",
                 mode.c_str(), world, params / 1e6, activations / gib, base / gib, held / gib);
-    const double tensors = peak[0].item<double>(), resident = peak[1].item<double>();
-    std::printf("%s: peak per rank: allocator %.3f GiB (ratio %.3f), resident %.3f GiB (ratio %.3f) against "
-                "16 B x P / N + activations = %.3f GiB; %.2f s/step\n",
-                mode.c_str(), tensors / gib, tensors / bound, resident / gib, resident / bound, bound / gib,
-                steps > 1 ? seconds / (steps - 1) : 0.0);
+    const double tensors = peak[0].item<double>(), resident = peak[1].item<double>(), requested = peak[2].item<double>();
+    std::printf("%s: peak per rank: tensors %.3f GiB (ratio %.3f), allocator blocks %.3f GiB (ratio %.3f), resident "
+                "%.3f GiB (ratio %.3f) against 16 B x P / N + activations = %.3f GiB; %.2f s/step\n",
+                mode.c_str(), requested / gib, requested / bound, tensors / gib, tensors / bound, resident / gib,
+                resident / bound, bound / gib, steps > 1 ? seconds / (steps - 1) : 0.0);
   }
   sharded.reset();
   replicated.reset();

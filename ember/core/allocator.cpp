@@ -65,7 +65,7 @@ class CpuCachingAllocator final : public Allocator {
         list->pop_back();
         cached_bytes_ -= size;
       }
-      if (p) note_alloc(size);
+      if (p) note_alloc(size, nbytes);
     }
     if (!p) {
       p = os_alloc(size);
@@ -79,15 +79,18 @@ class CpuCachingAllocator final : public Allocator {
       std::lock_guard<std::mutex> g(mu_);
       ++stats_.num_os_allocs;
       stats_.reserved_bytes += size;
-      note_alloc(size);
+      note_alloc(size, nbytes);
     }
-    // The context carries the block size, so freeing needs no lookup.
-    return DataPtr(p, reinterpret_cast<void*>(size), &CpuCachingAllocator::free_block, Device(kCPU));
+    // The context carries the requested size (the block's is its size class), so freeing needs
+    // no lookup.
+    return DataPtr(p, reinterpret_cast<void*>(nbytes), &CpuCachingAllocator::free_block, Device(kCPU));
   }
 
-  void release(void* p, size_t size) {
+  void release(void* p, size_t nbytes) {
+    const size_t size = round_size(nbytes);
     std::lock_guard<std::mutex> g(mu_);
     stats_.allocated_bytes -= size;
+    stats_.requested_bytes -= nbytes;
     if (cached_bytes_ + size > cache_limit_) {
       stats_.reserved_bytes -= size;
       os_free(p, size);
@@ -119,6 +122,7 @@ class CpuCachingAllocator final : public Allocator {
   void reset_peak() {
     std::lock_guard<std::mutex> g(mu_);
     stats_.peak_allocated_bytes = stats_.allocated_bytes;
+    stats_.peak_requested_bytes = stats_.requested_bytes;
   }
 
   static CpuCachingAllocator& instance() {
@@ -138,10 +142,13 @@ class CpuCachingAllocator final : public Allocator {
     instance().release(data, reinterpret_cast<size_t>(ctx));
   }
 
-  void note_alloc(size_t size) {
+  void note_alloc(size_t size, size_t nbytes) {
     stats_.allocated_bytes += size;
     if (stats_.allocated_bytes > stats_.peak_allocated_bytes)
       stats_.peak_allocated_bytes = stats_.allocated_bytes;
+    stats_.requested_bytes += nbytes;
+    if (stats_.requested_bytes > stats_.peak_requested_bytes)
+      stats_.peak_requested_bytes = stats_.requested_bytes;
   }
 
   static void* os_alloc(size_t size) {

@@ -66,6 +66,11 @@ void set_allocator(DeviceType t, Allocator* a);
 struct AllocatorStats {
   int64_t allocated_bytes = 0;       // bytes in live blocks (rounded block sizes)
   int64_t peak_allocated_bytes = 0;  // maximum of allocated_bytes since the last reset
+  // What the live blocks were asked for (tensor bytes, before the size classes' rounding), and its
+  // maximum since the last reset: PyTorch's requested_bytes. A large block's rounding tail is
+  // never touched, so it is never resident: this is the memory tensors need.
+  int64_t requested_bytes = 0;
+  int64_t peak_requested_bytes = 0;
   int64_t reserved_bytes = 0;        // bytes obtained from the OS: live plus cached
   int64_t num_allocs = 0;            // allocate() calls
   int64_t num_os_allocs = 0;         // allocations that had to go to the OS

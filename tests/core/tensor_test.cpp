@@ -343,6 +343,25 @@ TEST(TensorStorage, AllocatorReusesAFreed64MiBBlock) {
   EXPECT_EQ(cpu::allocator_stats().peak_allocated_bytes, cpu::allocator_stats().allocated_bytes);
 }
 
+// requested_bytes counts what tensors asked for; allocated_bytes the size classes they got (a
+// block just above 4 MiB takes the next 256 KiB step).
+TEST(TensorStorage, AllocatorCountsRequestedAndRoundedBytes) {
+  const AllocatorStats before = cpu::allocator_stats();
+  const int64_t floats = (4 << 20) / 4 + 1024;  // 4 MiB + 4 KiB
+  {
+    Tensor t = empty({floats});
+    const AllocatorStats during = cpu::allocator_stats();
+    EXPECT_EQ(during.requested_bytes - before.requested_bytes, floats * 4);
+    EXPECT_EQ(during.allocated_bytes - before.allocated_bytes, (4 << 20) + (256 << 10));
+    EXPECT_GE(during.peak_requested_bytes, during.requested_bytes);
+  }
+  const AllocatorStats after = cpu::allocator_stats();
+  EXPECT_EQ(after.requested_bytes, before.requested_bytes);
+  EXPECT_EQ(after.allocated_bytes, before.allocated_bytes);
+  cpu::reset_peak_stats();
+  EXPECT_EQ(cpu::allocator_stats().peak_requested_bytes, cpu::allocator_stats().requested_bytes);
+}
+
 TEST(TensorStorage, CopyAndCloneDoNotAlias) {
   Tensor x = iota({2, 3});
   Tensor c = x.clone();
