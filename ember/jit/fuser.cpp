@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -158,14 +159,16 @@ KernelFn kernel_of(FusionGroup& group) {
     return nullptr;
   }
   std::string error;
+  const auto t0 = std::chrono::steady_clock::now();
   KernelFn k = b.compile(&group.spec, nullptr, &error);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!k) {
     group.error = error;
     return nullptr;
   }
   std::lock_guard<std::mutex> cache_lock(g_cache_mutex);
   kernel_cache().emplace(group.key, k);
-  detail::count_compile();
+  detail::count_compile(seconds);
   return group.kernel = k;
 }
 

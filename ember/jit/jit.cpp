@@ -37,7 +37,11 @@ void count(int64_t Stats::*field) {
 }  // namespace
 
 void detail::count_fused(bool kernel) { count(kernel ? &Stats::fused_runs : &Stats::fused_fallbacks); }
-void detail::count_compile() { count(&Stats::kernels_compiled); }
+void detail::count_compile(double seconds) {
+  std::lock_guard<std::mutex> lock(g_stats_mutex);
+  ++g_stats.kernels_compiled;
+  g_stats.compile_seconds += seconds;
+}
 
 Stats stats() {
   std::lock_guard<std::mutex> lock(g_stats_mutex);

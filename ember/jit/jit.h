@@ -33,6 +33,7 @@ struct Stats {
   int64_t fused_runs = 0;      // fused groups run by their kernel
   int64_t fused_fallbacks = 0; // fused groups run op by op (gradients needed, not on the CPU, no kernel)
   int64_t kernels_compiled = 0;  // distinct fused kernels compiled (the cache's misses)
+  double compile_seconds = 0;    // spent compiling them (LLVM: IR, O3, machine code)
 };
 EMBER_API Stats stats();
 EMBER_API void reset_stats();
@@ -131,7 +132,7 @@ EMBER_API std::string fusion_report(const Graph& g);
 namespace detail {
 TensorList run_fused(const Node& n, const TensorList& inputs);
 void count_fused(bool kernel);
-void count_compile();
+void count_compile(double seconds);
 }  // namespace detail
 
 // Saved programs (program_io.cpp, Note [Saved programs]): the latest specialization's graph and

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Issue 18's fuser figures: builds bench/jit_bench.cpp against ember and runs it.
+# Usage: bench/jit_bench.sh   (env: BUILD=build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+cmake --build "$BUILD" --target ember >/dev/null
+g++ -O3 -march=native -fopenmp -std=c++20 -o "$OUT/jit_bench" bench/jit_bench.cpp -Icompat -I"$BUILD/compat-gen" -I. -Ibench \
+  -L"$BUILD" -lember -Wl,-rpath,"$PWD/$BUILD"
+"$OUT/jit_bench"
