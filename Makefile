@@ -61,7 +61,7 @@ test-asan: fuzz-configure
 fuzz: fuzz-build
 	./fuzz/run.sh all $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# In the test suite: every regression input once, then ~12 s of fuzzing per target (CI time; `make fuzz` fuzzes longer).
+# In the test suite: every regression input once, then ~6 s of fuzzing per target (CI time; `make fuzz` fuzzes longer).
 test-fuzz: fuzz-build
 	cd $(FUZZ_BUILD) && ctest --output-on-failure --timeout 900 -j $(JOBS) -L fuzz_regress
 	cd $(FUZZ_BUILD) && ctest --output-on-failure --timeout 900 -j $(JOBS) -L fuzz_brief
