@@ -4,6 +4,7 @@
 // bit for bit).
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <limits>
 #include <random>
 
@@ -415,6 +416,40 @@ TEST(JitFuser, RandomGraphsMatchEager) {
   EXPECT_GT(fused_graphs, 150);
   EXPECT_EQ(jit::stats().fused_fallbacks, 0);
   EXPECT_GT(jit::stats().fused_runs, 150);
+}
+
+// examples/jit_digits_train.cpp trains the digits CNN, traces and saves it; examples/
+// jit_digits_run.cpp, which has no model source, loads the file and predicts the same classes.
+TEST(JitExample, ALoadedProgramPredictsLikeTheTrainedModel) {
+#if !defined(EMBER_JIT_TRAIN_EXAMPLE) || !defined(EMBER_JIT_RUN_EXAMPLE)
+  GTEST_SKIP() << "the jit_digits examples are not built in this build";
+#else
+  auto run = [](const std::string& cmd) {
+    FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
+    std::string out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    EXPECT_EQ(::pclose(pipe), 0) << cmd << "\n" << out;
+    return out;
+  };
+  auto field = [](const std::string& out, const std::string& who, const std::string& key) {
+    const size_t line = out.find(who + ": held-out accuracy");
+    EXPECT_NE(line, std::string::npos) << out;
+    const size_t at = out.find(key, line);
+    if (line == std::string::npos || at == std::string::npos) return std::string();
+    const size_t end = out.find_first_of(", \n", at + key.size());
+    return out.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
+  };
+  TempDir dir;
+  const std::string program = dir / "digits.ember";
+  const std::string trained = run(std::string(EMBER_JIT_TRAIN_EXAMPLE) + " " + program);
+  const std::string loaded = run(std::string(EMBER_JIT_RUN_EXAMPLE) + " " + program);
+  const std::string checksum = field(trained, "eager", "checksum ");
+  EXPECT_FALSE(checksum.empty()) << trained;
+  EXPECT_EQ(field(trained, "traced", "checksum "), checksum) << trained;
+  EXPECT_EQ(field(loaded, "loaded", "checksum "), checksum) << trained << loaded;
+  EXPECT_GE(std::stod(field(loaded, "loaded", "accuracy ")), 0.85) << loaded;
+#endif
 }
 
 TEST(JitTrace, EveryTracedOpHasARunner) {
