@@ -192,10 +192,8 @@ std::shared_ptr<Graph> TracedModule::Impl::trace_now(const TensorList& inputs) {
     EMBER_CHECK(inputs[i].defined(), "jit::trace: example input ", i, " is undefined");
     b.bind(inputs[i], g->add_input("input" + std::to_string(i), TensorType::of(inputs[i])));
   }
-  const std::vector<std::string> names = param_names();
-  const TensorList values = param_values();
-  for (size_t i = 0; i < names.size(); ++i)
-    if (values[i].defined()) b.bind(values[i], g->add_param(names[i], TensorType::of(values[i])));
+  for (const auto& [name, value] : bound())
+    if (value.defined()) b.bind(value, g->add_param(name, TensorType::of(value)));
   TensorList outs;
   {
     tracing::RecorderGuard recording(&b);
@@ -220,7 +218,7 @@ std::shared_ptr<TracedModule::Impl> new_impl(std::shared_ptr<nn::Module> module,
 
 TensorList defined_params(const TracedModule::Impl& impl) {
   TensorList r;
-  for (const Tensor& t : impl.param_values())
+  for (const auto& [name, t] : impl.bound())
     if (t.defined()) r.push_back(t);
   return r;
 }

@@ -22,27 +22,15 @@ struct TracedModule::Impl {
   std::vector<Specialization> specializations;
   std::mutex mutex;
 
-  // The parameters and buffers bound to the graph's parameters, in a fixed order (names).
-  std::vector<std::string> param_names() const {
-    std::vector<std::string> names;
-    if (module) {
-      for (const auto& p : module->named_parameters()) names.push_back(p.key());
-      for (const auto& b : module->named_buffers()) names.push_back(b.key());
-    } else {
-      for (const auto& p : own_params) names.push_back(p.key());
-      for (const auto& b : own_buffers) names.push_back(b.key());
-    }
-    return names;
-  }
-  TensorList param_values() const {
-    TensorList r;
-    if (module) {
-      for (const auto& p : module->named_parameters()) r.push_back(p.value());
-      for (const auto& b : module->named_buffers()) r.push_back(b.value());
-    } else {
-      for (const auto& p : own_params) r.push_back(p.value());
-      for (const auto& b : own_buffers) r.push_back(b.value());
-    }
+  // The parameters and buffers bound to the graph's parameters, in a fixed order: the module's
+  // (or the loaded program's) parameters, then its buffers.
+  std::vector<std::pair<std::string, Tensor>> bound() const {
+    std::vector<std::pair<std::string, Tensor>> r;
+    auto add = [&r](const OrderedDict<std::string, Tensor>& d) {
+      for (const auto& item : d) r.emplace_back(item.key(), item.value());
+    };
+    add(module ? module->named_parameters() : own_params);
+    add(module ? module->named_buffers() : own_buffers);
     return r;
   }
   bool training() const { return module ? module->is_training() : own_training; }
