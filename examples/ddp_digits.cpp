@@ -15,30 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "ember/data/io/decompress.h"
+#include "digits_data.h"
 #include "ember/distributed/ddp.h"
-#include "ember/frame/frame.h"
-#include "ember/frame/io/csv.h"
-#include "ember/frame/tensor_ops.h"
 
 namespace dist = ember::distributed;
 
 namespace {
-
-struct Digits {
-  torch::Tensor x, y;
-};
-
-Digits load(const std::string& path) {
-  const std::string text = ember::data::io::decompress(ember::data::io::file_stream(path))->read_all();
-  std::vector<std::string> names;
-  for (int i = 0; i < 64; ++i) names.push_back("p" + std::to_string(i));
-  std::vector<std::string> pixels = names;
-  names.push_back("label");
-  auto df = ember::frame::read_csv_string(text, ember::frame::CsvReadOptions().with_header(false).with_column_names(names));
-  return {ember::frame::to_tensor(df.select(pixels), torch::kFloat).div_(16.0).view({-1, 1, 8, 8}),
-          ember::frame::to_tensor(df["label"]).to(torch::kLong)};
-}
 
 struct NetImpl : torch::nn::Module {
   torch::nn::Sequential body{nullptr};
@@ -65,7 +47,7 @@ int main(int argc, char** argv) {
     }
     const int rank = dist::get_rank(), world = dist::get_world_size();
     torch::set_num_threads(1);  // the ranks share the machine's cores
-    const Digits all = load(path);
+    const digits::Data all = digits::load(path);
     // A fixed held-out fifth, the same on every rank.
     const int64_t n = all.y.size(0), n_test = n / 5;
     const torch::Tensor perm = torch::randperm(n, torch::Generator(20241129), torch::kLong);

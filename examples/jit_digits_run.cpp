@@ -9,7 +9,7 @@
 #include <string>
 
 #include "ember/jit/jit.h"
-#include "jit_digits_data.h"
+#include "digits_data.h"
 
 int main(int argc, char** argv) {
   try {
@@ -17,10 +17,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: jit_digits_run <program.ember> [digits.csv.gz]\n");
       return 2;
     }
-    const jit_digits::Split data = jit_digits::load(argc > 2 ? argv[2] : EMBER_DIGITS_CSV);
+    const digits::Split data = digits::split(digits::load(argc > 2 ? argv[2] : EMBER_DIGITS_CSV));
     ember::jit::TracedModule program = ember::jit::load(argv[1]);
     torch::NoGradGuard no_grad;
-    jit_digits::report("loaded", program.forward(data.test_x), data.test_y);
+    digits::report("loaded", program.forward(data.test_x), data.test_y);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "jit_digits_run: %s\n", e.what());

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "ember/jit/jit.h"
-#include "jit_digits_data.h"
+#include "digits_data.h"
 
 namespace {
 
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string out = argv[1];
-    const jit_digits::Split data = jit_digits::load(argc > 2 ? argv[2] : EMBER_DIGITS_CSV);
+    const digits::Split data = digits::split(digits::load(argc > 2 ? argv[2] : EMBER_DIGITS_CSV));
     const int64_t epochs = argc > 3 ? std::atoll(argv[3]) : 6;
     torch::manual_seed(0);
     Net net;
@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
     const torch::Tensor eager = net->forward(data.test_x), jitted = traced.forward(data.test_x);
     std::printf("traced graph: %zu nodes (%zu after fusion), saved to %s\n", traced.graph().nodes().size(),
                 traced.fused_graph().nodes().size(), out.c_str());
-    jit_digits::report("eager", eager, data.test_y);
-    jit_digits::report("traced", jitted, data.test_y);
+    digits::report("eager", eager, data.test_y);
+    digits::report("traced", jitted, data.test_y);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "jit_digits_train: %s\n", e.what());

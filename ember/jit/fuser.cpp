@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 #include <mutex>
 #include <sstream>
 
@@ -82,14 +83,12 @@ KTy kty(ScalarType t) {
   }
 }
 
-// The ops the code generator has a rule for (cpu_codegen.cpp, Emitter::op), with how many
-// scalar arguments it reads.
-const std::map<std::string_view, int>& kernel_ops() {
-  static const std::map<std::string_view, int> ops = {
-      {"add", 1},  {"sub", 1},      {"mul", 0},   {"div", 0},     {"neg", 0},        {"reciprocal", 0},
-      {"square", 0}, {"exp", 0},    {"log", 0},   {"sin", 0},     {"cos", 0},        {"sqrt", 0},
-      {"rsqrt", 0},  {"abs", 0},    {"tanh", 0},  {"erf", 0},     {"sigmoid", 0},    {"silu", 0},
-      {"relu", 0},   {"leaky_relu", 1}, {"gelu", 1}, {"maximum", 0}, {"minimum", 0}, {"pow", 0}};
+// The ops the code generator has a rule for (cpu_codegen.cpp, Emitter::op).
+const std::set<std::string_view>& kernel_ops() {
+  static const std::set<std::string_view> ops = {
+      "add",  "sub",     "mul",  "div",  "neg",     "reciprocal", "square",     "exp",  "log",     "sin",
+      "cos",  "sqrt",    "rsqrt", "abs", "tanh",    "erf",        "sigmoid",    "silu", "relu",    "leaky_relu",
+      "gelu", "maximum", "minimum", "pow"};
   return ops;
 }
 

@@ -1,4 +1,4 @@
-// The digits data of the jit_digits examples: the UCI 8x8 digits, a fixed held-out fifth.
+// The digits data of the examples: the UCI 8x8 digits, a fixed held-out fifth, a report.
 #pragma once
 #include <torch/torch.h>
 
@@ -12,25 +12,32 @@
 #include "ember/frame/io/csv.h"
 #include "ember/frame/tensor_ops.h"
 
-namespace jit_digits {
+namespace digits {
 
-struct Split {
-  torch::Tensor train_x, train_y, test_x, test_y;
+// The UCI 8x8 digits (data/digits/digits.csv.gz): pixels scaled to [0, 1] as [N, 1, 8, 8], labels.
+struct Data {
+  torch::Tensor x, y;
 };
-
-inline Split load(const std::string& path) {
+inline Data load(const std::string& path) {
   const std::string text = ember::data::io::decompress(ember::data::io::file_stream(path))->read_all();
   std::vector<std::string> names;
   for (int i = 0; i < 64; ++i) names.push_back("p" + std::to_string(i));
   std::vector<std::string> pixels = names;
   names.push_back("label");
   auto df = ember::frame::read_csv_string(text, ember::frame::CsvReadOptions().with_header(false).with_column_names(names));
-  const torch::Tensor x = ember::frame::to_tensor(df.select(pixels), torch::kFloat).div_(16.0).view({-1, 1, 8, 8});
-  const torch::Tensor y = ember::frame::to_tensor(df["label"]).to(torch::kLong);
-  const int64_t n = y.size(0), n_test = n / 5;
+  return {ember::frame::to_tensor(df.select(pixels), torch::kFloat).div_(16.0).view({-1, 1, 8, 8}),
+          ember::frame::to_tensor(df["label"]).to(torch::kLong)};
+}
+
+// A fixed held-out fifth (the same permutation in every example).
+struct Split {
+  torch::Tensor train_x, train_y, test_x, test_y;
+};
+inline Split split(const Data& d) {
+  const int64_t n = d.y.size(0), n_test = n / 5;
   const torch::Tensor perm = torch::randperm(n, torch::Generator(20241129), torch::kLong);
   const torch::Tensor test = perm.slice(0, 0, n_test), train = perm.slice(0, n_test);
-  return {x.index({train}), y.index({train}), x.index({test}).contiguous(), y.index({test})};
+  return {d.x.index({train}), d.y.index({train}), d.x.index({test}).contiguous(), d.y.index({test})};
 }
 
 // Accuracy and a checksum of the predicted classes (equal checksums: the same predictions).
@@ -42,4 +49,4 @@ inline void report(const char* what, const torch::Tensor& logits, const torch::T
   std::printf("%s: held-out accuracy %.4f, prediction checksum %lld\n", what, acc, (long long)checksum);
 }
 
-}  // namespace jit_digits
+}  // namespace digits
