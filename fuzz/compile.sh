@@ -3,14 +3,16 @@
 # a file that clang rejects with g++ instead, with the same sanitizers but no fuzzer coverage.
 #   compile.sh <ccache or "none"> <clang++ and its arguments...>
 #
-# Note [Files clang cannot compile]: the library is written for GCC 12, and clang 14 rejects a
-# few of its files (the build prints "fuzz build: clang cannot compile <file>" for each), for two
-# reasons so far: a non-dependent call such as VecMath<F>::apply inside a lambda in an
-# `if constexpr` branch that is discarded for that F, which GCC never looks up
-# (ember/ops/cpu/pointwise_kernels.cpp; clang 16 rejects it too), and lambdas capturing
-# structured bindings, C++20 that clang supports from 16 on (ember/ops/linalg_decomp.cpp,
-# reduce_stats.cpp). GCC-instrumented objects work with clang's ASan/UBSan runtimes, and
-# libomp provides the GOMP entry points that GCC's OpenMP code calls.
+# Note [Files clang cannot compile]: the library is written for GCC 12, and clang 14 rejects code
+# GCC accepts (the build prints "fuzz build: clang cannot compile <file>" for each file or unity
+# batch): a non-dependent call such as VecMath<F>::apply inside a lambda in an `if constexpr`
+# branch that is discarded for that F, which GCC never looks up (ember/ops/cpu/pointwise_kernels.cpp,
+# a kernel file compiled alone; clang 16 rejects it too). Lambdas capturing structured bindings
+# (C++20, clang 16 on) were the other case; the library no longer has them (the linalg and
+# reduce_stats derivatives bind named references instead), so that the library's unity batches
+# (Note [Library unity build] in CMakeLists.txt) compile with clang and keep the fuzzer's
+# coverage. GCC-instrumented objects work with clang's ASan/UBSan runtimes, and libomp provides
+# the GOMP entry points that GCC's OpenMP code calls.
 set -uo pipefail
 ccache=$1
 shift

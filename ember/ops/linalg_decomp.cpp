@@ -388,7 +388,9 @@ std::tuple<Tensor, Tensor> differentiable_eigh(const Tensor& A, char uplo, char 
     autograd::BelowAutogradGuard below;
     r = eigh_impl(A, uplo, 'V');
   }
-  auto& [w, V] = r;
+  // Named references, not a structured binding: lambdas below capture them (clang 14).
+  Tensor& w = std::get<0>(r);
+  Tensor& V = std::get<1>(r);
   auto gaps = [](const Tensor& ev) {
     Tensor d = ev.unsqueeze(-2).sub(ev.unsqueeze(-1));  // d_ij = w_j - w_i
     Tensor tie = d.eq(0);  // the diagonal (and exact ties) contribute nothing

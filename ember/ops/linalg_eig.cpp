@@ -144,7 +144,9 @@ std::tuple<Tensor, Tensor> differentiable_eig(const Tensor& A, bool vectors) {
     autograd::BelowAutogradGuard below;
     r = eig_impl(A, true);
   }
-  auto& [L, V] = r;
+  // Named references, not a structured binding: lambdas below capture them (clang 14).
+  Tensor& L = std::get<0>(r);
+  Tensor& V = std::get<1>(r);
   const ScalarType input_type = A.scalar_type();
   if (rec.forward()) {
     auto dP = [&](const std::function<Tensor(size_t)>& t) {

@@ -32,7 +32,9 @@ std::tuple<Tensor, Tensor> differentiable_var_std(const Tensor& self, OptionalIn
   double n = 1;
   for (int64_t d : dims) n *= double(self.size(d));
   const double denom = std::max(0.0, n - double(correction.value_or(1)));
-  auto& [v, m] = r;
+  // Named references, not a structured binding: lambdas below capture them (clang 14).
+  Tensor& v = std::get<0>(r);
+  Tensor& m = std::get<1>(r);
   if (rec.forward()) {
     rec.forward_each(v, [&](const std::function<Tensor(size_t)>& t) {
       Tensor centered = self.sub(self.mean(dims, true));
