@@ -4,16 +4,21 @@
 // holds them as a subgraph; running it computes the whole chain in one pass over memory with a
 // kernel the CPU code generator made for it (libember_llvm.so, Note [LLVM backend]), compiled
 // once per group shape (the kernel cache is keyed by the group's canonical text, KernelSpec::
-// str()). What joins a group: a pointwise node (the op table's fusion class) the code
-// generator has a rule for, without effects, whose operands are floating point of one class
-// (double, or float/half/bfloat16, computed in float), whose output has the group's shape (inputs
-// may broadcast: TensorIterator lays them out), and whose other inputs were all defined before
-// the group's first node (so the group, run where its first node was, never needs a value
-// computed after it). Numbers wrapped as tensors become constants of the kernel. At most six
-// tensors cross a group's boundary (TensorIterator's limit). A fused node falls back to running
-// its subgraph op by op, counted in stats() (fused_fallbacks), when an input needs a gradient
-// (the fused backward is not generated yet), when an input is not on the CPU, or when no kernel
-// could be made (LLVM missing: the reason is kept and shown by fusion_report()).
+// str(); sizes are not part of it, so a new batch size compiles nothing). What joins a group: a
+// pointwise node (the op table's fusion class) the code generator has a rule for, without
+// effects, computing in one dtype class (double, or float/half/bfloat16 computed in float;
+// comparisons give bool, where reads a bool condition), whose output has the group's shape
+// (inputs may broadcast: TensorIterator lays them out), and whose other inputs were all defined
+// before the group's first node (so the group, run where its first node was, never needs a value
+// computed after it). Numbers wrapped as tensors and other 0-dim constants become constants of
+// the kernel. At most kMaxIteratorOperands tensors cross a group's boundary (TensorIterator's
+// limit): a larger group is cut, in node order, into groups that fit. A fused node whose inputs
+// need gradients runs its kernel and records one autograd node whose backward is a fused program
+// derived from the op table's formulas (Note [Fused backward] in autodiff.cpp). It falls back to
+// running its subgraph op by op, counted in stats() (fused_fallbacks), when an input is not on
+// the CPU, when forward-mode AD is on (tangents go through the ops' own jvps), while a trace
+// records (so that it records the ops), or when no kernel could be made (LLVM missing: the reason
+// is kept and shown by fusion_report()).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -23,8 +28,12 @@
 #include <mutex>
 #include <sstream>
 
+#include "ember/autograd/autograd_meta.h"
+#include "ember/autograd/forward_ad.h"
 #include "ember/autograd/grad_mode.h"
+#include "ember/autograd/node.h"
 #include "ember/core/error.h"
+#include "ember/jit/fusion_group.h"
 #include "ember/jit/jit.h"
 #include "ember/jit/kernel_spec.h"
 #include "ember/ops/functions.h"
@@ -36,7 +45,7 @@ namespace {
 
 // ---- the backend -----------------------------------------------------------------------------
 
-using CompileFn = KernelFn (*)(const KernelSpec*, std::string*, std::string*);
+using CompileFn = KernelFn (*)(const KernelSpec*, std::string*, std::string*, bool*);
 
 struct Backend {
   CompileFn compile = nullptr;
@@ -79,6 +88,7 @@ KTy kty(ScalarType t) {
     case kDouble: return KTy::F64;
     case kHalf: return KTy::F16;
     case kBFloat16: return KTy::BF16;
+    case kBool: return KTy::Bool;
     default: return KTy::F32;
   }
 }
@@ -86,32 +96,56 @@ KTy kty(ScalarType t) {
 // The ops the code generator has a rule for (cpu_codegen.cpp, Emitter::op).
 const std::set<std::string_view>& kernel_ops() {
   static const std::set<std::string_view> ops = {
-      "add",  "sub",     "mul",  "div",  "neg",     "reciprocal", "square",     "exp",  "log",     "sin",
-      "cos",  "sqrt",    "rsqrt", "abs", "tanh",    "erf",        "sigmoid",    "silu", "relu",    "leaky_relu",
-      "gelu", "maximum", "minimum", "pow"};
+      "add",  "sub",   "mul",   "div_true", "neg",  "reciprocal", "square", "exp",  "log",        "sin",
+      "cos",  "sqrt",  "rsqrt", "abs",      "tanh", "erf",        "sigmoid", "silu", "relu",      "leaky_relu",
+      "gelu", "maximum", "minimum", "pow",  "sign", "sgn",        "where",  "full_like", "gt",     "lt",
+      "ge",   "le",    "eq",    "ne"};
   return ops;
 }
+bool is_comparison(std::string_view op) {
+  return op == "gt" || op == "lt" || op == "ge" || op == "le" || op == "eq" || op == "ne";
+}
 
-bool is_wrapped_constant(const Graph& g, const Value* v) {
+// A constant the kernel holds as a number: a wrapped number, or a 0-dim tensor that needs no
+// gradient (a folded zeros({}), a captured scalar tensor).
+bool is_scalar_constant(const Graph& g, const Value* v) {
   const Tensor* t = g.constant_value(v);
-  return t && t->unsafeGetTensorImpl()->is_wrapped_number() && !t->requires_grad();
+  if (!t || t->requires_grad() || t->dim() != 0 || !t->is_cpu() || t->is_complex()) return false;
+  return t->unsafeGetTensorImpl()->is_wrapped_number() || floating(t->scalar_type()) || t->scalar_type() == kBool;
 }
 
 bool same_class(ScalarType a, ScalarType b) { return (a == kDouble) == (b == kDouble); }
 
-// A node that may be fused, and the dtype class it computes in.
-bool fusible(const Graph& g, const Node& n) {
+// A node that may be fused, and the dtype it computes in (*cls; a comparison's is its inputs').
+bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
   if (n.op->fusion != tracing::Fusion::Pointwise || n.has_effects() || n.outputs.size() != 1) return false;
   if (!kernel_ops().count(n.kind()) || tracing::has_attr(n.attrs, "mode")) return false;
   const TensorType& out = n.outputs[0]->type;
-  if (!floating(out.dtype) || !out.device.is_cpu()) return false;
-  for (const Value* i : n.inputs) {
+  if (!out.device.is_cpu()) return false;
+  const bool compare = is_comparison(n.kind());
+  if (compare ? out.dtype != kBool : !floating(out.dtype)) return false;
+  std::optional<ScalarType> c;
+  if (!compare) c = out.dtype;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const Value* i = n.inputs[k];
     if (!i) return false;
-    if (is_wrapped_constant(g, i)) continue;
-    if (!floating(i->type.dtype) || !same_class(i->type.dtype, out.dtype) || !i->type.device.is_cpu()) return false;
+    if (is_scalar_constant(g, i)) continue;
+    if (!i->type.device.is_cpu()) return false;
+    if (n.kind() == "where" && k == 0) {
+      if (i->type.dtype != kBool) return false;
+      continue;
+    }
+    if (!floating(i->type.dtype)) return false;
+    if (!c) c = i->type.dtype;
+    else if (!same_class(*c, i->type.dtype)) return false;
   }
-  for (const auto& [name, a] : n.attrs)
+  if (!c) return false;  // a comparison of constants
+  for (const auto& [name, a] : n.attrs) {
+    if (n.kind() == "full_like" && name == "dtype") continue;  // the output's, checked above
+    if (n.kind() == "full_like" && name != "value") return false;  // a device, a layout, requires_grad
     if (const Scalar* s = std::get_if<Scalar>(&a); !s || s->isComplex()) return false;
+  }
+  *cls = *c;
   return true;
 }
 
@@ -124,16 +158,6 @@ const tracing::TracedOpDef fused_op{{"fused", tracing::Fusion::Opaque,
 }  // namespace
 
 // ---- fusion groups -----------------------------------------------------------------------------
-
-struct FusionGroup {
-  Graph graph;  // the group's nodes; inputs: what it reads from outside; outputs: what leaves it
-  KernelSpec spec;
-  std::string key;
-  std::mutex mutex;
-  bool tried = false;
-  KernelFn kernel = nullptr;
-  std::string error;
-};
 
 namespace {
 
@@ -158,8 +182,9 @@ KernelFn kernel_of(FusionGroup& group) {
     return nullptr;
   }
   std::string error;
+  bool loaded = false;
   const auto t0 = std::chrono::steady_clock::now();
-  KernelFn k = b.compile(&group.spec, nullptr, &error);
+  KernelFn k = b.compile(&group.spec, nullptr, &error, &loaded);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!k) {
     group.error = error;
@@ -167,7 +192,7 @@ KernelFn kernel_of(FusionGroup& group) {
   }
   std::lock_guard<std::mutex> cache_lock(g_cache_mutex);
   kernel_cache().emplace(group.key, k);
-  detail::count_compile(seconds);
+  detail::count_compile(seconds, loaded);
   return group.kernel = k;
 }
 
@@ -194,9 +219,15 @@ KernelSpec spec_of(const Graph& g) {
   };
   for (const auto& n : g.nodes()) {
     KInstr k;
-    k.op = std::string(n->kind());
-    for (const Value* i : n->inputs) k.args.push_back(value(i));
-    for (const auto& [name, a] : n->attrs) k.scalars[k.num_scalars++] = std::get<Scalar>(a).toDouble();
+    if (n->kind() == "full_like") {  // its input gives the shape only
+      k.op = "const";
+      k.scalars[0] = tracing::scalar_attr(n->attrs, "value", "full_like").toDouble();
+      k.num_scalars = 1;
+    } else {
+      k.op = std::string(n->kind());
+      for (const Value* i : n->inputs) k.args.push_back(value(i));
+      for (const auto& [name, a] : n->attrs) k.scalars[k.num_scalars++] = std::get<Scalar>(a).toDouble();
+    }
     s.instrs.push_back(std::move(k));
     ref[n->outputs[0]] = int(s.inputs.size() + s.instrs.size() - 1);
     s.f64 = s.f64 || n->outputs[0]->type.dtype == kDouble;
@@ -218,11 +249,12 @@ void fuse_pointwise(Graph& g) {
   // group[k]: the group of node k (-1: none); groups as lists of node indices.
   std::vector<int> group(nodes.size(), -1);
   std::vector<std::vector<size_t>> members;
-  std::vector<std::vector<int64_t>> sizes;
+  std::vector<std::vector<int64_t>> sizes, twins;  // a group's output sizes (and in the twin trace)
   std::vector<ScalarType> cls;
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Node& n = *nodes[k];
-    if (!fusible(g, n)) continue;
+    ScalarType node_cls = kFloat;
+    if (!fusible(g, n, &node_cls)) continue;
     // n joins the groups of its producers, merged into the earliest of them, when every value
     // the merged group reads from outside exists before that group's first node.
     std::vector<int> cands;
@@ -230,7 +262,9 @@ void fuse_pointwise(Graph& g) {
       auto p = producer.find(i);
       if (p == producer.end() || group[p->second] < 0) continue;
       const int gi = group[p->second];
-      if (sizes[gi] != n.outputs[0]->type.sizes || !same_class(cls[gi], n.outputs[0]->type.dtype)) continue;
+      if (sizes[gi] != n.outputs[0]->type.sizes || twins[gi] != n.outputs[0]->twin_sizes ||
+          !same_class(cls[gi], node_cls))
+        continue;
       if (std::find(cands.begin(), cands.end(), gi) == cands.end()) cands.push_back(gi);
     }
     auto legal = [&](const std::vector<int>& merged) {
@@ -272,36 +306,66 @@ void fuse_pointwise(Graph& g) {
       join = int(members.size());
       members.emplace_back();
       sizes.push_back(n.outputs[0]->type.sizes);
-      cls.push_back(n.outputs[0]->type.dtype);
+      twins.push_back(n.outputs[0]->twin_sizes);
+      cls.push_back(node_cls);
     }
     group[k] = join;
     members[join].push_back(k);
   }
-  // The values each group reads from outside and those used outside it.
-  std::vector<bool> used_outside(g.num_values(), false);
+  // The values a set of nodes reads from outside (constants the kernel holds aside) and those
+  // it defines that a node outside it or the graph's outputs read.
+  std::vector<std::vector<size_t>> readers(g.num_values());
   for (size_t k = 0; k < nodes.size(); ++k)
-    for (const Value* i : nodes[k]->inputs) {
-      if (!i) continue;
-      auto p = producer.find(i);
-      if (p == producer.end() || group[k] < 0 || group[p->second] != group[k]) used_outside[i->id] = true;
+    for (const Value* i : nodes[k]->inputs)
+      if (i) readers[i->id].push_back(k);
+  std::vector<bool> is_output(g.num_values(), false);
+  for (const Value* o : g.outputs()) is_output[o->id] = true;
+  auto boundary = [&](const std::vector<size_t>& set, std::vector<Value*>* ins, std::vector<Value*>* outs) {
+    auto in_set = [&](size_t k) { return std::binary_search(set.begin(), set.end(), k); };
+    for (size_t k : set) {
+      for (Value* i : nodes[k]->inputs) {
+        auto p = producer.find(i);
+        const bool inside = p != producer.end() && in_set(p->second);
+        if (!inside && !is_scalar_constant(g, i) && std::find(ins->begin(), ins->end(), i) == ins->end())
+          ins->push_back(i);
+      }
+      Value* o = nodes[k]->outputs[0];
+      bool leaves = is_output[o->id];
+      for (size_t r : readers[o->id]) leaves = leaves || !in_set(r);
+      if (leaves) outs->push_back(o);
     }
-  for (const Value* o : g.outputs()) used_outside[o->id] = true;
-  auto inside = [&](const Value* v, int gi) {
-    auto p = producer.find(v);
-    return p != producer.end() && group[p->second] == gi;
   };
-  std::vector<std::vector<Value*>> ins(members.size()), outs(members.size());
-  std::vector<bool> fuse(members.size(), false);
-  for (size_t gi = 0; gi < members.size(); ++gi) {
-    if (members[gi].size() < 2) continue;  // a single node (or a group merged into another)
-    for (size_t k : members[gi]) {
-      for (Value* i : nodes[k]->inputs)
-        if (!inside(i, int(gi)) && !is_wrapped_constant(g, i) && std::find(ins[gi].begin(), ins[gi].end(), i) == ins[gi].end())
-          ins[gi].push_back(i);
-      if (used_outside[nodes[k]->outputs[0]->id]) outs[gi].push_back(nodes[k]->outputs[0]);
+  // A group with more operands than an iterator takes is cut, in node order, into groups that
+  // fit (each part reads only what exists before its first node: the earlier parts' values and
+  // the group's own inputs).
+  std::vector<std::vector<size_t>> parts;
+  for (auto& m : members) {
+    if (m.size() < 2) continue;  // a single node (or a group merged into another)
+    std::vector<size_t> part;
+    for (size_t k : m) {
+      std::vector<size_t> grown = part;
+      grown.push_back(k);
+      std::vector<Value*> ins, outs;
+      boundary(grown, &ins, &outs);
+      if (!part.empty() && ins.size() + outs.size() > size_t(kMaxIteratorOperands)) {
+        parts.push_back(std::move(part));
+        part = {k};
+      } else {
+        part = std::move(grown);
+      }
     }
-    fuse[gi] = !outs[gi].empty() && ins[gi].size() + outs[gi].size() <= size_t(kMaxIteratorOperands);
+    parts.push_back(std::move(part));
   }
+  std::fill(group.begin(), group.end(), -1);
+  std::vector<std::vector<Value*>> ins(parts.size()), outs(parts.size());
+  std::vector<bool> fuse(parts.size(), false);
+  for (size_t gi = 0; gi < parts.size(); ++gi) {
+    if (parts[gi].size() < 2) continue;
+    boundary(parts[gi], &ins[gi], &outs[gi]);
+    fuse[gi] = !outs[gi].empty() && ins[gi].size() + outs[gi].size() <= size_t(kMaxIteratorOperands);
+    for (size_t k : parts[gi]) group[k] = int(gi);
+  }
+  members = std::move(parts);
   // Each fused group becomes one node at its first node's place.
   std::vector<std::unique_ptr<Node>> owned = g.take_nodes(), rebuilt;
   std::map<Value*, Value*> renamed;  // a group's outputs -> the fused node's
@@ -320,7 +384,7 @@ void fuse_pointwise(Graph& g) {
       const Node& n = *owned[m];
       std::vector<Value*> args;
       for (Value* i : n.inputs) {
-        if (!local.count(i)) local[i] = fg->graph.add_constant(*g.constant_value(i));  // a wrapped number
+        if (!local.count(i)) local[i] = fg->graph.add_constant(*g.constant_value(i));  // a scalar constant
         args.push_back(local.at(i));
       }
       Node* copy = fg->graph.add_node(*n.op, args, n.attrs, {n.outputs[0]->type}, false);
@@ -345,11 +409,101 @@ void fuse_pointwise(Graph& g) {
   g.drop_unused_constants();
 }
 
+namespace {
+
+// The backward of a fused group's kernel run (Note [Fused backward]): saves the group's inputs and
+// runs the group's backward program, derived for the inputs that need a gradient.
+struct FusedBackward final : autograd::Node {
+  std::shared_ptr<FusionGroup> group;
+  std::vector<autograd::SavedVariable> saved;
+
+  std::string name() const override { return "FusedBackward"; }
+  void release_variables() override {
+    for (auto& s : saved) s.reset();
+  }
+  autograd::variable_list apply(autograd::variable_list&& grads) override {
+    std::vector<bool> needs(num_outputs());
+    bool any = false;
+    for (size_t i = 0; i < needs.size(); ++i) {
+      needs[i] = should_compute_output(i);
+      any = any || needs[i];
+    }
+    autograd::variable_list r(num_outputs());
+    if (!any) return r;
+    TensorList in;
+    for (const auto& s : saved) in.push_back(s.unpack());
+    for (size_t k = 0; k < grads.size(); ++k) {
+      const autograd::InputMetadata& m = input_metadata(k);
+      in.push_back(grads[k].defined() ? grads[k] : zeros(m.shape, TensorOptions().dtype(m.dtype).device(m.device)));
+    }
+    FusionGroup::BackwardKey key{needs, {}};
+    std::vector<TensorType> types;
+    for (const Tensor& t : in) {
+      types.push_back(TensorType::of(t));
+      key.second.push_back(types.back().sizes);
+    }
+    std::shared_ptr<const BackwardProgram> prog;
+    {
+      std::lock_guard<std::mutex> lock(group->mutex);
+      auto& slot = group->backward[key];
+      if (!slot) {
+        const std::vector<TensorType> input_types(types.begin(), types.begin() + std::ptrdiff_t(saved.size()));
+        const std::vector<TensorType> grad_types(types.begin() + std::ptrdiff_t(saved.size()), types.end());
+        slot = derive_backward(group->graph, needs, input_types, grad_types);
+      }
+      prog = slot;
+    }
+    TensorList out = run_graph(*prog->exec, in, {});
+    for (size_t i = 0; i < r.size(); ++i)
+      if (needs[i] && prog->slot[i] >= 0) r[i] = out[size_t(prog->slot[i])];
+    return r;
+  }
+};
+
+// A dense tensor of `sizes` whose dimensions are ordered in memory as those of `order_strides`
+// (a traced output's strides; any rank mismatch gives a contiguous tensor).
+Tensor empty_in_order(IntArrayRef sizes, const std::vector<int64_t>& order_strides, ScalarType dtype) {
+  const int64_t n = int64_t(sizes.size());
+  if (order_strides.size() != sizes.size()) return empty(sizes, TensorOptions().dtype(dtype));
+  std::vector<int64_t> perm(size_t(n), 0);  // outermost first
+  for (int64_t d = 0; d < n; ++d) perm[size_t(d)] = d;
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return order_strides[size_t(a)] > order_strides[size_t(b)]; });
+  std::vector<int64_t> strides(size_t(n), 1);
+  int64_t step = 1;
+  for (int64_t k = n; k-- > 0;) {
+    strides[size_t(perm[size_t(k)])] = step;
+    step *= std::max<int64_t>(sizes[size_t(perm[size_t(k)])], 1);
+  }
+  return empty_strided(sizes, strides, TensorOptions().dtype(dtype));
+}
+
+// Which outputs of a group a gradient can flow to from the inputs flagged in `from`.
+std::vector<bool> differentiable_outputs(const Graph& group, const std::vector<bool>& from) {
+  std::vector<bool> active(group.num_values(), false);
+  for (size_t i = 0; i < from.size(); ++i) active[group.inputs()[i]->id] = from[i];
+  for (const auto& n : group.nodes()) {
+    bool any = false;
+    for (const Value* i : n->inputs) any = any || (i && active[i->id]);
+    active[n->outputs[0]->id] = any && differentiable_in_group(*n) && floating(n->outputs[0]->type.dtype);
+  }
+  std::vector<bool> r;
+  for (const Value* o : group.outputs()) r.push_back(active[o->id]);
+  return r;
+}
+
+}  // namespace
+
 // Runs a fused node: its kernel over the inputs, or (counted) its subgraph op by op.
 std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& inputs) {
   FusionGroup& fg = *n.fusion;
-  bool eager = false;
-  for (const Tensor& t : inputs) eager = eager || !t.is_cpu() || (GradMode::is_enabled() && t.requires_grad());
+  bool eager = tracing::active() || autograd::forward_ad::detail::any_level_open();
+  std::vector<bool> needs_grad;
+  bool record = false;
+  for (const Tensor& t : inputs) {
+    eager = eager || !t.is_cpu();
+    needs_grad.push_back(GradMode::is_enabled() && t.requires_grad());
+    record = record || needs_grad.back();
+  }
   KernelFn k = eager ? nullptr : kernel_of(fg);
   detail::count_fused(k != nullptr);
   if (!k) return run_graph(fg.graph, inputs, {});
@@ -357,13 +511,33 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
   TensorIteratorConfig cfg;
   cfg.set_op_name("jit fused");
   cfg.promote_inputs_to_common_dtype(false).cast_common_dtype_to_outputs(false).check_all_same_dtype(false);
+  // The outputs have the inputs' broadcast shape (the traced one, or another where the graph is
+  // size-generic: Note [Dynamic sizes]), laid out in the dimension order the trace saw. They are
+  // made here and given to the iterator as its first operands, as inputs: the iterator only lays
+  // out and splits the loop (an output of the iterator would have to be of the common dtype, and
+  // a group's outputs may be bool beside float).
+  DimVector shape;
+  for (const Tensor& t : inputs) shape = infer_size(shape, t.sizes());
   for (const Value* o : fg.graph.outputs()) {
-    outs.push_back(empty_strided(o->type.sizes, o->type.strides, TensorOptions().dtype(o->type.dtype)));
-    cfg.add_output(outs.back());
+    outs.push_back(empty_in_order(shape, o->type.strides, o->type.dtype));
+    cfg.add_input(outs.back());
   }
   for (const Tensor& t : inputs) cfg.add_input(t);
   TensorIterator it = cfg.build();
   if (it.numel() > 0) it.for_each([k](char** data, const int64_t* strides, int64_t count) { k(data, strides, count); });
+  if (record) {
+    const std::vector<bool> flows = differentiable_outputs(fg.graph, needs_grad);
+    if (std::find(flows.begin(), flows.end(), true) != flows.end()) {
+      auto node = std::make_shared<FusedBackward>();
+      node->group = n.fusion;
+      node->set_next_edges(autograd::collect_next_edges(inputs));
+      for (const Tensor& t : inputs) node->saved.emplace_back(t, false);
+      for (size_t i = 0; i < outs.size(); ++i) {
+        node->add_input_metadata(outs[i]);
+        if (flows[i]) autograd::set_history(outs[i], node, uint32_t(i));
+      }
+    }
+  }
   return outs;
 }
 

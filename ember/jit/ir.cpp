@@ -164,6 +164,7 @@ std::shared_ptr<Graph> Graph::clone() const {
   std::vector<Value*> map(values_.size(), nullptr);
   auto copy_value = [&](const Value* v, Value* c) {
     c->name = v->name;
+    c->twin_sizes = v->twin_sizes;
     map[v->id] = c;
   };
   for (const Value* v : inputs_) copy_value(v, g->add_input(v->name, v->type));
@@ -171,6 +172,7 @@ std::shared_ptr<Graph> Graph::clone() const {
   for (const auto& [v, t] : constants_) {
     Value* c = g->add_constant(t);
     c->type = v->type;
+    c->twin_sizes = v->twin_sizes;
     map[v->id] = c;
   }
   for (const auto& n : nodes_) {
@@ -180,7 +182,11 @@ std::shared_ptr<Graph> Graph::clone() const {
     for (const Value* o : n->outputs) types.push_back(o->type);
     Node* c = g->add_node(*n->op, std::move(ins), n->attrs, std::move(types), n->mutates);
     c->fusion = n->fusion;
-    for (size_t i = 0; i < n->outputs.size(); ++i) map[n->outputs[i]->id] = c->outputs[i];
+    c->size_uses = n->size_uses;
+    for (size_t i = 0; i < n->outputs.size(); ++i) {
+      c->outputs[i]->twin_sizes = n->outputs[i]->twin_sizes;
+      map[n->outputs[i]->id] = c->outputs[i];
+    }
   }
   std::vector<Value*> outs;
   for (const Value* o : outputs_) outs.push_back(map[o->id]);

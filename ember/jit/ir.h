@@ -41,6 +41,20 @@ struct Value {
   size_t index = 0;     // which of the producer's outputs
   TensorType type;
   std::string name;     // an input's or parameter's name; "" otherwise
+  // A size-generic graph's values (Note [Dynamic sizes] in dynamic.cpp): the sizes the same value
+  // had in the other trace the graph was generalized from (empty otherwise). The fuser groups
+  // values whose sizes are equal in both.
+  std::vector<int64_t> twin_sizes;
+};
+
+// An integer attribute of a size-generic graph's node that follows the inputs' sizes (Note
+// [Dynamic sizes]): attrs[attr] (element `element` of an int list, or the number itself when
+// -1) is size symbol `symbol` times `factor` at each run.
+struct SizeUse {
+  size_t attr = 0;
+  int64_t element = -1;
+  size_t symbol = 0;
+  int64_t factor = 1;
 };
 
 class Node {
@@ -52,6 +66,7 @@ class Node {
   bool mutates = false;
   // A fused group of pointwise nodes (Note [Pointwise fusion]): run by its kernel.
   std::shared_ptr<FusionGroup> fusion;
+  std::vector<SizeUse> size_uses;  // a size-generic graph's (Note [Dynamic sizes])
   std::string_view kind() const { return op->name; }
   // Kept by every pass: writes an input, or draws random numbers.
   bool has_effects() const { return mutates || op->random; }

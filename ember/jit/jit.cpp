@@ -13,6 +13,7 @@
 // and devices behave as in eager code: a traced module trains.
 #include "ember/jit/jit.h"
 
+#include "ember/jit/graph_builder.h"
 #include "ember/jit/traced_module_impl.h"
 
 #include <mutex>
@@ -37,11 +38,17 @@ void count(int64_t Stats::*field) {
 }  // namespace
 
 void detail::count_fused(bool kernel) { count(kernel ? &Stats::fused_runs : &Stats::fused_fallbacks); }
-void detail::count_compile(double seconds) {
+void detail::count_compile(double seconds, bool loaded) {
   std::lock_guard<std::mutex> lock(g_stats_mutex);
+  if (loaded) {
+    ++g_stats.kernels_loaded;
+    return;
+  }
   ++g_stats.kernels_compiled;
   g_stats.compile_seconds += seconds;
 }
+
+void detail::count_backward_graph() { count(&Stats::backward_graphs); }
 
 Stats stats() {
   std::lock_guard<std::mutex> lock(g_stats_mutex);
@@ -73,67 +80,6 @@ std::string Signature::mismatch(const Signature& traced) const {
 
 namespace {
 
-std::string describe(const Tensor& t) {
-  std::ostringstream os;
-  os << "a " << t.scalar_type() << " tensor of shape " << t.sizes();
-  return os.str();
-}
-
-class GraphBuilder final : public tracing::Recorder {
- public:
-  explicit GraphBuilder(Graph& g) : g_(g) {}
-
-  void bind(const Tensor& t, Value* v) {
-    env_[t.unsafeGetTensorImpl()] = v;
-    keep_.push_back(t);
-  }
-
-  void on_new_impl(const TensorImpl* impl) override { born_.insert(impl); }
-
-  Value* value_of(const Tensor& t, std::string_view op) {
-    if (!t.defined()) return nullptr;
-    const TensorImpl* impl = t.unsafeGetTensorImpl();
-    if (auto it = env_.find(impl); it != env_.end()) return it->second;
-    if (impl->is_wrapped_number()) {
-      Value* c = g_.add_constant(t);  // a Python-style number: promotes as a scalar
-      bind(t, c);
-      return c;
-    }
-    EMBER_CHECK(!born_.count(impl), "jit::trace: ", op, " uses ", describe(t),
-                " that an op the tracer does not record made during the trace; the graph would hold its value "
-                "from this one call. Record that op (Note [Tracing hooks]) or compute the tensor outside the "
-                "traced function and pass it as an input");
-    Value* c = g_.add_constant(t);  // from outside the call: a constant (by reference)
-    bind(t, c);
-    return c;
-  }
-
-  void record(const tracing::TracedOp& op, const std::vector<Tensor>& inputs, tracing::Attrs attrs,
-              const std::vector<Tensor>& outputs, bool mutates) override {
-    std::vector<Value*> ins;
-    for (const Tensor& t : inputs) ins.push_back(value_of(t, op.name));
-    EMBER_INTERNAL_ASSERT(!mutates || (!ins.empty() && ins[0]), op.name, ": a mutation without its tensor");
-    std::vector<TensorType> types;
-    for (const Tensor& o : outputs) {
-      EMBER_CHECK(o.defined(), "jit::trace: ", op.name, " returned an undefined tensor, which a graph cannot hold");
-      types.push_back(TensorType::of(o));
-    }
-    Node* n = g_.add_node(op, std::move(ins), std::move(attrs), std::move(types), mutates);
-    for (size_t k = 0; k < outputs.size(); ++k) bind(outputs[k], n->outputs[k]);
-  }
-
-  Value* output_value(const Tensor& t, size_t k) {
-    EMBER_CHECK(t.defined(), "jit::trace: output ", k, " of the traced function is undefined");
-    return value_of(t, "the traced function's output " + std::to_string(k));
-  }
-
- private:
-  Graph& g_;
-  std::unordered_map<const TensorImpl*, Value*> env_;
-  std::unordered_set<const TensorImpl*> born_;
-  std::vector<Tensor> keep_;  // every tensor bound: no address is reused while tracing
-};
-
 Signature signature_of(const TensorList& inputs, const TensorList& params, bool training) {
   Signature s;
   for (const Tensor& t : inputs) s.inputs.push_back(TensorType::of(t));
@@ -146,7 +92,26 @@ Signature signature_of(const TensorList& inputs, const TensorList& params, bool 
 
 // ---- running graphs --------------------------------------------------------------------------
 
+namespace {
+// A size-generic node's attributes at this call's sizes (Note [Dynamic sizes]).
+tracing::Attrs sized_attrs(const Node& n, const std::vector<int64_t>& sizes) {
+  tracing::Attrs a = n.attrs;
+  for (const SizeUse& u : n.size_uses) {
+    const int64_t v = sizes.at(u.symbol) * u.factor;
+    tracing::Attr& slot = a.at(u.attr).second;
+    if (u.element < 0) slot = Scalar(v);
+    else std::get<std::vector<int64_t>>(slot).at(size_t(u.element)) = v;
+  }
+  return a;
+}
+}  // namespace
+
 TensorList run_graph(const Graph& g, const TensorList& inputs, const TensorList& params) {
+  return detail::run_graph_sized(g, inputs, params, nullptr);
+}
+
+TensorList detail::run_graph_sized(const Graph& g, const TensorList& inputs, const TensorList& params,
+                                   const std::vector<int64_t>* sizes) {
   EMBER_CHECK(inputs.size() == g.inputs().size(), "jit: the program takes ", g.inputs().size(), " inputs, got ",
               inputs.size());
   EMBER_CHECK(params.size() == g.params().size(), "jit: the program has ", g.params().size(), " parameters, got ",
@@ -171,7 +136,14 @@ TensorList run_graph(const Graph& g, const TensorList& inputs, const TensorList&
     const Node& n = *nodes[k];
     in.clear();
     for (const Value* v : n.inputs) in.push_back(v ? env[v->id] : Tensor());
-    TensorList out = n.fusion ? detail::run_fused(n, in) : n.op->run(*n.op, in, n.attrs);
+    TensorList out;
+    if (n.fusion) {
+      out = detail::run_fused(n, in);
+    } else if (sizes && !n.size_uses.empty()) {
+      out = n.op->run(*n.op, in, sized_attrs(n, *sizes));
+    } else {
+      out = n.op->run(*n.op, in, n.attrs);
+    }
     EMBER_CHECK(out.size() == n.outputs.size(), "jit: ", n.kind(), " gave ", out.size(), " outputs, the graph expects ",
                 n.outputs.size());
     for (size_t i = 0; i < out.size(); ++i) env[n.outputs[i]->id] = std::move(out[i]);
@@ -187,7 +159,7 @@ TensorList run_graph(const Graph& g, const TensorList& inputs, const TensorList&
 
 std::shared_ptr<Graph> TracedModule::Impl::trace_now(const TensorList& inputs) {
   auto g = std::make_shared<Graph>();
-  GraphBuilder b(*g);
+  detail::GraphBuilder b(*g);
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK(inputs[i].defined(), "jit::trace: example input ", i, " is undefined");
     b.bind(inputs[i], g->add_input("input" + std::to_string(i), TensorType::of(inputs[i])));
@@ -248,10 +220,16 @@ TensorList TracedModule::forward(const TensorList& inputs) {
   const TensorList params = defined_params(m);
   const Signature sig = signature_of(inputs, params, m.training());
   std::shared_ptr<Graph> g;
+  std::vector<int64_t> sizes;
+  bool sized = false;
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     for (const auto& s : m.specializations)
-      if (s.signature == sig) g = s.exec;
+      if (s.matches(sig, &sizes)) {
+        g = s.exec;
+        sized = !s.symbols.empty();
+        break;
+      }
     if (!g) {
       count(&Stats::guard_failures);
       EMBER_CHECK(m.fn, "jit: this loaded program cannot run on these inputs: ",
@@ -261,14 +239,26 @@ TensorList TracedModule::forward(const TensorList& inputs) {
         count(&Stats::eager_fallbacks);
       } else {
         count(&Stats::retraces);
-        m.specializations.push_back(m.specialize(sig, m.trace_now(inputs)));
+        std::shared_ptr<Graph> traced = m.trace_now(inputs);
+        std::optional<Impl::Specialization> generic;
+        for (size_t k = m.specializations.size(); k-- > 0 && !generic;)
+          if (m.specializations[k].symbols.empty()) generic = m.generalize(m.specializations[k], sig, traced);
+        if (generic) {
+          count(&Stats::dynamic_graphs);
+          m.specializations.push_back(std::move(*generic));
+          const bool ok = m.specializations.back().matches(sig, &sizes);
+          EMBER_INTERNAL_ASSERT(ok, "jit: a size-generic graph does not match the call it was traced for");
+          sized = true;
+        } else {
+          m.specializations.push_back(m.specialize(sig, traced));
+        }
         g = m.specializations.back().exec;
       }
     }
   }
   count(&Stats::runs);
   if (!g) return m.fn(inputs);
-  return run_graph(*g, inputs, params);
+  return detail::run_graph_sized(*g, inputs, params, sized ? &sizes : nullptr);
 }
 
 Tensor TracedModule::forward(const Tensor& x) {

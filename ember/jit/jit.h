@@ -31,9 +31,12 @@ struct Stats {
   int64_t retraces = 0;        // ... answered by tracing again
   int64_t eager_fallbacks = 0; // ... answered by running the source eagerly (too many specializations)
   int64_t fused_runs = 0;      // fused groups run by their kernel
-  int64_t fused_fallbacks = 0; // fused groups run op by op (gradients needed, not on the CPU, no kernel)
-  int64_t kernels_compiled = 0;  // distinct fused kernels compiled (the cache's misses)
+  int64_t fused_fallbacks = 0; // fused groups run op by op (not on the CPU, forward-mode AD, no kernel)
+  int64_t kernels_compiled = 0;  // distinct fused kernels compiled (both caches missed)
   double compile_seconds = 0;    // spent compiling them (LLVM: IR, O3, machine code)
+  int64_t kernels_loaded = 0;    // ... found in the disk cache instead (Note [Kernel cache])
+  int64_t backward_graphs = 0;   // fused groups' backward programs derived (Note [Fused backward])
+  int64_t dynamic_graphs = 0;    // re-traces that made a graph size-generic (Note [Dynamic sizes])
 };
 EMBER_API Stats stats();
 EMBER_API void reset_stats();
@@ -58,7 +61,9 @@ class EMBER_API TracedModule {
   TracedModule() = default;
 
   // Runs the program; new input shapes, dtypes, devices or layouts re-trace (when traced from
-  // source) or raise an error naming the difference (a loaded program).
+  // source) or raise an error naming the difference (a loaded program). A re-trace for new
+  // sizes of contiguous inputs makes the graph size-generic where the two traces differ only by
+  // those sizes (Note [Dynamic sizes]): a training loop over varying batch sizes traces twice.
   TensorList forward(const TensorList& inputs);
   Tensor forward(const Tensor& x);  // one input, one output
   TensorList operator()(const TensorList& inputs) { return forward(inputs); }
@@ -132,7 +137,11 @@ EMBER_API std::string fusion_report(const Graph& g);
 namespace detail {
 TensorList run_fused(const Node& n, const TensorList& inputs);
 void count_fused(bool kernel);
-void count_compile(double seconds);
+void count_compile(double seconds, bool loaded);
+void count_backward_graph();
+// run_graph with the values of a size-generic graph's size symbols (null: none).
+TensorList run_graph_sized(const Graph& g, const TensorList& inputs, const TensorList& params,
+                           const std::vector<int64_t>* sizes);
 }  // namespace detail
 
 // Saved programs (program_io.cpp, Note [Saved programs]): the latest specialization's graph and

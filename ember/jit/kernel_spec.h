@@ -10,15 +10,17 @@
 
 namespace ember::jit {
 
-// Element types a kernel loads and stores. Half and BFloat16 are computed in float.
-enum class KTy : uint8_t { F32, F64, F16, BF16 };
-inline int ksize(KTy t) { return t == KTy::F64 ? 8 : t == KTy::F32 ? 4 : 2; }
+// Element types a kernel loads and stores. Half and BFloat16 are computed in float; Bool (one
+// byte, 0 or 1) as 0.0 or 1.0 of the compute type.
+enum class KTy : uint8_t { F32, F64, F16, BF16, Bool };
+inline int ksize(KTy t) { return t == KTy::F64 ? 8 : t == KTy::F32 ? 4 : t == KTy::Bool ? 1 : 2; }
 inline const char* kname(KTy t) {
   switch (t) {
     case KTy::F32: return "f32";
     case KTy::F64: return "f64";
     case KTy::F16: return "f16";
     case KTy::BF16: return "bf16";
+    case KTy::Bool: return "bool";
   }
   return "?";
 }

@@ -76,7 +76,7 @@ void fold_constants(Graph& g, int64_t max_numel) {
   tracing::PauseGuard not_traced;
   for (size_t k = 0; k < g.nodes().size(); ++k) {
     Node& n = *g.nodes()[k];
-    if (!pure[k] || n.inputs.empty()) continue;
+    if (!pure[k]) continue;  // factories (no inputs) fold too
     std::vector<Tensor> in;
     bool constant = true;
     for (const Value* i : n.inputs) {

@@ -2,6 +2,7 @@
 // from_blob. Random factories live in ops/random.cpp.
 #include <cmath>
 
+#include "ember/core/tracing_call.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/type_promotion.h"
 
@@ -63,7 +64,58 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   return finish(Tensor(std::move(impl)), options);
 }
 
+// Traced factories (Note [Tracing hooks]): zeros, ones and full record one "full" node with no
+// inputs (constant folding makes it a constant), zeros_like, ones_like and full_like a
+// "full_like" node reading the tensor whose shape and layout they copy. The dtype recorded is
+// the result's, so running the node again never depends on the default dtype of that time.
+namespace {
+TensorOptions traced_options(const tracing::Attrs& a, std::string_view op) {
+  TensorOptions o = TensorOptions().dtype(tracing::dtype_attr(a, "dtype", op));
+  if (tracing::has_attr(a, "device")) o = o.device(Device(tracing::string_attr(a, "device", op)));
+  if (tracing::has_attr(a, "requires_grad")) o = o.requires_grad(tracing::bool_attr(a, "requires_grad", op));
+  return o;
+}
+const tracing::TracedOpDef full_traced{{"full", tracing::Fusion::Opaque,
+    [](const tracing::TracedOp&, const std::vector<Tensor>&, const tracing::Attrs& a) -> std::vector<Tensor> {
+      return {full(tracing::ints_attr(a, "size", "full"), tracing::scalar_attr(a, "value", "full"), traced_options(a, "full"))};
+    }}};
+const tracing::TracedOpDef full_like_traced{{"full_like", tracing::Fusion::Pointwise,
+    [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+      const auto f = tracing::optional_int_attr(a, "memory_format", "full_like");
+      return {full_like(in.at(0), tracing::scalar_attr(a, "value", "full_like"), traced_options(a, "full_like"),
+                        f ? std::optional<MemoryFormat>(MemoryFormat(*f)) : std::nullopt)};
+    }}};
+tracing::Attrs factory_attrs(const Tensor& r, const TensorOptions& o) {
+  tracing::Attrs a{{"dtype", r.scalar_type()}};
+  if (o.has_device()) a.emplace_back("device", r.device().str());
+  if (o.requires_grad()) a.emplace_back("requires_grad", Scalar(true));
+  return a;
+}
+Tensor traced_full(IntArrayRef size, const Scalar& v, const TensorOptions& options, Tensor (*make)(IntArrayRef, const TensorOptions&, const Scalar&)) {
+  tracing::OpScope scope;
+  Tensor r = make(size, options, v);
+  tracing::Attrs a = factory_attrs(r, options);
+  a.emplace_back("size", tracing::ints(size));
+  a.emplace_back("value", v);
+  scope.record(full_traced, {}, std::move(a), {r});
+  return r;
+}
+Tensor traced_full_like(const Tensor& t, const Scalar& v, const TensorOptions& options, std::optional<MemoryFormat> f,
+                        Tensor (*make)(const Tensor&, const Scalar&, const TensorOptions&, std::optional<MemoryFormat>)) {
+  tracing::OpScope scope;
+  Tensor r = make(t, v, options, f);
+  tracing::Attrs a = factory_attrs(r, options);
+  a.emplace_back("value", v);
+  const std::optional<MemoryFormat> format = f ? f : options.memory_format_opt();
+  if (format) a.emplace_back("memory_format", Scalar(int64_t(*format)));
+  scope.record(full_like_traced, {t}, std::move(a), {r});
+  return r;
+}
+}  // namespace
+
 Tensor zeros(IntArrayRef size, const TensorOptions& options) {
+  if (tracing::active())
+    return traced_full(size, 0, options, [](IntArrayRef s, const TensorOptions& o, const Scalar&) { return zeros(s, o); });
   checked_numel(size, "zeros");
   Tensor t = empty(size, options.requires_grad(false));  // default float dtype unless given
   if (!t.is_meta()) t.zero_();
@@ -74,6 +126,8 @@ Tensor ones(IntArrayRef size, const TensorOptions& options) {
 }
 
 Tensor full(IntArrayRef size, const Scalar& v, const TensorOptions& options) {
+  if (tracing::active())
+    return traced_full(size, v, options, [](IntArrayRef s, const TensorOptions& o, const Scalar& x) { return full(s, x, o); });
   checked_numel(size, "full");
   TensorOptions o = options;
   if (!o.has_dtype()) {
@@ -203,6 +257,10 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options, std::optional<M
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& options, std::optional<MemoryFormat> f) {
   check_defined(t, "zeros_like");
+  if (tracing::active())
+    return traced_full_like(t, 0, options, f, [](const Tensor& x, const Scalar&, const TensorOptions& o, std::optional<MemoryFormat> m) {
+      return zeros_like(x, o, m);
+    });
   Tensor r = empty_like(t, options.requires_grad(false), f);
   if (!r.is_meta()) r.zero_();
   return finish(r, options);
@@ -211,6 +269,11 @@ Tensor ones_like(const Tensor& t, const TensorOptions& options, std::optional<Me
   return full_like(t, 1, options, f);
 }
 Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& options, std::optional<MemoryFormat> f) {
+  check_defined(t, "full_like");
+  if (tracing::active())
+    return traced_full_like(t, v, options, f, [](const Tensor& x, const Scalar& w, const TensorOptions& o, std::optional<MemoryFormat> m) {
+      return full_like(x, w, o, m);
+    });
   Tensor r = empty_like(t, options.requires_grad(false), f);
   if (!r.is_meta()) r.fill_(v);
   return finish(r, options);

@@ -3,6 +3,7 @@
 // with their Tensor methods. Shape/dtype checks live here; loops in cpu/index_kernels.cpp.
 #include <limits>
 
+#include "ember/core/tracing_call.h"
 #include "ember/autograd/record.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/dispatch.h"
@@ -695,10 +696,21 @@ std::vector<Tensor> nonzero_numpy(const Tensor& self) {
 Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
 std::vector<Tensor> Tensor::nonzero_numpy() const { return ember::nonzero_numpy(*this); }
 
+namespace {
+// Traced (Note [Tracing hooks]): a pointwise node the fuser may take.
+const tracing::TracedOpDef where_traced{{"where", tracing::Fusion::Pointwise,
+    [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs&) -> std::vector<Tensor> {
+      EMBER_CHECK(in.size() == 3, "where: expected 3 inputs (condition, input, other), got ", in.size());
+      return {where(in[0], in[1], in[2])};
+    }}};
+}  // namespace
+
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   check_defined(condition, "where", "condition");
   check_defined(self, "where", "input");
   check_defined(other, "where", "other");
+  if (tracing::active())
+    return tracing::traced_call(where_traced, {condition, self, other}, {}, [&] { return where(condition, self, other); });
   if (EMBER_UNLIKELY(self.unsafeGetTensorImpl()->autograd_meta() || other.unsafeGetTensorImpl()->autograd_meta())) {
     autograd::Recording rec({&self, &other});
     if (rec.any()) {

@@ -44,12 +44,17 @@ Tensor traced_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list
 }
 }  // namespace
 
+PointwiseArgs traced_pointwise_args(const tracing::Attrs& attrs, std::string_view op) {
+  PointwiseArgs args;
+  while (args.n < 4 && tracing::has_attr(attrs, "s" + std::to_string(args.n)))
+    args.s[args.n] = tracing::scalar_attr(attrs, "s" + std::to_string(args.n), op), ++args.n;
+  return args;
+}
+
 std::vector<Tensor> run_traced_pointwise(const tracing::TracedOp& traced, const std::vector<Tensor>& in,
                                          const tracing::Attrs& attrs) {
   const auto& op = *static_cast<const PointwiseOp*>(traced.context);
-  PointwiseArgs args;
-  while (args.n < 4 && tracing::has_attr(attrs, "s" + std::to_string(args.n)))
-    args.s[args.n] = tracing::scalar_attr(attrs, "s" + std::to_string(args.n), op.name), ++args.n;
+  const PointwiseArgs args = traced_pointwise_args(attrs, op.name);
   const std::string mode = tracing::has_attr(attrs, "mode") ? tracing::string_attr(attrs, "mode", op.name) : "";
   EMBER_CHECK(mode.empty() || mode == "inplace" || mode == "out", op.name, ": unknown mode '", mode, "'");
   const size_t first = mode == "out" ? 1 : 0;

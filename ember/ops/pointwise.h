@@ -24,6 +24,18 @@ Tensor run_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Te
 std::vector<Tensor> run_traced_pointwise(const tracing::TracedOp& op, const std::vector<Tensor>& inputs,
                                          const tracing::Attrs& attrs);
 
+// A row's scalar arguments as its traced node records them (attributes s0..s3).
+PointwiseArgs traced_pointwise_args(const tracing::Attrs& attrs, std::string_view op);
+
+// The reverse-mode derivative of a row's traced node, on plain tensors, by the row's own vjp:
+// the gradients of `inputs` given `grad`, the gradient of `result` (undefined where needs[i] is
+// false or the formula gives none). Shapes and dtypes are the formula's: the caller sums
+// broadcast gradients and casts, as the engine does. The JIT traces it to derive fused backward
+// graphs (Note [Fused backward] in ember/jit/autodiff.cpp).
+std::vector<Tensor> traced_pointwise_vjp(const tracing::TracedOp& op, const std::vector<Tensor>& inputs,
+                                         const Tensor& result, const tracing::Attrs& attrs, const Tensor& grad,
+                                         const std::vector<bool>& needs);
+
 namespace autograd {
 // The autograd path of run_pointwise (ember/ops/pointwise_autograd.cpp).
 Tensor differentiable_pointwise(const PointwiseOp& op, Tensor out, std::initializer_list<Tensor> inputs,

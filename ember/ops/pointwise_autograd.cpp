@@ -137,3 +137,44 @@ Tensor differentiable_pointwise(const PointwiseOp& op, Tensor out, std::initiali
 }
 
 }  // namespace ember::autograd
+
+namespace ember {
+
+namespace {
+// The edge target of traced_pointwise_vjp's node: marks which inputs need a gradient.
+struct NoBackward final : autograd::Node {
+  autograd::variable_list apply(autograd::variable_list&&) override {
+    EMBER_ERROR("jit: a derivative traced for a fused backward graph is never run by the engine");
+  }
+  std::string name() const override { return "NoBackward"; }
+};
+}  // namespace
+
+std::vector<Tensor> traced_pointwise_vjp(const tracing::TracedOp& op, const std::vector<Tensor>& inputs,
+                                         const Tensor& result, const tracing::Attrs& attrs, const Tensor& grad,
+                                         const std::vector<bool>& needs) {
+  EMBER_CHECK(op.run == &run_traced_pointwise && op.context, "traced_pointwise_vjp: ", op.name,
+              " is not an op of the pointwise table");
+  EMBER_CHECK(needs.size() == inputs.size(), "traced_pointwise_vjp: ", op.name, ": ", needs.size(), " flags for ",
+              inputs.size(), " inputs");
+  const auto& row = *static_cast<const PointwiseOp*>(op.context);
+  EMBER_CHECK(row.differentiable && row.vjp, "the derivative for '",
+              row.node_name.empty() ? row.name : row.node_name, "' is not implemented.");
+  static const std::shared_ptr<autograd::Node> sink = std::make_shared<NoBackward>();
+  autograd::OpNode node(std::string(row.name), nullptr);
+  std::vector<autograd::Edge> edges;
+  for (bool n : needs) edges.push_back(n ? autograd::Edge(sink, 0) : autograd::Edge());
+  node.set_next_edges(std::move(edges));
+  node.args_ = traced_pointwise_args(attrs, row.name);
+  for (const Tensor& t : inputs) node.saved_.emplace_back(t, false);
+  node.saved_.emplace_back(result, false);
+  const autograd::variable_list grads{grad};
+  const autograd::VjpCtx ctx{grads, node, node.saved_, node.args_, nullptr};
+  std::vector<Tensor> r = row.vjp(ctx);
+  r.resize(inputs.size());
+  for (size_t i = 0; i < r.size(); ++i)
+    if (!needs[i]) r[i] = Tensor();
+  return r;
+}
+
+}  // namespace ember

@@ -5,10 +5,12 @@
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <random>
 
 #include "ember/jit/jit.h"
+#include "ember/ops/tensor_iterator.h"
 #include "temp_files.h"
 #include "test_util.h"
 
@@ -16,6 +18,12 @@ namespace ember::test {
 namespace jit_test {  // named: the tests build as one unity file
 
 using jit::TensorList;
+
+// The disk kernel cache of these tests (Note [Kernel cache]) is in the build tree (a variable set
+// by the caller wins); set before any kernel is compiled.
+#ifdef EMBER_JIT_TEST_CACHE_DIR
+const bool kCacheDirSet = ::setenv("EMBER_JIT_CACHE_DIR", EMBER_JIT_TEST_CACHE_DIR, /*overwrite=*/0) == 0;
+#endif
 
 size_t count_kind(const jit::Graph& g, std::string_view kind) {
   size_t n = 0;
@@ -294,30 +302,217 @@ TEST(JitFuser, BroadcastAndNonContiguousInputs) {
   EXPECT_EQ(jit::stats().fused_fallbacks, 0);
 }
 
-TEST(JitFuser, GradientsFallBackToTheOpsAndMatch) {
+// A fused group whose input needs a gradient runs its kernel and one FusedBackward node; the
+// backward is a fused program derived from the ops' formulas (Note [Fused backward]).
+TEST(JitFuser, GradientsRunAFusedBackwardDerivedFromTheFormulas) {
   jit::reset_stats();
-  const Tensor w = torch::randn({8}, torch::requires_grad());
+  const Tensor w = torch::randn({8}, torch::dtype(torch::kDouble).requires_grad(true));
   auto fn = [&](const TensorList& in) { return TensorList{torch::tanh(in[0] * w + 1).square()}; };
-  auto traced = jit::trace(fn, {torch::randn({8})});
+  auto traced = jit::trace(fn, {torch::randn({8}, torch::kDouble)});
   EXPECT_EQ(fused_nodes(traced.fused_graph()), 1u) << traced.fused_graph().str();
-  const Tensor x = torch::randn({8});
-  traced.forward(x).sum().backward();
+  const Tensor x = torch::randn({8}, torch::kDouble);
+  const Tensor y = traced.forward(x);
+  ASSERT_TRUE(y.requires_grad());
+  EXPECT_EQ(y.grad_fn()->name(), "FusedBackward");
+  y.sum().backward();
   const Tensor traced_grad = w.grad().clone();
   w.mutable_grad() = Tensor();
   fn({x})[0].sum().backward();
-  EXPECT_TENSOR_EQ(traced_grad, w.grad());
-  EXPECT_EQ(jit::stats().fused_fallbacks, 1);
+  EXPECT_TENSOR_CLOSE(traced_grad, w.grad(), 1e-12, 1e-12);
+  jit::Stats s = jit::stats();
+  EXPECT_EQ(s.fused_fallbacks, 0);
+  EXPECT_EQ(s.backward_graphs, 1);
+  EXPECT_EQ(s.fused_runs, 2);  // the forward kernel and the backward's
+  // A second backward reuses the derived program.
+  traced.forward(x).sum().backward();
+  EXPECT_EQ(jit::stats().backward_graphs, 1);
   {
-    torch::NoGradGuard no_grad;  // no gradient needed: the kernel runs
-    EXPECT_TENSOR_CLOSE(traced.forward(x), fn({x})[0], 1e-5, 1e-6);
+    torch::NoGradGuard no_grad;  // no gradient needed: no node
+    EXPECT_FALSE(traced.forward(x).requires_grad());
   }
-  EXPECT_EQ(jit::stats().fused_runs, 1);
+}
+
+// What eager autograd promises of a saved tensor holds for a fused group's saved inputs.
+TEST(JitFuser, FusedBackwardChecksVersionsAndFreesItsInputs) {
+  const Tensor x = torch::randn({16}, torch::requires_grad());
+  auto traced = jit::trace([](const TensorList& in) { return TensorList{(in[0] * 2).exp() * in[0]}; }, {torch::randn({16})});
+  Tensor a = x * 1;
+  Tensor y = traced.forward(a);
+  a.add_(1);  // the group saved a
+  EXPECT_ERROR_WITH(y.sum().backward(), "modified by an inplace operation");
+  Tensor b = x * 1;
+  Tensor z = traced.forward(b).sum();
+  z.backward();
+  EXPECT_ERROR_WITH(z.backward(), "second time");
+}
+
+// Second derivatives: with create_graph the backward program runs under autograd, its own fused
+// groups record FusedBackward nodes, and the result is eager's.
+TEST(JitFuser, DoubleBackwardThroughFusedGroups) {
+  jit::reset_stats();
+  auto fn = [](const TensorList& in) { return TensorList{torch::sigmoid(in[0] * in[1]).mul(in[0]).sin()}; };
+  auto traced = jit::trace(fn, {torch::randn({5, 4}, torch::kDouble), torch::randn({4}, torch::kDouble)});
+  auto second = [](const std::function<TensorList(const TensorList&)>& f, const Tensor& x0, const Tensor& w0) {
+    Tensor x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true);
+    Tensor y = f({x, w})[0];
+    auto g = torch::autograd::grad({y.sum()}, {x, w}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+    (g[0].square().sum() + g[1].sum()).backward();
+    return TensorList{g[0].detach(), g[1].detach(), x.grad(), w.grad()};
+  };
+  const Tensor x = torch::randn({5, 4}, torch::kDouble), w = torch::randn({4}, torch::kDouble);
+  const TensorList got = second([&](const TensorList& in) { return traced.forward(in); }, x, w);
+  const TensorList want = second(fn, x, w);
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TENSOR_CLOSE(got[i], want[i], 1e-10, 1e-10) << "result " << i;
+  EXPECT_GE(jit::stats().backward_graphs, 2);  // the group's, and its backward groups'
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+}
+
+// Forward-mode AD runs fused groups op by op (each op's jvp), counted as fallbacks.
+TEST(JitFuser, ForwardModeADRunsTheOpsAndMatchesEager) {
+  jit::reset_stats();
+  auto fn = [](const TensorList& in) { return TensorList{torch::tanh(in[0] * 3 + 1).mul(in[0])}; };
+  auto traced = jit::trace(fn, {torch::randn({6}, torch::kDouble)});
+  const Tensor x = torch::randn({6}, torch::kDouble), t = torch::randn({6}, torch::kDouble);
+  Tensor got, want;
+  {
+    torch::autograd::forward_ad::dual_level level;
+    got = torch::autograd::forward_ad::unpack_dual(traced.forward(torch::autograd::forward_ad::make_dual(x, t))).tangent;
+    want = torch::autograd::forward_ad::unpack_dual(fn({torch::autograd::forward_ad::make_dual(x, t)})[0]).tangent;
+  }
+  ASSERT_TRUE(got.defined());
+  EXPECT_TENSOR_CLOSE(got, want, 1e-12, 1e-12);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 1);
+}
+
+// where, comparisons, zeros_like/full_like and 0-dim constants fuse; bool values cross a group.
+TEST(JitFuser, WhereComparisonsAndFillsFuse) {
+  jit::reset_stats();
+  auto fn = [](const TensorList& in) {
+    const Tensor& x = in[0];
+    Tensor mask = x.gt(0.5);
+    Tensor y = torch::where(mask, x * 2, torch::zeros_like(x)) + torch::full_like(x, 0.25) * x.sign();
+    return TensorList{y, mask, x.ne(y)};
+  };
+  auto traced = jit::trace(fn, {torch::randn({33, 7})});
+  EXPECT_EQ(fused_nodes(traced.fused_graph()), 1u) << traced.fused_graph().str();
+  EXPECT_EQ(traced.fused_graph().nodes().size(), 1u) << traced.fused_graph().str();
+  Tensor x = torch::randn({33, 7});
+  x[0][0] = 0.5;  // ties and a NaN
+  x[1][1] = std::numeric_limits<float>::quiet_NaN();
+  const TensorList got = traced.forward(TensorList{x}), want = fn({x});
+  EXPECT_TRUE(torch::allclose(got[0], want[0], 1e-6, 1e-6, /*equal_nan=*/true));
+  EXPECT_EQ(got[1].scalar_type(), torch::kBool);
+  EXPECT_TENSOR_EQ(got[1], want[1]);
+  EXPECT_TENSOR_EQ(got[2], want[2]);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+  // relu's formula, where(y > 0, g, zeros({})), fuses into the backward with its forward.
+  const Tensor w = torch::randn({33, 7}, torch::requires_grad());
+  auto relu_fn = [&](const TensorList& in) { return TensorList{torch::relu(in[0] * w).exp()}; };
+  auto relu_traced = jit::trace(relu_fn, {torch::randn({33, 7})});
+  relu_traced.forward(x.nan_to_num()).sum().backward();
+  const Tensor got_grad = w.grad().clone();
+  w.mutable_grad() = Tensor();
+  relu_fn({x.nan_to_num()})[0].sum().backward();
+  EXPECT_TENSOR_CLOSE(got_grad, w.grad(), 1e-5, 1e-6);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+}
+
+// More tensors than a kernel takes (kMaxIteratorOperands) cut a group into groups that fit.
+TEST(JitFuser, AGroupWithTooManyOperandsIsCut) {
+  auto fn = [](const TensorList& in) {
+    Tensor acc = in[0].exp();
+    for (size_t i = 1; i < in.size(); ++i) acc = acc * in[i].sigmoid() + in[i];
+    return TensorList{acc};
+  };
+  TensorList in;
+  for (int i = 0; i < 9; ++i) in.push_back(torch::randn({10, 3}, torch::kDouble));
+  auto traced = jit::trace(fn, in);
+  EXPECT_GE(fused_nodes(traced.fused_graph()), 2u) << traced.fused_graph().str();
+  for (const auto& n : traced.fused_graph().nodes())
+    if (n->fusion) EXPECT_LE(n->inputs.size() + n->outputs.size(), size_t(ember::kMaxIteratorOperands));
+  EXPECT_TENSOR_CLOSE(traced.forward(in)[0], fn(in)[0], 1e-12, 1e-12);
+}
+
+// Note [Dynamic sizes]: a second batch size makes the graph size-generic; later sizes neither
+// trace nor compile, in training too (the fused backward programs are derived per size from
+// cached kernels).
+TEST(JitDynamic, VariableBatchSizesTraceTwiceAndCompileEachGroupOnce) {
+  torch::manual_seed(3);
+  auto net = torch::nn::Sequential(torch::nn::Linear(12, 16), torch::nn::Functional(std::function<Tensor(Tensor)>([](Tensor x) { return gelu_chain(x); })),
+                                   torch::nn::Linear(16, 4));
+  auto forward = [&](const TensorList& in) {
+    const Tensor& x = in[0];  // [batch, 3, 4] flattened to [batch, 12], and [batch * 4] at the end
+    return TensorList{net->forward(x.view({x.size(0), 12})).sigmoid().mul(2).reshape({x.size(0) * 4})};
+  };
+  jit::reset_stats();
+  auto traced = jit::trace_module(net.ptr(), forward, {torch::randn({5, 3, 4})});
+  torch::optim::SGD opt(net->parameters(), 0.1);
+  int64_t compiled_after_second = -1;
+  for (int64_t batch : {5, 8, 3, 17, 8, 64, 2}) {
+    const Tensor x = torch::randn({batch, 3, 4});
+    opt.zero_grad();
+    const Tensor y = traced.forward(TensorList{x})[0];
+    ASSERT_EQ(y.sizes(), (std::vector<int64_t>{batch * 4}));
+    y.square().sum().backward();
+    TensorList got_grads;
+    for (const Tensor& p : net->parameters()) got_grads.push_back(p.grad().clone());
+    opt.zero_grad();
+    const Tensor want = forward({x})[0];
+    want.square().sum().backward();
+    EXPECT_TENSOR_CLOSE(y, want, 1e-5, 1e-5) << "batch " << batch;
+    for (size_t k = 0; k < got_grads.size(); ++k)
+      EXPECT_TENSOR_CLOSE(got_grads[k], net->parameters()[k].grad(), 1e-4, 1e-5) << "batch " << batch << ", parameter " << k;
+    opt.step();
+    if (batch == 8 && compiled_after_second < 0) compiled_after_second = jit::stats().kernels_compiled;
+  }
+  const jit::Stats s = jit::stats();
+  EXPECT_EQ(s.traces, 2);  // the first size and the second; the second made the graph size-generic
+  EXPECT_EQ(s.dynamic_graphs, 1);
+  EXPECT_EQ(traced.num_specializations(), 2u);
+  EXPECT_EQ(s.eager_fallbacks, 0);
+  EXPECT_EQ(s.fused_fallbacks, 0);
+  EXPECT_EQ(s.kernels_compiled, compiled_after_second);  // no size after the second compiled anything
+  EXPECT_GT(s.fused_runs, 7);
+  // Size 1 is not generic (broadcasting treats it apart): its own trace.
+  EXPECT_TENSOR_CLOSE(traced.forward(TensorList{torch::ones({1, 3, 4})})[0], forward({torch::ones({1, 3, 4})})[0], 1e-5, 1e-5);
+  EXPECT_EQ(jit::stats().traces, 3);
+}
+
+// A size that reaches the program another way than an op's size argument (here a number) keeps
+// one graph per size: never a generic graph that would compute with the first size.
+TEST(JitDynamic, SizesTheGraphCannotExplainStaySpecialized) {
+  jit::reset_stats();
+  auto fn = [](const TensorList& in) { return TensorList{in[0] * double(in[0].size(0)) + 1}; };
+  auto traced = jit::trace(fn, {torch::ones({3, 2})});
+  for (int64_t batch : {4, 6}) EXPECT_TENSOR_EQ(traced.forward(TensorList{torch::ones({batch, 2})})[0], fn({torch::ones({batch, 2})})[0]);
+  EXPECT_EQ(jit::stats().dynamic_graphs, 0);
+  EXPECT_EQ(traced.num_specializations(), 3u);
+  // Two inputs whose batch sizes were equal when traced must stay equal for the generic graph.
+  auto pair = [](const TensorList& in) { return TensorList{(in[0] + in[1]).view({in[0].size(0) * 2})}; };
+  auto traced_pair = jit::trace(pair, {torch::ones({3, 2}), torch::ones({3, 2})});
+  EXPECT_TENSOR_EQ(traced_pair.forward({torch::ones({5, 2}), torch::ones({5, 2})})[0], torch::full({10}, 2.0));
+  EXPECT_EQ(jit::stats().dynamic_graphs, 1);
+  EXPECT_TENSOR_EQ(traced_pair.forward({torch::ones({7, 2}), torch::ones({7, 2})})[0], torch::full({14}, 2.0));
+  EXPECT_ERROR_WITH(traced_pair.forward({torch::ones({7, 2}), torch::ones({6, 2})}), "");  // eager's error, from a trace
+}
+
+// zeros, ones and full inside a traced function: "full" nodes, folded to constants.
+TEST(JitTrace, FactoriesAreRecorded) {
+  auto fn = [](const TensorList& in) {
+    return TensorList{in[0] + torch::ones({3}) * 2 + torch::full({3}, 0.5, torch::kDouble).to(torch::kFloat) +
+                      torch::zeros_like(in[0])};
+  };
+  auto traced = jit::trace(fn, {torch::randn({2, 3})});
+  const Tensor x = torch::randn({2, 3});
+  EXPECT_TENSOR_EQ(traced.forward(x), fn({x})[0]);
+  EXPECT_EQ(count_kind(traced.graph(), "full"), 0u) << traced.graph().str();  // folded
 }
 
 // Random pointwise graphs (the fuser's generator test): chains of the code generator's ops over
 // inputs that broadcast and may be transposed, in every floating dtype, against eager: float and
 // double op by op; half and bfloat16 against eager in float rounded once (a fused group keeps
-// its intermediates in float and rounds what it stores).
+// its intermediates in float and rounds what it stores). For float and double also the
+// gradients of every input (the fused backward programs) against eager autograd.
 TEST(JitFuser, RandomGraphsMatchEager) {
   jit::reset_stats();
   std::mt19937 rng(20261207);
@@ -355,7 +550,7 @@ TEST(JitFuser, RandomGraphsMatchEager) {
     return a * 1.5 - 0.25;
   };
   const std::vector<torch::Dtype> dtypes = {torch::kFloat, torch::kDouble, torch::kBFloat16, torch::kHalf};
-  int fused_graphs = 0;
+  int fused_graphs = 0, gradient_trials = 0;
   for (int trial = 0; trial < 200; ++trial) {
     const torch::Dtype dt = dtypes[pick(4)];
     const int ninputs = 1 + pick(3);
@@ -412,10 +607,84 @@ TEST(JitFuser, RandomGraphsMatchEager) {
     const double rtol = dt == torch::kDouble ? 1e-10 : dt == torch::kFloat ? 1e-4 : 2e-2;
     for (size_t i = 0; i < got.size(); ++i)
       EXPECT_TRUE(tensors_close(got[i], want[i], rtol, rtol)) << "trial " << trial << ", " << dt << "\n" << traced.fused_graph().str();
+    if (dt != torch::kDouble && dt != torch::kFloat) continue;
+    // Gradients of every input (leaves under the transposes), through the fused backward.
+    auto grads = [&](const std::function<TensorList(const TensorList&)>& f) {
+      TensorList leaves, views;
+      for (int i = 0; i < ninputs; ++i) {
+        leaves.push_back((transposed[i] ? in[i].transpose(1, 2) : in[i]).detach().requires_grad_(true));
+        views.push_back(transposed[i] ? leaves.back().transpose(1, 2) : leaves.back());
+      }
+      const TensorList out = f(views);
+      Tensor loss = (out[0] * torch::linspace(-1, 1, out[0].numel(), dt).view_as(out[0])).sum() + out[1].sum();
+      loss.backward();
+      TensorList r;
+      for (const Tensor& l : leaves) r.push_back(l.grad().defined() ? l.grad() : torch::zeros_like(l));
+      return r;
+    };
+    const TensorList got_grads = grads([&](const TensorList& x) { return traced.forward(x); });
+    const TensorList want_grads = grads(program);
+    const double gtol = dt == torch::kDouble ? 1e-9 : 1e-3;
+    for (int i = 0; i < ninputs; ++i)
+      EXPECT_TRUE(tensors_close(got_grads[i], want_grads[i], gtol, gtol))
+          << "trial " << trial << ", gradient of input " << i << ", " << dt << "\n" << traced.fused_graph().str();
+    ++gradient_trials;
   }
   EXPECT_GT(fused_graphs, 150);
+  EXPECT_GT(gradient_trials, 80);
   EXPECT_EQ(jit::stats().fused_fallbacks, 0);
   EXPECT_GT(jit::stats().fused_runs, 150);
+  EXPECT_GT(jit::stats().backward_graphs, 80);
+}
+
+// Note [Kernel cache]: a second process loads from the disk cache what the first compiled (the
+// child is this binary, running JitKernelCache.Child with EMBER_JIT_CACHE_CHILD set).
+TEST(JitKernelCache, Child) {
+  if (!std::getenv("EMBER_JIT_CACHE_CHILD")) GTEST_SKIP() << "run as a child by JitKernelCache.*Process*";
+  jit::reset_stats();
+  const Tensor w = torch::linspace(-1, 1, 24, torch::kDouble).requires_grad_();
+  auto fn = [&](const TensorList& in) { return TensorList{(in[0] * w).cos().mul(in[0]).add(0.125).erf()}; };
+  auto traced = jit::trace(fn, {torch::ones({24}, torch::kDouble)});
+  const Tensor x = torch::linspace(0, 2, 24, torch::kDouble);
+  const Tensor y = traced.forward(TensorList{x})[0];
+  y.sum().backward();
+  const jit::Stats s = jit::stats();
+  std::printf("result %.17g %.17g compiled %lld loaded %lld\n", y.sum().item<double>(), w.grad().sum().item<double>(),
+              (long long)s.kernels_compiled, (long long)s.kernels_loaded);
+}
+
+TEST(JitKernelCache, ASecondProcessLoadsWhatTheFirstCompiled) {
+  TempDir dir;
+  auto child = [&] {
+    const std::string cmd = "EMBER_JIT_CACHE_CHILD=1 EMBER_JIT_CACHE_DIR=" + (dir / "kernels") + " " +
+                            std::filesystem::read_symlink("/proc/self/exe").string() +
+                            " --gtest_filter=JitKernelCache.Child 2>&1";
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    EXPECT_EQ(::pclose(pipe), 0) << out;
+    const size_t at = out.find("result ");
+    EXPECT_NE(at, std::string::npos) << out;
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  auto field = [](const std::string& line, const std::string& key) {
+    const size_t at = line.find(key + " ");
+    return at == std::string::npos ? -1 : std::stoll(line.substr(at + key.size() + 1));
+  };
+  const std::string first = child();
+  EXPECT_GE(field(first, "compiled"), 2) << first;  // the forward kernel and the backward's
+  EXPECT_EQ(field(first, "loaded"), 0) << first;
+  const std::string second = child();
+  EXPECT_EQ(field(second, "compiled"), 0) << second;
+  EXPECT_EQ(field(second, "loaded"), field(first, "compiled")) << second;
+  EXPECT_EQ(second.substr(0, second.find(" compiled")), first.substr(0, first.find(" compiled")));  // same results
+  // A damaged file is a miss: compiled again (and rewritten), never a crash or a wrong kernel.
+  for (const auto& f : std::filesystem::directory_iterator(dir / "kernels")) std::filesystem::resize_file(f.path(), 100);
+  const std::string damaged = child();
+  EXPECT_EQ(field(damaged, "compiled"), field(first, "compiled")) << damaged;
+  EXPECT_EQ(damaged.substr(0, damaged.find(" compiled")), first.substr(0, first.find(" compiled")));
+  EXPECT_EQ(field(child(), "loaded"), field(first, "compiled"));
 }
 
 // examples/jit_digits_train.cpp trains the digits CNN, traces and saves it; examples/

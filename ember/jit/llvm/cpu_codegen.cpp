@@ -12,8 +12,22 @@
 // store rounded to nearest even, as the eager kernels do per op; a fused group rounds only what it
 // stores. exp, log, sin, cos, tanh and erf call libm, which the vectorizer maps to glibc's libmvec
 // (the same functions, 8 or 16 lanes). The module is optimized at O3 for the host CPU (its
-// features, 512-bit vectors where AVX-512 is there) before ORC compiles it.
+// features, 512-bit vectors where AVX-512 is there), compiled to an object file and added to
+// ORC's JIT.
+//
+// Note [Kernel cache]: compiled kernels are kept in two caches keyed by the group's canonical
+// text (KernelSpec::str()). In memory (fuser.cpp), for the process; on disk, across processes:
+// the object file of each kernel, in EMBER_JIT_CACHE_DIR, else $XDG_CACHE_HOME/ember/jit, else
+// ~/.cache/ember/jit ("off" or an empty EMBER_JIT_CACHE_DIR turns it off). A file's name is a
+// 64-bit hash of the key, the host CPU (name and features: the code is for this CPU) and the bytes
+// of this library (any change to the code generator is a new cache); the file ends with a footer
+// that repeats the whole key, checked on load, so a collision, a truncated or a foreign file is a
+// miss (then compiled and written again), never a wrong kernel. Files are written to a temporary
+// name and renamed (atomic); a cache directory that cannot be written only costs the compile.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -21,19 +35,25 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -49,8 +69,49 @@ struct Jit {
   std::unique_ptr<orc::LLJIT> jit;
   std::unique_ptr<TargetMachine> tm;
   bool avx512 = false, avx2 = false;
-  std::atomic<int> counter{0};
+  std::string host;       // what a cached kernel was compiled for: CPU name, features, this library
+  std::string cache_dir;  // "" when the disk cache is off
 };
+
+uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+// A digest of this library's own file (libember_llvm.so): a new code generator, a new cache.
+std::string self_digest() {
+  Dl_info info{};
+  if (!::dladdr(reinterpret_cast<void*>(&self_digest), &info) || !info.dli_fname) return "unknown";
+  std::ifstream f(info.dli_fname, std::ios::binary);
+  std::stringstream bytes;
+  bytes << f.rdbuf();
+  const std::string b = bytes.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx:%zu", (unsigned long long)fnv1a(b.data(), b.size()), b.size());
+  return buf;
+}
+
+std::string cache_dir_from_env() {
+  if (const char* d = std::getenv("EMBER_JIT_CACHE_DIR")) {
+    const std::string dir = d;
+    return dir == "off" ? "" : dir;
+  }
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ember/jit";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ember/jit";
+  return "";
+}
+
+// mkdir -p; false when the directory cannot be made.
+bool make_dirs(const std::string& dir) {
+  for (size_t at = 1; at <= dir.size(); ++at) {
+    if (at != dir.size() && dir[at] != '/') continue;
+    const std::string part = dir.substr(0, at);
+    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st{};
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 std::string error_text(Error e) {
   std::string s;
@@ -83,6 +144,10 @@ Jit& jit() {
     auto gen = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(r->jit->getDataLayout().getGlobalPrefix());
     if (!gen) throw std::runtime_error("jit: " + error_text(gen.takeError()));
     r->jit->getMainJITDylib().addGenerator(std::move(*gen));
+    r->host = sys::getHostCPUName().str();
+    for (const std::string& feature : f.getFeatures()) r->host += "," + feature;
+    r->host += ";" + self_digest();
+    r->cache_dir = cache_dir_from_env();
     return r;
   }();
   return *j;
@@ -154,12 +219,14 @@ class Emitter {
       case KTy::F64: return Type::getDoubleTy(ctx_);
       case KTy::F16: return Type::getHalfTy(ctx_);
       case KTy::BF16: return Type::getInt16Ty(ctx_);
+      case KTy::Bool: return Type::getInt8Ty(ctx_);
     }
     return nullptr;
   }
 
   Value* widen(Value* v, KTy t) {
     Type* f32 = Type::getFloatTy(ctx_);
+    if (t == KTy::Bool) return b_.CreateUIToFP(b_.CreateICmpNE(v, b_.getInt8(0)), ct_);
     if (t == KTy::BF16) {
       Value* bits = b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16);
       v = b_.CreateBitCast(bits, f32);
@@ -173,6 +240,7 @@ class Emitter {
   Value* narrow(Value* v, KTy t) {
     Type* f32 = Type::getFloatTy(ctx_);
     switch (t) {
+      case KTy::Bool: return b_.CreateZExt(b_.CreateFCmpUNE(v, c(0)), b_.getInt8Ty());
       case KTy::F64: return ct_->isDoubleTy() ? v : b_.CreateFPExt(v, Type::getDoubleTy(ctx_));
       case KTy::F32: return ct_->isDoubleTy() ? b_.CreateFPTrunc(v, f32) : v;
       case KTy::F16: return b_.CreateFPTrunc(v, Type::getHalfTy(ctx_));
@@ -204,6 +272,8 @@ class Emitter {
     return ci;
   }
   Value* intrinsic(Intrinsic::ID id, Value* x) { return b_.CreateUnaryIntrinsic(id, x); }
+  // A comparison's result as the compute type's 0.0 or 1.0 (how bool values live in a kernel).
+  Value* flag(Value* i1) { return b_.CreateSelect(i1, c(1), c(0)); }
   Value* sigmoid(Value* x) { return b_.CreateFDiv(c(1), b_.CreateFAdd(c(1), intrinsic(Intrinsic::exp, b_.CreateFNeg(x)))); }
 
   Value* op(const KInstr& in, const std::vector<Value*>& a) {
@@ -213,7 +283,7 @@ class Emitter {
     if (o == "add") return b_.CreateFAdd(a[0], s(0, 1) == 1 ? a[1] : b_.CreateFMul(c(s(0, 1)), a[1]));
     if (o == "sub") return b_.CreateFSub(a[0], s(0, 1) == 1 ? a[1] : b_.CreateFMul(c(s(0, 1)), a[1]));
     if (o == "mul") return b_.CreateFMul(a[0], a[1]);
-    if (o == "div") return b_.CreateFDiv(a[0], a[1]);
+    if (o == "div_true") return b_.CreateFDiv(a[0], a[1]);
     if (o == "neg") return b_.CreateFNeg(a[0]);
     if (o == "reciprocal") return b_.CreateFDiv(c(1), a[0]);
     if (o == "square") return b_.CreateFMul(a[0], a[0]);
@@ -248,6 +318,17 @@ class Emitter {
       return b_.CreateSelect(b_.CreateFCmpUNO(a[0], a[0]), a[0], r);
     }
     if (o == "pow") return b_.CreateBinaryIntrinsic(Intrinsic::pow, a[0], a[1]);
+    // Comparisons are ordered (false with a NaN) except ne, as in eager.
+    if (o == "gt") return flag(b_.CreateFCmpOGT(a[0], a[1]));
+    if (o == "lt") return flag(b_.CreateFCmpOLT(a[0], a[1]));
+    if (o == "ge") return flag(b_.CreateFCmpOGE(a[0], a[1]));
+    if (o == "le") return flag(b_.CreateFCmpOLE(a[0], a[1]));
+    if (o == "eq") return flag(b_.CreateFCmpOEQ(a[0], a[1]));
+    if (o == "ne") return flag(b_.CreateFCmpUNE(a[0], a[1]));
+    if (o == "where") return b_.CreateSelect(b_.CreateFCmpUNE(a[0], c(0)), a[1], a[2]);
+    if (o == "sign" || o == "sgn") {  // real: -1, 0 or 1; NaN gives 0, as math::sign
+      return b_.CreateFSub(flag(b_.CreateFCmpOGT(a[0], c(0))), flag(b_.CreateFCmpOLT(a[0], c(0))));
+    }
     throw std::runtime_error("jit: the CPU code generator has no rule for '" + o + "'");
   }
 
@@ -318,32 +399,113 @@ void optimize(Module& m, TargetMachine& tm) {
   mpm.run(m, mam);
 }
 
+// ---- the disk cache (Note [Kernel cache]) ----------------------------------------------------
+
+constexpr char kFooterMagic[8] = {'E', 'M', 'B', 'J', 'I', 'T', '0', '1'};
+
+std::string cache_path(const Jit& j, uint64_t hash) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/%016llx.o", (unsigned long long)hash);
+  return j.cache_dir + name;
+}
+
+// The object file stored for `key`, or "" (no file, or a file of another key or damaged).
+std::string read_cached(const Jit& j, uint64_t hash, const std::string& key) {
+  if (j.cache_dir.empty()) return "";
+  std::ifstream f(cache_path(j, hash), std::ios::binary);
+  if (!f) return "";
+  std::stringstream bytes;
+  bytes << f.rdbuf();
+  const std::string b = bytes.str();
+  // object bytes, key bytes, key length (8 bytes), magic (8 bytes)
+  if (b.size() < 16 || std::memcmp(b.data() + b.size() - 8, kFooterMagic, 8) != 0) return "";
+  uint64_t key_size = 0;
+  std::memcpy(&key_size, b.data() + b.size() - 16, 8);
+  if (key_size != key.size() || b.size() < 16 + key_size) return "";
+  const size_t object_size = b.size() - 16 - key_size;
+  if (b.compare(object_size, key_size, key) != 0) return "";
+  return b.substr(0, object_size);
+}
+
+void write_cached(const Jit& j, uint64_t hash, const std::string& key, const SmallVectorImpl<char>& object) {
+  if (j.cache_dir.empty() || !make_dirs(j.cache_dir)) return;
+  const std::string path = cache_path(j, hash);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return;
+    const uint64_t key_size = key.size();
+    f.write(object.data(), std::streamsize(object.size()));
+    f.write(key.data(), std::streamsize(key.size()));
+    f.write(reinterpret_cast<const char*>(&key_size), 8);
+    f.write(kFooterMagic, 8);
+    if (!f.flush()) {
+      ::unlink(tmp.c_str());
+      return;
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+}
+
 }  // namespace
 
-// Compiles spec; throws std::runtime_error with a message on failure.
-KernelFn compile(const KernelSpec& spec, std::string* ir_out) {
-  static std::mutex mutex;  // one compilation at a time (LLJIT is thread-safe; the counter and IR dumps are simple)
+// Compiles spec (or loads it from the disk cache: *loaded); throws std::runtime_error with a
+// message on failure.
+KernelFn compile(const KernelSpec& spec, std::string* ir_out, bool* loaded) {
+  static std::mutex mutex;  // one compilation at a time (the JIT's symbol table and the cache files)
   std::lock_guard<std::mutex> lock(mutex);
   Jit& j = jit();
+  const std::string text = spec.str();
+  const std::string key = text + "\n" + j.host;
+  const uint64_t hash = fnv1a(key.data(), key.size());
+  char name_buf[48];
+  std::snprintf(name_buf, sizeof name_buf, "ember_fused_%016llx", (unsigned long long)hash);
+  const std::string name = name_buf;
+  *loaded = false;
+  // Already in this process (the caller's memory cache was cleared, or two keys met): reuse.
+  if (auto sym = j.jit->lookup(name)) return reinterpret_cast<KernelFn>(sym->getAddress());
+  else consumeError(sym.takeError());
+  if (!ir_out) {
+    std::string object = read_cached(j, hash, key);
+    if (!object.empty()) {
+      if (Error err = j.jit->addObjectFile(MemoryBuffer::getMemBufferCopy(object, name))) {
+        consumeError(std::move(err));
+      } else if (auto sym = j.jit->lookup(name)) {
+        *loaded = true;
+        return reinterpret_cast<KernelFn>(sym->getAddress());
+      } else {
+        throw std::runtime_error("jit: a cached kernel (" + cache_path(j, hash) + ") has no entry point: " +
+                                 error_text(sym.takeError()));
+      }
+    }
+  }
   auto ctx = std::make_unique<LLVMContext>();
   auto m = std::make_unique<Module>("ember_fused", *ctx);
   m->setDataLayout(j.jit->getDataLayout());
   m->setTargetTriple(j.tm->getTargetTriple().str());
-  const std::string name = "ember_fused_" + std::to_string(j.counter++);
   Emitter e(*ctx, *m, spec);
   Function* f = e.emit(name);
   std::string verify;
   raw_string_ostream vos(verify);
-  if (verifyFunction(*f, &vos)) throw std::runtime_error("jit: generated invalid code for " + spec.str() + ": " + vos.str());
+  if (verifyFunction(*f, &vos)) throw std::runtime_error("jit: generated invalid code for " + text + ": " + vos.str());
   optimize(*m, *j.tm);
   if (ir_out) {
     raw_string_ostream os(*ir_out);
     m->print(os, nullptr);
   }
-  if (Error err = j.jit->addIRModule(orc::ThreadSafeModule(std::move(m), std::move(ctx))))
+  SmallVector<char, 0> object;
+  {
+    raw_svector_ostream os(object);
+    legacy::PassManager pm;
+    if (j.tm->addPassesToEmitFile(pm, os, nullptr, CGFT_ObjectFile))
+      throw std::runtime_error("jit: LLVM cannot emit object code for this CPU");
+    pm.run(*m);
+  }
+  if (Error err = j.jit->addObjectFile(MemoryBuffer::getMemBufferCopy(StringRef(object.data(), object.size()), name)))
     throw std::runtime_error("jit: LLVM could not add the kernel: " + error_text(std::move(err)));
   auto sym = j.jit->lookup(name);
   if (!sym) throw std::runtime_error("jit: LLVM could not compile the kernel: " + error_text(sym.takeError()));
+  write_cached(j, hash, key, object);
   return reinterpret_cast<KernelFn>(sym->getAddress());
 }
 
@@ -351,9 +513,9 @@ KernelFn compile(const KernelSpec& spec, std::string* ir_out) {
 
 // The entry point libember finds with dlsym. Returns the kernel, or null with *error set.
 extern "C" __attribute__((visibility("default"))) ember::jit::KernelFn ember_llvm_compile(
-    const ember::jit::KernelSpec* spec, std::string* ir_out, std::string* error) {
+    const ember::jit::KernelSpec* spec, std::string* ir_out, std::string* error, bool* loaded) {
   try {
-    return ember::jit::llvm_backend::compile(*spec, ir_out);
+    return ember::jit::llvm_backend::compile(*spec, ir_out, loaded);
   } catch (const std::exception& e) {
     *error = e.what();
     return nullptr;
