@@ -4,7 +4,8 @@
 // holds them as a subgraph; running it computes the whole chain in one pass over memory with a
 // kernel the CPU code generator made for it (libember_llvm.so, Note [LLVM backend]), compiled
 // once per group shape (the kernel cache is keyed by the group's canonical text, KernelSpec::
-// str(); sizes are not part of it, so a new batch size compiles nothing). What joins a group: a
+// str(); sizes are not part of it, so a new batch size compiles nothing); on CUDA tensors the
+// kernel is CUDA C++ compiled by NVRTC (Note [CUDA code generator]). What joins a group: a
 // pointwise node (the op table's fusion class) the code generator has a rule for, without
 // effects, computing in one dtype class (double, or float/half/bfloat16 computed in float;
 // comparisons give bool, where reads a bool condition), whose output has the group's shape
@@ -15,15 +16,17 @@
 // limit): a larger group is cut, in node order, into groups that fit. A fused node whose inputs
 // need gradients runs its kernel and records one autograd node whose backward is a fused program
 // derived from the op table's formulas (Note [Fused backward] in autodiff.cpp). It falls back to
-// running its subgraph op by op, counted in stats() (fused_fallbacks), when an input is not on
-// the CPU, when forward-mode AD is on (tangents go through the ops' own jvps), while a trace
-// records (so that it records the ops), or when no kernel could be made (LLVM missing: the reason
-// is kept and shown by fusion_report()).
+// running its subgraph op by op, counted in stats() (fused_fallbacks), when its inputs are not
+// all on the CPU or all on one CUDA device, when forward-mode AD is on (tangents go through the ops' own jvps), while a trace
+// records (so that it records the ops), or when no kernel could be made (LLVM or NVRTC missing:
+// the reason is kept and shown by fusion_report()).
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <mutex>
 #include <sstream>
@@ -33,8 +36,10 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/core/error.h"
+#include "ember/jit/cuda_codegen.h"
 #include "ember/jit/fusion_group.h"
 #include "ember/jit/jit.h"
+#include "ember/jit/kernel_cache.h"
 #include "ember/jit/kernel_spec.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/tensor_iterator.h"
@@ -45,10 +50,15 @@ namespace {
 
 // ---- the backend -----------------------------------------------------------------------------
 
-using CompileFn = KernelFn (*)(const KernelSpec*, std::string*, std::string*, bool*);
+using CompileFn = KernelFn (*)(const KernelSpec*, const char* name, std::string* ir, std::string* object,
+                               std::string* error);
+using LoadFn = KernelFn (*)(const std::string* object, const char* name, std::string* error);
+using HostFn = bool (*)(std::string* host, std::string* error);
 
 struct Backend {
   CompileFn compile = nullptr;
+  LoadFn load = nullptr;
+  std::string host;   // what its kernels are compiled for (part of their cache keys)
   std::string error;  // why there is none
 };
 
@@ -73,8 +83,17 @@ const Backend& backend() {
         continue;
       }
       r.compile = reinterpret_cast<CompileFn>(::dlsym(h, "ember_llvm_compile"));
-      if (r.compile) return r;
-      tried += "; " + path + " has no ember_llvm_compile";
+      r.load = reinterpret_cast<LoadFn>(::dlsym(h, "ember_llvm_load"));
+      auto host = reinterpret_cast<HostFn>(::dlsym(h, "ember_llvm_host"));
+      if (r.compile && r.load && host) {
+        std::string error;
+        if (host(&r.host, &error)) return r;
+        r.compile = nullptr;
+        r.error = "the CPU code generator cannot start: " + error;
+        return r;
+      }
+      r.compile = nullptr;
+      tried += "; " + path + " lacks ember_llvm_compile, ember_llvm_load or ember_llvm_host (another version?)";
     }
     r.error = "the CPU code generator (libember_llvm.so, built with LLVM) could not be loaded: " + tried;
     return r;
@@ -121,7 +140,7 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
   if (n.op->fusion != tracing::Fusion::Pointwise || n.has_effects() || n.outputs.size() != 1) return false;
   if (!kernel_ops().count(n.kind()) || tracing::has_attr(n.attrs, "mode")) return false;
   const TensorType& out = n.outputs[0]->type;
-  if (!out.device.is_cpu()) return false;
+  if (!out.device.is_cpu() && !out.device.is_cuda()) return false;
   const bool compare = is_comparison(n.kind());
   if (compare ? out.dtype != kBool : !floating(out.dtype)) return false;
   std::optional<ScalarType> c;
@@ -130,7 +149,7 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
     const Value* i = n.inputs[k];
     if (!i) return false;
     if (is_scalar_constant(g, i)) continue;
-    if (!i->type.device.is_cpu()) return false;
+    if (i->type.device != out.device) return false;  // one device per group
     if (n.kind() == "where" && k == 0) {
       if (i->type.dtype != kBool) return false;
       continue;
@@ -181,10 +200,23 @@ KernelFn kernel_of(FusionGroup& group) {
     group.error = b.error;
     return nullptr;
   }
+  // The disk cache (Note [Kernel cache]): the group, then what the code generator compiles for.
+  const std::string key = group.key + "\n" + b.host;
+  char name[48];
+  std::snprintf(name, sizeof name, "ember_fused_%016llx", static_cast<unsigned long long>(detail::fnv1a(key)));
   std::string error;
+  KernelFn k = nullptr;
   bool loaded = false;
   const auto t0 = std::chrono::steady_clock::now();
-  KernelFn k = b.compile(&group.spec, nullptr, &error, &loaded);
+  if (std::optional<std::string> object = detail::read_cached_kernel(key, "o")) {
+    k = b.load(&*object, name, &error);  // a file LLVM rejects is compiled again
+    loaded = k != nullptr;
+  }
+  if (!k) {
+    std::string object;
+    k = b.compile(&group.spec, name, nullptr, &object, &error);
+    if (k) detail::write_cached_kernel(key, "o", object);
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!k) {
     group.error = error;
@@ -462,9 +494,10 @@ struct FusedBackward final : autograd::Node {
 
 // A dense tensor of `sizes` whose dimensions are ordered in memory as those of `order_strides`
 // (a traced output's strides; any rank mismatch gives a contiguous tensor).
-Tensor empty_in_order(IntArrayRef sizes, const std::vector<int64_t>& order_strides, ScalarType dtype) {
+Tensor empty_in_order(IntArrayRef sizes, const std::vector<int64_t>& order_strides, ScalarType dtype, Device device) {
   const int64_t n = int64_t(sizes.size());
-  if (order_strides.size() != sizes.size()) return empty(sizes, TensorOptions().dtype(dtype));
+  const TensorOptions options = TensorOptions().dtype(dtype).device(device);
+  if (order_strides.size() != sizes.size()) return empty(sizes, options);
   std::vector<int64_t> perm(size_t(n), 0);  // outermost first
   for (int64_t d = 0; d < n; ++d) perm[size_t(d)] = d;
   std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return order_strides[size_t(a)] > order_strides[size_t(b)]; });
@@ -474,7 +507,7 @@ Tensor empty_in_order(IntArrayRef sizes, const std::vector<int64_t>& order_strid
     strides[size_t(perm[size_t(k)])] = step;
     step *= std::max<int64_t>(sizes[size_t(perm[size_t(k)])], 1);
   }
-  return empty_strided(sizes, strides, TensorOptions().dtype(dtype));
+  return empty_strided(sizes, strides, options);
 }
 
 // Which outputs of a group a gradient can flow to from the inputs flagged in `from`.
@@ -499,18 +532,17 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
   bool eager = tracing::active() || autograd::forward_ad::detail::any_level_open();
   std::vector<bool> needs_grad;
   bool record = false;
+  const Device device = inputs.empty() ? Device(kCPU) : inputs.front().device();
   for (const Tensor& t : inputs) {
-    eager = eager || !t.is_cpu();
+    eager = eager || t.device() != device || !(t.is_cpu() || t.is_cuda());
     needs_grad.push_back(GradMode::is_enabled() && t.requires_grad());
     record = record || needs_grad.back();
   }
-  KernelFn k = eager ? nullptr : kernel_of(fg);
-  detail::count_fused(k != nullptr);
-  if (!k) return run_graph(fg.graph, inputs, {});
-  std::vector<Tensor> outs;
-  TensorIteratorConfig cfg;
-  cfg.set_op_name("jit fused");
-  cfg.promote_inputs_to_common_dtype(false).cast_common_dtype_to_outputs(false).check_all_same_dtype(false);
+  KernelFn k = eager || !device.is_cpu() ? nullptr : kernel_of(fg);
+  if (eager || (device.is_cpu() && !k)) {
+    detail::count_fused(false);
+    return run_graph(fg.graph, inputs, {});
+  }
   // The outputs have the inputs' broadcast shape (the traced one, or another where the graph is
   // size-generic: Note [Dynamic sizes]), laid out in the dimension order the trace saw. They are
   // made here and given to the iterator as its first operands, as inputs: the iterator only lays
@@ -518,13 +550,31 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
   // a group's outputs may be bool beside float).
   DimVector shape;
   for (const Tensor& t : inputs) shape = infer_size(shape, t.sizes());
-  for (const Value* o : fg.graph.outputs()) {
-    outs.push_back(empty_in_order(shape, o->type.strides, o->type.dtype));
-    cfg.add_input(outs.back());
+  std::vector<Tensor> outs;
+  for (const Value* o : fg.graph.outputs()) outs.push_back(empty_in_order(shape, o->type.strides, o->type.dtype, device));
+  if (device.is_cuda()) {  // Note [CUDA code generator]
+    std::vector<Tensor> operands = outs;
+    operands.insert(operands.end(), inputs.begin(), inputs.end());
+    std::string why;
+    if (!detail::run_fused_cuda(fg, operands, &why)) {
+      {
+        std::lock_guard<std::mutex> lock(fg.mutex);
+        if (fg.error.empty()) fg.error = why;
+      }
+      detail::count_fused(false);
+      return run_graph(fg.graph, inputs, {});
+    }
+    detail::count_fused(true);
+  } else {
+    detail::count_fused(true);
+    TensorIteratorConfig cfg;
+    cfg.set_op_name("jit fused");
+    cfg.promote_inputs_to_common_dtype(false).cast_common_dtype_to_outputs(false).check_all_same_dtype(false);
+    for (const Tensor& t : outs) cfg.add_input(t);
+    for (const Tensor& t : inputs) cfg.add_input(t);
+    TensorIterator it = cfg.build();
+    if (it.numel() > 0) it.for_each([k](char** data, const int64_t* strides, int64_t count) { k(data, strides, count); });
   }
-  for (const Tensor& t : inputs) cfg.add_input(t);
-  TensorIterator it = cfg.build();
-  if (it.numel() > 0) it.for_each([k](char** data, const int64_t* strides, int64_t count) { k(data, strides, count); });
   if (record) {
     const std::vector<bool> flows = differentiable_outputs(fg.graph, needs_grad);
     if (std::find(flows.begin(), flows.end(), true) != flows.end()) {

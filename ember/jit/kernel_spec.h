@@ -60,6 +60,11 @@ struct KernelSpec {
   }
 };
 
+// The most operands (outputs and inputs) and iterator dimensions a CUDA kernel takes (Note [CUDA
+// code generator]); the fuser keeps groups within the first (TensorIterator's own limit, 6).
+constexpr int kMaxKernelOperands = 6;
+constexpr int kMaxKernelDims = 8;
+
 // The loop a compiled kernel is: TensorIterator's inner loop (byte strides, outputs first).
 using KernelFn = void (*)(char** data, const int64_t* strides, int64_t n);
 

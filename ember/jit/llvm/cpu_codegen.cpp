@@ -15,19 +15,9 @@
 // features, 512-bit vectors where AVX-512 is there), compiled to an object file and added to
 // ORC's JIT.
 //
-// Note [Kernel cache]: compiled kernels are kept in two caches keyed by the group's canonical
-// text (KernelSpec::str()). In memory (fuser.cpp), for the process; on disk, across processes:
-// the object file of each kernel, in EMBER_JIT_CACHE_DIR, else $XDG_CACHE_HOME/ember/jit, else
-// ~/.cache/ember/jit ("off" or an empty EMBER_JIT_CACHE_DIR turns it off). A file's name is a
-// 64-bit hash of the key, the host CPU (name and features: the code is for this CPU) and the bytes
-// of this library (any change to the code generator is a new cache); the file ends with a footer
-// that repeats the whole key, checked on load, so a collision, a truncated or a foreign file is a
-// miss (then compiled and written again), never a wrong kernel. Files are written to a temporary
-// name and renamed (atomic); a cache directory that cannot be written only costs the compile.
+// The kernels' object files are what libember keeps in its disk cache (Note [Kernel cache] in
+// ember/jit/kernel_cache.cpp); ember_llvm_host() says what they were compiled for.
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -69,8 +59,7 @@ struct Jit {
   std::unique_ptr<orc::LLJIT> jit;
   std::unique_ptr<TargetMachine> tm;
   bool avx512 = false, avx2 = false;
-  std::string host;       // what a cached kernel was compiled for: CPU name, features, this library
-  std::string cache_dir;  // "" when the disk cache is off
+  std::string host;  // what a kernel is compiled for: CPU name, features, this library's digest
 };
 
 uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
@@ -92,26 +81,6 @@ std::string self_digest() {
   return buf;
 }
 
-std::string cache_dir_from_env() {
-  if (const char* d = std::getenv("EMBER_JIT_CACHE_DIR")) {
-    const std::string dir = d;
-    return dir == "off" ? "" : dir;
-  }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ember/jit";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ember/jit";
-  return "";
-}
-
-// mkdir -p; false when the directory cannot be made.
-bool make_dirs(const std::string& dir) {
-  for (size_t at = 1; at <= dir.size(); ++at) {
-    if (at != dir.size() && dir[at] != '/') continue;
-    const std::string part = dir.substr(0, at);
-    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st{};
-  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 std::string error_text(Error e) {
   std::string s;
@@ -147,7 +116,6 @@ Jit& jit() {
     r->host = sys::getHostCPUName().str();
     for (const std::string& feature : f.getFeatures()) r->host += "," + feature;
     r->host += ";" + self_digest();
-    r->cache_dir = cache_dir_from_env();
     return r;
   }();
   return *j;
@@ -399,86 +367,17 @@ void optimize(Module& m, TargetMachine& tm) {
   mpm.run(m, mam);
 }
 
-// ---- the disk cache (Note [Kernel cache]) ----------------------------------------------------
-
-constexpr char kFooterMagic[8] = {'E', 'M', 'B', 'J', 'I', 'T', '0', '1'};
-
-std::string cache_path(const Jit& j, uint64_t hash) {
-  char name[32];
-  std::snprintf(name, sizeof name, "/%016llx.o", (unsigned long long)hash);
-  return j.cache_dir + name;
-}
-
-// The object file stored for `key`, or "" (no file, or a file of another key or damaged).
-std::string read_cached(const Jit& j, uint64_t hash, const std::string& key) {
-  if (j.cache_dir.empty()) return "";
-  std::ifstream f(cache_path(j, hash), std::ios::binary);
-  if (!f) return "";
-  std::stringstream bytes;
-  bytes << f.rdbuf();
-  const std::string b = bytes.str();
-  // object bytes, key bytes, key length (8 bytes), magic (8 bytes)
-  if (b.size() < 16 || std::memcmp(b.data() + b.size() - 8, kFooterMagic, 8) != 0) return "";
-  uint64_t key_size = 0;
-  std::memcpy(&key_size, b.data() + b.size() - 16, 8);
-  if (key_size != key.size() || b.size() < 16 + key_size) return "";
-  const size_t object_size = b.size() - 16 - key_size;
-  if (b.compare(object_size, key_size, key) != 0) return "";
-  return b.substr(0, object_size);
-}
-
-void write_cached(const Jit& j, uint64_t hash, const std::string& key, const SmallVectorImpl<char>& object) {
-  if (j.cache_dir.empty() || !make_dirs(j.cache_dir)) return;
-  const std::string path = cache_path(j, hash);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return;
-    const uint64_t key_size = key.size();
-    f.write(object.data(), std::streamsize(object.size()));
-    f.write(key.data(), std::streamsize(key.size()));
-    f.write(reinterpret_cast<const char*>(&key_size), 8);
-    f.write(kFooterMagic, 8);
-    if (!f.flush()) {
-      ::unlink(tmp.c_str());
-      return;
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
-}
-
 }  // namespace
 
-// Compiles spec (or loads it from the disk cache: *loaded); throws std::runtime_error with a
-// message on failure.
-KernelFn compile(const KernelSpec& spec, std::string* ir_out, bool* loaded) {
-  static std::mutex mutex;  // one compilation at a time (the JIT's symbol table and the cache files)
+// Compiles spec into a kernel named `name` (its object file in *object); throws
+// std::runtime_error with a message on failure.
+KernelFn compile(const KernelSpec& spec, const std::string& name, std::string* ir_out, std::string* object_out) {
+  static std::mutex mutex;  // one compilation at a time
   std::lock_guard<std::mutex> lock(mutex);
   Jit& j = jit();
-  const std::string text = spec.str();
-  const std::string key = text + "\n" + j.host;
-  const uint64_t hash = fnv1a(key.data(), key.size());
-  char name_buf[48];
-  std::snprintf(name_buf, sizeof name_buf, "ember_fused_%016llx", (unsigned long long)hash);
-  const std::string name = name_buf;
-  *loaded = false;
-  // Already in this process (the caller's memory cache was cleared, or two keys met): reuse.
+  // Already in this process (the same key compiled again): reuse it.
   if (auto sym = j.jit->lookup(name)) return reinterpret_cast<KernelFn>(sym->getAddress());
   else consumeError(sym.takeError());
-  if (!ir_out) {
-    std::string object = read_cached(j, hash, key);
-    if (!object.empty()) {
-      if (Error err = j.jit->addObjectFile(MemoryBuffer::getMemBufferCopy(object, name))) {
-        consumeError(std::move(err));
-      } else if (auto sym = j.jit->lookup(name)) {
-        *loaded = true;
-        return reinterpret_cast<KernelFn>(sym->getAddress());
-      } else {
-        throw std::runtime_error("jit: a cached kernel (" + cache_path(j, hash) + ") has no entry point: " +
-                                 error_text(sym.takeError()));
-      }
-    }
-  }
   auto ctx = std::make_unique<LLVMContext>();
   auto m = std::make_unique<Module>("ember_fused", *ctx);
   m->setDataLayout(j.jit->getDataLayout());
@@ -487,7 +386,7 @@ KernelFn compile(const KernelSpec& spec, std::string* ir_out, bool* loaded) {
   Function* f = e.emit(name);
   std::string verify;
   raw_string_ostream vos(verify);
-  if (verifyFunction(*f, &vos)) throw std::runtime_error("jit: generated invalid code for " + text + ": " + vos.str());
+  if (verifyFunction(*f, &vos)) throw std::runtime_error("jit: generated invalid code for " + spec.str() + ": " + vos.str());
   optimize(*m, *j.tm);
   if (ir_out) {
     raw_string_ostream os(*ir_out);
@@ -505,19 +404,56 @@ KernelFn compile(const KernelSpec& spec, std::string* ir_out, bool* loaded) {
     throw std::runtime_error("jit: LLVM could not add the kernel: " + error_text(std::move(err)));
   auto sym = j.jit->lookup(name);
   if (!sym) throw std::runtime_error("jit: LLVM could not compile the kernel: " + error_text(sym.takeError()));
-  write_cached(j, hash, key, object);
+  if (object_out) object_out->assign(object.data(), object.size());
+  return reinterpret_cast<KernelFn>(sym->getAddress());
+}
+
+// Adds an object file compile() made (in this or an earlier process) and returns its kernel.
+KernelFn load(const std::string& object, const std::string& name) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  Jit& j = jit();
+  if (auto sym = j.jit->lookup(name)) return reinterpret_cast<KernelFn>(sym->getAddress());
+  else consumeError(sym.takeError());
+  if (Error err = j.jit->addObjectFile(MemoryBuffer::getMemBufferCopy(object, name)))
+    throw std::runtime_error("jit: LLVM could not load a cached kernel: " + error_text(std::move(err)));
+  auto sym = j.jit->lookup(name);
+  if (!sym) throw std::runtime_error("jit: a cached kernel has no entry point " + name + ": " + error_text(sym.takeError()));
   return reinterpret_cast<KernelFn>(sym->getAddress());
 }
 
 }  // namespace ember::jit::llvm_backend
 
-// The entry point libember finds with dlsym. Returns the kernel, or null with *error set.
+// The entry points libember finds with dlsym. Each returns the kernel, or null with *error set.
 extern "C" __attribute__((visibility("default"))) ember::jit::KernelFn ember_llvm_compile(
-    const ember::jit::KernelSpec* spec, std::string* ir_out, std::string* error, bool* loaded) {
+    const ember::jit::KernelSpec* spec, const char* name, std::string* ir_out, std::string* object_out,
+    std::string* error) {
   try {
-    return ember::jit::llvm_backend::compile(*spec, ir_out, loaded);
+    return ember::jit::llvm_backend::compile(*spec, name, ir_out, object_out);
   } catch (const std::exception& e) {
     *error = e.what();
     return nullptr;
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) ember::jit::KernelFn ember_llvm_load(const std::string* object,
+                                                                                       const char* name,
+                                                                                       std::string* error) {
+  try {
+    return ember::jit::llvm_backend::load(*object, name);
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+// What this library compiles for (the host CPU and features, and a digest of this library).
+extern "C" __attribute__((visibility("default"))) bool ember_llvm_host(std::string* host, std::string* error) {
+  try {
+    *host = ember::jit::llvm_backend::jit().host;
+    return true;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
   }
 }
