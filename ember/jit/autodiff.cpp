@@ -22,6 +22,7 @@
 #include "ember/jit/fusion_group.h"
 #include "ember/jit/graph_builder.h"
 #include "ember/jit/jit.h"
+#include "ember/jit/random_ops.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/pointwise.h"
 
@@ -35,6 +36,8 @@ bool floating_or_complex(ScalarType t) { return isFloatingType(t) || isComplexTy
 std::vector<Tensor> vjp_of(const Node& n, const std::vector<Tensor>& in, const Tensor& out, const Tensor& grad,
                            const std::vector<bool>& needs) {
   if (n.op->run == &run_traced_pointwise) return traced_pointwise_vjp(*n.op, in, out, n.attrs, grad, needs);
+  if (n.kind() == "fused_dropout")  // linear in its input: the same mask (Note [Fused dropout])
+    return {needs[0] ? fused_dropout(grad, in[1], tracing::double_attr(n.attrs, "p", "fused_dropout")) : Tensor(), Tensor()};
   if (n.kind() == "where") {  // as where's own formula (ops/index_ops.cpp)
     Tensor zero = zeros_like(grad);
     return {Tensor(), needs[1] ? where(in[0], grad, zero) : Tensor(), needs[2] ? where(in[0], zero, grad) : Tensor()};
@@ -55,7 +58,7 @@ bool differentiable_in_group(const Node& n) {
     const auto& row = *static_cast<const PointwiseOp*>(n.op->context);
     return row.differentiable && row.vjp;
   }
-  return n.kind() == "where";
+  return n.kind() == "where" || n.kind() == "fused_dropout";
 }
 
 std::shared_ptr<const BackwardProgram> derive_backward(const Graph& fwd, const std::vector<bool>& needs,

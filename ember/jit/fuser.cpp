@@ -35,6 +35,7 @@
 #include "ember/autograd/forward_ad.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
+#include "ember/core/parallel.h"
 #include "ember/core/error.h"
 #include "ember/jit/cuda_codegen.h"
 #include "ember/jit/fusion_group.h"
@@ -118,7 +119,7 @@ const std::set<std::string_view>& kernel_ops() {
       "add",  "sub",   "mul",   "div_true", "neg",  "reciprocal", "square", "exp",  "log",        "sin",
       "cos",  "sqrt",  "rsqrt", "abs",      "tanh", "erf",        "sigmoid", "silu", "relu",      "leaky_relu",
       "gelu", "maximum", "minimum", "pow",  "sign", "sgn",        "where",  "full_like", "gt",     "lt",
-      "ge",   "le",    "eq",    "ne"};
+      "ge",   "le",    "eq",    "ne",    "fused_dropout"};
   return ops;
 }
 bool is_comparison(std::string_view op) {
@@ -134,6 +135,9 @@ bool is_scalar_constant(const Graph& g, const Value* v) {
 }
 
 bool same_class(ScalarType a, ScalarType b) { return (a == kDouble) == (b == kDouble); }
+
+// A dropout seed (Note [Fused dropout]): read by the kernel from its `extra` argument, not an operand.
+bool is_seed(const Value* v) { return v->type.dtype == kLong && v->type.sizes.empty() && v->type.device.is_cpu(); }
 
 // A node that may be fused, and the dtype it computes in (*cls; a comparison's is its inputs').
 bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
@@ -152,6 +156,10 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
     if (i->type.device != out.device) return false;  // one device per group
     if (n.kind() == "where" && k == 0) {
       if (i->type.dtype != kBool) return false;
+      continue;
+    }
+    if (n.kind() == "fused_dropout" && k == 1) {
+      if (!is_seed(i) || !out.device.is_cpu()) return false;
       continue;
     }
     if (!floating(i->type.dtype)) return false;
@@ -231,8 +239,12 @@ KernelFn kernel_of(FusionGroup& group) {
 // The kernel's description of a group (inputs are the group graph's inputs, in order).
 KernelSpec spec_of(const Graph& g) {
   KernelSpec s;
-  std::map<const Value*, int> ref;
+  std::map<const Value*, int> ref, seed;
   for (const Value* v : g.inputs()) {
+    if (is_seed(v)) {
+      seed[v] = s.seeds++;
+      continue;
+    }
     ref[v] = int(s.inputs.size());
     s.inputs.push_back(kty(v->type.dtype));
     s.f64 = s.f64 || v->type.dtype == kDouble;
@@ -255,6 +267,12 @@ KernelSpec spec_of(const Graph& g) {
       k.op = "const";
       k.scalars[0] = tracing::scalar_attr(n->attrs, "value", "full_like").toDouble();
       k.num_scalars = 1;
+    } else if (n->kind() == "fused_dropout") {  // scalars: p, the seed's slot
+      k.op = "fused_dropout";
+      k.args.push_back(value(n->inputs[0]));
+      k.scalars[0] = tracing::double_attr(n->attrs, "p", "fused_dropout");
+      k.scalars[1] = seed.at(n->inputs[1]);
+      k.num_scalars = 2;
     } else {
       k.op = std::string(n->kind());
       for (const Value* i : n->inputs) k.args.push_back(value(i));
@@ -273,7 +291,45 @@ KernelSpec spec_of(const Graph& g) {
 
 }  // namespace
 
+namespace {
+// Dropout nodes that the fuser can take become a seed and a fused_dropout (Note [Fused dropout]):
+// plain dropout in training mode on a floating CPU tensor.
+void rewrite_dropout(Graph& g) {
+  bool any = false;
+  for (const auto& n : g.nodes()) any = any || n->kind() == "dropout";
+  if (!any) return;
+  const tracing::TracedOp* seed_op = tracing::find_traced_op("dropout_seed");
+  const tracing::TracedOp* drop_op = tracing::find_traced_op("fused_dropout");
+  EMBER_INTERNAL_ASSERT(seed_op && drop_op, "jit: fused dropout's ops are not registered");
+  // The seeds go first (they read nothing): a group starting before a dropout may take it.
+  std::vector<std::unique_ptr<Node>> owned = g.take_nodes(), seeds, rebuilt;
+  std::vector<std::pair<Value*, Value*>> renamed;
+  for (auto& n : owned) {
+    const bool plain = n->kind() == "dropout" && n->inputs.size() == 1 && n->inputs[0] &&
+                       tracing::bool_attr(n->attrs, "train", "dropout") && !tracing::bool_attr(n->attrs, "feature", "dropout") &&
+                       !tracing::bool_attr(n->attrs, "alpha", "dropout");
+    const double p = plain ? tracing::double_attr(n->attrs, "p", "dropout") : 0;
+    const TensorType& t = n->outputs[0]->type;
+    if (!plain || !(p > 0 && p < 1) || !floating(t.dtype) || !t.device.is_cpu()) {
+      rebuilt.push_back(std::move(n));
+      continue;
+    }
+    TensorType seed_type;
+    seed_type.dtype = kLong;
+    std::unique_ptr<Node> seed = g.make_node(*seed_op, {}, {}, {seed_type}, false);
+    std::unique_ptr<Node> drop = g.make_node(*drop_op, {n->inputs[0], seed->outputs[0]}, {{"p", Scalar(p)}}, {t}, false);
+    renamed.emplace_back(n->outputs[0], drop->outputs[0]);
+    seeds.push_back(std::move(seed));
+    rebuilt.push_back(std::move(drop));
+  }
+  for (auto& n : rebuilt) seeds.push_back(std::move(n));
+  g.set_nodes(std::move(seeds));
+  for (auto& [from, to] : renamed) g.replace_uses(from, to);
+}
+}  // namespace
+
 void fuse_pointwise(Graph& g) {
+  rewrite_dropout(g);
   const auto& nodes = g.nodes();
   std::map<const Value*, size_t> producer;  // node index of each node output
   for (size_t k = 0; k < nodes.size(); ++k)
@@ -510,6 +566,48 @@ Tensor empty_in_order(IntArrayRef sizes, const std::vector<int64_t>& order_strid
   return empty_strided(sizes, strides, options);
 }
 
+// Runs a kernel with seeds over `shape` row by row (the last dimension), in row-major order, so
+// that it can number each element by its row-major index (Note [Fused dropout]). Operands: the
+// outputs then the operand inputs, each broadcast to shape by its strides.
+void run_rows(KernelFn k, const std::vector<Tensor>& operands, IntArrayRef shape, const std::vector<uint64_t>& seeds) {
+  const int64_t dims = int64_t(shape.size());
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  if (numel == 0) return;
+  const int64_t inner = dims == 0 ? 1 : shape[size_t(dims - 1)];
+  const int64_t rows = numel / inner;
+  const size_t nops = operands.size();
+  // Byte strides of each operand over shape (0 where it broadcasts).
+  std::vector<std::vector<int64_t>> strides(nops, std::vector<int64_t>(size_t(dims), 0));
+  std::vector<char*> base(nops);
+  std::vector<int64_t> inner_strides(nops, 0);
+  for (size_t k2 = 0; k2 < nops; ++k2) {
+    const Tensor& t = operands[k2];
+    base[k2] = static_cast<char*>(t.data_ptr());
+    const int64_t lead = dims - t.dim();
+    const int64_t item = int64_t(t.element_size());
+    for (int64_t d = 0; d < t.dim(); ++d)
+      if (t.size(d) != 1) strides[k2][size_t(lead + d)] = t.stride(d) * item;
+    if (dims > 0) inner_strides[k2] = strides[k2][size_t(dims - 1)];
+  }
+  parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(inner, 1)), [&](int64_t begin, int64_t end) {
+    std::vector<char*> ptr(nops);
+    std::vector<uint64_t> extra(1 + seeds.size());
+    std::copy(seeds.begin(), seeds.end(), extra.begin() + 1);
+    for (int64_t r = begin; r < end; ++r) {
+      for (size_t k2 = 0; k2 < nops; ++k2) ptr[k2] = base[k2];
+      int64_t rest = r;
+      for (int64_t d = dims - 2; d >= 0; --d) {
+        const int64_t coord = rest % shape[size_t(d)];
+        rest /= shape[size_t(d)];
+        for (size_t k2 = 0; k2 < nops; ++k2) ptr[k2] += coord * strides[k2][size_t(d)];
+      }
+      extra[0] = static_cast<uint64_t>(r * inner);
+      k(ptr.data(), inner_strides.data(), inner, extra.data());
+    }
+  });
+}
+
 // Which outputs of a group a gradient can flow to from the inputs flagged in `from`.
 std::vector<bool> differentiable_outputs(const Graph& group, const std::vector<bool>& from) {
   std::vector<bool> active(group.num_values(), false);
@@ -565,6 +663,15 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
       return run_graph(fg.graph, inputs, {});
     }
     detail::count_fused(true);
+  } else if (fg.spec.seeds > 0) {  // Note [Fused dropout]: rows in row-major order, each told its first index
+    detail::count_fused(true);
+    std::vector<Tensor> operands = outs;
+    std::vector<uint64_t> seeds;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (is_seed(fg.graph.inputs()[i])) seeds.push_back(static_cast<uint64_t>(inputs[i].item<int64_t>()));
+      else operands.push_back(inputs[i]);
+    }
+    run_rows(k, operands, shape, seeds);
   } else {
     detail::count_fused(true);
     TensorIteratorConfig cfg;
@@ -573,7 +680,8 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
     for (const Tensor& t : outs) cfg.add_input(t);
     for (const Tensor& t : inputs) cfg.add_input(t);
     TensorIterator it = cfg.build();
-    if (it.numel() > 0) it.for_each([k](char** data, const int64_t* strides, int64_t count) { k(data, strides, count); });
+    if (it.numel() > 0)
+      it.for_each([k](char** data, const int64_t* strides, int64_t count) { k(data, strides, count, nullptr); });
   }
   if (record) {
     const std::vector<bool> flows = differentiable_outputs(fg.graph, needs_grad);

@@ -25,6 +25,26 @@ inline const char* kname(KTy t) {
   return "?";
 }
 
+// Note [Fused dropout]: dropout inside a fused group draws no mask tensor. A "dropout_seed" node
+// draws one 64-bit seed from the default CPU generator per run (so manual_seed makes traced
+// programs repeatable); element i (its row-major index in the output's shape) is kept when
+// dropout_bits(seed, i) >> 40, a 24-bit uniform integer, is below dropout_threshold(p), and
+// then scaled by 1 / (1 - p). The bits are SplitMix64's output function applied to a counter
+// (a counter-based generator, as Philox is on GPUs): any element's bit is known without the
+// others, so the kernel computes it where it needs it, the backward recomputes the same mask
+// from the same seed, and the op-by-op path (fused_dropout in random_ops.cpp) gives the same
+// values. The stream differs from eager dropout's (Bernoulli draws from the MT19937 generator,
+// LibTorch's), as a fused program's does in PyTorch.
+inline uint64_t dropout_bits(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+inline uint64_t dropout_threshold(double keep_probability) {
+  return static_cast<uint64_t>(keep_probability * 16777216.0 + 0.5);
+}
+
 // Operands of the kernel, in TensorIterator's order: outputs first, then inputs. An input
 // reference r in an instruction: r < num_inputs is input r; else the result of instruction
 // r - num_inputs. Constants are instructions of op "const" (value in scalars[0]).
@@ -37,6 +57,7 @@ struct KInstr {
 
 struct KernelSpec {
   std::vector<KTy> outputs, inputs;
+  int seeds = 0;  // dropout seeds the kernel reads from its `extra` argument (Note [Fused dropout])
   std::vector<int> output_values;  // which value each output stores
   std::vector<KInstr> instrs;
   bool f64 = false;  // compute in double (some operand is double), else float
@@ -45,6 +66,7 @@ struct KernelSpec {
     std::string s = f64 ? "f64:" : "f32:";
     for (KTy t : outputs) s += std::string(" out ") + kname(t);
     for (KTy t : inputs) s += std::string(" in ") + kname(t);
+    if (seeds > 0) s += " seeds " + std::to_string(seeds);
     for (size_t k = 0; k < instrs.size(); ++k) {
       s += "; %" + std::to_string(inputs.size() + k) + " = " + instrs[k].op;
       for (int a : instrs[k].args) s += " %" + std::to_string(a);
@@ -66,6 +88,8 @@ constexpr int kMaxKernelOperands = 6;
 constexpr int kMaxKernelDims = 8;
 
 // The loop a compiled kernel is: TensorIterator's inner loop (byte strides, outputs first).
-using KernelFn = void (*)(char** data, const int64_t* strides, int64_t n);
+// `extra` (kernels with seeds only): the row-major index of the loop's first element in the
+// output, then the seeds.
+using KernelFn = void (*)(char** data, const int64_t* strides, int64_t n, const uint64_t* extra);
 
 }  // namespace ember::jit

@@ -179,7 +179,9 @@ TEST(JitTrace, TracedModuleTrainsLikeTheModule) {
 
 TEST(JitTrace, DropoutDrawsAtEveryRun) {
   auto fn = [](const TensorList& in) { return TensorList{torch::dropout(in[0], 0.5, true) * 2}; };
-  auto traced = jit::trace(fn, {torch::ones({1000})});
+  jit::TraceOptions unfused;  // run op by op: eager's dropout, eager's draws
+  unfused.fuse = false;
+  auto traced = jit::trace(fn, {torch::ones({1000})}, unfused);
   EXPECT_EQ(count_kind(traced.graph(), "dropout"), 1u);
   torch::manual_seed(7);
   const Tensor a = traced.forward(torch::ones({1000}));
@@ -187,6 +189,13 @@ TEST(JitTrace, DropoutDrawsAtEveryRun) {
   EXPECT_FALSE(torch::equal(a, b));  // a new mask each run
   torch::manual_seed(7);
   EXPECT_TENSOR_EQ(a, fn({torch::ones({1000})})[0]);  // the same draws as eager from the same seed
+  // Fused (Note [Fused dropout]): its own stream, new at each run, repeatable from a seed.
+  auto fused = jit::trace(fn, {torch::ones({1000})});
+  torch::manual_seed(7);
+  const Tensor c = fused.forward(torch::ones({1000}));
+  EXPECT_FALSE(torch::equal(c, fused.forward(torch::ones({1000}))));
+  torch::manual_seed(7);
+  EXPECT_TENSOR_EQ(fused.forward(torch::ones({1000})), c);
 }
 
 TEST(JitSave, LoadedProgramRunsWithoutTheModule) {
@@ -433,6 +442,54 @@ TEST(JitFuser, AGroupWithTooManyOperandsIsCut) {
   for (const auto& n : traced.fused_graph().nodes())
     if (n->fusion) EXPECT_LE(n->inputs.size() + n->outputs.size(), size_t(ember::kMaxIteratorOperands));
   EXPECT_TENSOR_CLOSE(traced.forward(in)[0], fn(in)[0], 1e-12, 1e-12);
+}
+
+// Note [Fused dropout]: dropout joins the fused group (no mask tensor), drops about p of the
+// elements, scales the rest, draws anew at each run and repeats under manual_seed; the backward
+// applies the same mask; the op-by-op path gives the kernel's values.
+TEST(JitFuser, DropoutFusesAndItsBackwardReusesTheMask) {
+  jit::reset_stats();
+  const Tensor w = torch::randn({256}, torch::requires_grad());
+  auto fn = [&](const TensorList& in) {
+    return TensorList{torch::nn::functional::dropout((in[0] * w).tanh(), torch::nn::functional::DropoutFuncOptions().p(0.3)) + 1};
+  };
+  auto traced = jit::trace(fn, {torch::randn({512, 256})});
+  EXPECT_EQ(fused_nodes(traced.fused_graph()), 1u) << traced.fused_graph().str();
+  EXPECT_EQ(count_kind(traced.fused_graph(), "dropout"), 0u) << traced.fused_graph().str();
+  const Tensor x = torch::randn({512, 256});
+  torch::manual_seed(11);
+  const Tensor y = traced.forward(TensorList{x})[0];
+  const Tensor kept = y.ne(1);
+  const double dropped = 1 - kept.to(torch::kDouble).mean().item<double>();
+  EXPECT_NEAR(dropped, 0.3, 0.01);  // 131,072 draws: the standard deviation is 0.0013
+  const Tensor base = (x * w).tanh().detach();
+  EXPECT_TENSOR_CLOSE(torch::where(kept, y - 1, torch::zeros_like(y)), torch::where(kept, base / 0.7, torch::zeros_like(y)), 1e-5, 1e-6);
+  // The gradient of sum(y) through x * w: the same mask, scaled.
+  y.sum().backward();
+  const Tensor want = (torch::where(kept, torch::full_like(y, 1 / 0.7), torch::zeros_like(y)) * (1 - base.square()) * x).sum(0);
+  EXPECT_TENSOR_CLOSE(w.grad(), want, 1e-4, 1e-4);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+  // Another run draws another mask; the same seed draws the same.
+  EXPECT_FALSE(torch::equal(traced.forward(TensorList{x})[0], y));
+  torch::manual_seed(11);
+  EXPECT_TENSOR_EQ(traced.forward(TensorList{x})[0], y);
+  // Op by op (forward-mode AD runs the ops): the same values as the kernel.
+  torch::manual_seed(11);
+  Tensor eager;
+  {
+    torch::autograd::forward_ad::dual_level level;
+    eager = torch::autograd::forward_ad::unpack_dual(
+                traced.forward(TensorList{torch::autograd::forward_ad::make_dual(x, torch::ones_like(x))})[0])
+                .primal;
+  }
+  EXPECT_TENSOR_CLOSE(eager, y, 1e-6, 1e-6);
+  // In eval mode dropout is the identity: nothing random is left.
+  auto eval_traced = jit::trace(
+      [](const TensorList& in) {
+        return TensorList{torch::nn::functional::dropout(in[0].exp(), torch::nn::functional::DropoutFuncOptions().p(0.3).training(false))};
+      },
+      {torch::randn({4})});
+  EXPECT_TENSOR_CLOSE(eval_traced.forward(TensorList{x})[0], x.exp(), 1e-6, 1e-6);
 }
 
 // Note [Dynamic sizes]: a second batch size makes the graph size-generic; later sizes neither

@@ -149,15 +149,20 @@ class Emitter {
   Function* emit(const std::string& name) {
     Type* i8pp = Type::getInt8PtrTy(ctx_)->getPointerTo();
     Type* i64 = Type::getInt64Ty(ctx_);
-    auto* fty = FunctionType::get(Type::getVoidTy(ctx_), {i8pp, i64->getPointerTo(), i64}, false);
+    auto* fty = FunctionType::get(Type::getVoidTy(ctx_), {i8pp, i64->getPointerTo(), i64, i64->getPointerTo()}, false);
     Function* f = Function::Create(fty, Function::ExternalLinkage, name, m_);
     f->addFnAttr(Attribute::NoUnwind);
     if (jit().avx512) f->addFnAttr("prefer-vector-width", "512");
     Argument* data = f->getArg(0);
     Argument* strides = f->getArg(1);
     Argument* n = f->getArg(2);
+    Argument* extra = f->getArg(3);
     BasicBlock* entry = BasicBlock::Create(ctx_, "entry", f);
     b_.SetInsertPoint(entry);
+    if (spec_.seeds > 0) {  // Note [Fused dropout]: the first element's index, then the seeds
+      first_index_ = b_.CreateLoad(i64, extra);
+      for (int k = 0; k < spec_.seeds; ++k) seeds_.push_back(b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, extra, 1 + k)));
+    }
     const size_t nops = spec_.outputs.size() + spec_.inputs.size();
     std::vector<Value*> base(nops), stride(nops);
     Value* contiguous = b_.getTrue();
@@ -297,6 +302,17 @@ class Emitter {
     if (o == "sign" || o == "sgn") {  // real: -1, 0 or 1; NaN gives 0, as math::sign
       return b_.CreateFSub(flag(b_.CreateFCmpOGT(a[0], c(0))), flag(b_.CreateFCmpOLT(a[0], c(0))));
     }
+    if (o == "fused_dropout") {  // dropout_bits(seed, first + i) in kernel_spec.h, written out
+      const double p = s(0, 0);
+      Value* seed = seeds_.at(size_t(s(1, 0)));
+      Value* z = b_.CreateAdd(seed, b_.CreateMul(b_.CreateAdd(b_.CreateAdd(first_index_, index_), b_.getInt64(1)),
+                                                   b_.getInt64(0x9E3779B97F4A7C15ull)));
+      z = b_.CreateMul(b_.CreateXor(z, b_.CreateLShr(z, 30)), b_.getInt64(0xBF58476D1CE4E5B9ull));
+      z = b_.CreateMul(b_.CreateXor(z, b_.CreateLShr(z, 27)), b_.getInt64(0x94D049BB133111EBull));
+      z = b_.CreateXor(z, b_.CreateLShr(z, 31));
+      Value* keep = b_.CreateICmpULT(b_.CreateLShr(z, 40), b_.getInt64(dropout_threshold(1 - p)));
+      return b_.CreateSelect(keep, b_.CreateFMul(a[0], c(1 / (1 - p))), c(0));
+    }
     throw std::runtime_error("jit: the CPU code generator has no rule for '" + o + "'");
   }
 
@@ -309,6 +325,7 @@ class Emitter {
     b_.SetInsertPoint(body);
     PHINode* i = b_.CreatePHI(i64, 2, "i");
     i->addIncoming(b_.getInt64(0), head);
+    index_ = i;
     const size_t nout = spec_.outputs.size();
     auto address = [&](size_t k) -> Value* {
       Type* t = storage(type_of(k));
@@ -344,6 +361,9 @@ class Emitter {
   const KernelSpec& spec_;
   IRBuilder<> b_;
   Type* ct_;
+  Value* index_ = nullptr;        // the loop's element number
+  Value* first_index_ = nullptr;  // extra[0]: the row-major index of element 0 (kernels with seeds)
+  std::vector<Value*> seeds_;
 };
 
 void optimize(Module& m, TargetMachine& tm) {
