@@ -2,6 +2,7 @@
 // logsumexp, with their Tensor methods.
 #include <cmath>
 
+#include "ember/core/tracing_call.h"
 #include "ember/autograd/record.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/functions.h"
@@ -280,7 +281,16 @@ Tensor norm(const Tensor& A, const std::optional<Scalar>& ord, OptionalIntArrayR
 }  // namespace linalg
 
 // ---- logsumexp ------------------------------------------------------------------------------
+namespace {
+const tracing::TracedOpDef logsumexp_traced{{"logsumexp", tracing::Fusion::Reduction, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  return {logsumexp(in.at(0), tracing::ints_attr(a, "dim", "logsumexp"), tracing::bool_attr(a, "keepdim", "logsumexp"))};
+}}};
+}  // namespace
+
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (tracing::active())
+    return tracing::traced_call(logsumexp_traced, {self}, {{"dim", tracing::ints(dim)}, {"keepdim", Scalar(keepdim)}},
+                                [&] { return logsumexp(self, dim, keepdim); });
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self))) {
     std::vector<int64_t> dims = autograd::reduced_dims(self.dim(), dim);
     return autograd::differentiable(

@@ -555,6 +555,53 @@ TEST(JitDynamic, SizesTheGraphCannotExplainStaySpecialized) {
   EXPECT_ERROR_WITH(traced_pair.forward({torch::ones({7, 2}), torch::ones({6, 2})}), "");  // eager's error, from a trace
 }
 
+// batch_norm (which writes its running statistics at every run), avg pooling, embedding and
+// logsumexp are recorded: a small CNN and an embedding bag train traced as they do eagerly.
+TEST(JitTrace, BatchNormPoolingAndEmbeddingTrainAsEager) {
+  torch::manual_seed(5);
+  auto make_cnn = [] {
+    return torch::nn::Sequential(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).padding(1)), torch::nn::BatchNorm2d(8),
+                                 torch::nn::ReLU(), torch::nn::AvgPool2d(2), torch::nn::AdaptiveAvgPool2d(1),
+                                 torch::nn::Flatten(), torch::nn::Linear(8, 4));
+  };
+  auto eager = make_cnn();
+  auto traced_net = make_cnn();
+  for (size_t i = 0; i < eager->parameters().size(); ++i) {
+    torch::NoGradGuard g;
+    traced_net->parameters()[i].copy_(eager->parameters()[i]);
+  }
+  // Tracing runs the module once (as torch.jit.trace does): its batch statistics count.
+  const Tensor example = torch::randn({2, 3, 8, 8});
+  auto traced = jit::trace(traced_net, {example});
+  (void)eager->forward(example);
+  torch::optim::SGD opt_e(eager->parameters(), 0.1), opt_t(traced_net->parameters(), 0.1);
+  for (int step = 0; step < 3; ++step) {
+    const Tensor x = torch::randn({2, 3, 8, 8});
+    opt_e.zero_grad();
+    opt_t.zero_grad();
+    eager->forward(x).logsumexp(1).sum().backward();
+    traced.forward(x).logsumexp(1).sum().backward();
+    opt_e.step();
+    opt_t.step();
+  }
+  for (size_t i = 0; i < eager->parameters().size(); ++i)
+    EXPECT_TENSOR_CLOSE(traced_net->parameters()[i], eager->parameters()[i], 1e-5, 1e-6) << "parameter " << i;
+  for (size_t i = 0; i < eager->buffers().size(); ++i)  // running mean, var and the batch count
+    EXPECT_TENSOR_CLOSE(traced_net->buffers()[i], eager->buffers()[i], 1e-5, 1e-6) << "buffer " << i;
+  eager->eval();
+  traced.eval();
+  const Tensor x = torch::randn({2, 3, 8, 8});
+  EXPECT_TENSOR_CLOSE(traced.forward(x), eager->forward(x), 1e-5, 1e-6);  // eval mode traces again
+  // Embedding: indices in, the rows' gradients out.
+  auto emb = torch::nn::Embedding(torch::nn::EmbeddingOptions(10, 6).padding_idx(0));
+  auto traced_emb = jit::trace(emb, {torch::tensor({1, 2, 0, 3}, torch::kLong)});
+  const Tensor idx = torch::tensor({{4, 0}, {9, 4}}, torch::kLong);
+  Tensor y = traced_emb.forward(idx);
+  EXPECT_TENSOR_EQ(y, emb->forward(idx));
+  y.sum().backward();
+  EXPECT_TENSOR_EQ(emb->weight.grad().sum(1), torch::tensor({0.0f, 0, 0, 0, 12, 0, 0, 0, 0, 6}));
+}
+
 // zeros, ones and full inside a traced function: "full" nodes, folded to constants.
 TEST(JitTrace, FactoriesAreRecorded) {
   auto fn = [](const TensorList& in) {

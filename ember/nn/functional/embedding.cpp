@@ -3,13 +3,33 @@
 #include <cmath>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/tracing_call.h"
 #include "ember/ops/functions.h"
 
 namespace ember::nn {
 
 namespace functional {
+namespace {
+// Traced (Note [Tracing hooks]); with max_norm the node renormalizes rows of the weight in place,
+// so embedding nodes are kept and never merged (the op's `random` flag).
+const tracing::TracedOpDef embedding_traced{{"embedding", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  EMBER_CHECK(in.size() == 2, "embedding: expected 2 inputs (indices, weight), got ", in.size());
+  const std::optional<double> max_norm = tracing::has_attr(a, "max_norm")
+      ? std::optional<double>(tracing::double_attr(a, "max_norm", "embedding")) : std::nullopt;
+  return {embedding(in[0], in[1], tracing::optional_int_attr(a, "padding_idx", "embedding"), max_norm,
+                    tracing::double_attr(a, "norm_type", "embedding"), tracing::bool_attr(a, "scale_grad_by_freq", "embedding"),
+                    false)};
+}, /*random=*/true}};
+}  // namespace
+
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
-                 std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool /*sparse*/) {
+                 std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool sparse) {
+  if (tracing::active())
+    return tracing::traced_call(embedding_traced, {input, weight},
+                                {{"padding_idx", tracing::optional_int(padding_idx)},
+                                 {"max_norm", max_norm ? tracing::Attr(Scalar(*max_norm)) : tracing::Attr()},
+                                 {"norm_type", Scalar(norm_type)}, {"scale_grad_by_freq", Scalar(scale_grad_by_freq)}},
+                                [&] { return embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse); });
   check_defined(input, "embedding", "input");
   check_defined(weight, "embedding", "weight");
   EMBER_CHECK_TYPE(input.scalar_type() == kLong || input.scalar_type() == kInt,

@@ -370,8 +370,22 @@ Tensor device_batch_norm(const DeviceBatchNorm& bn, const Tensor& input, const T
 }
 }  // namespace
 
+namespace {
+// Traced (Note [Tracing hooks]): in training mode the node writes the running statistics, so it
+// is kept and never merged (the op's `random` flag: an effect beyond its output).
+const tracing::TracedOpDef batch_norm_traced{{"batch_norm", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  EMBER_CHECK(in.size() == 5, "batch_norm: expected 5 inputs (input, running_mean, running_var, weight, bias), got ", in.size());
+  return {batch_norm(in[0], in[1], in[2], in[3], in[4], tracing::bool_attr(a, "training", "batch_norm"),
+                     tracing::double_attr(a, "momentum", "batch_norm"), tracing::double_attr(a, "eps", "batch_norm"))};
+}, /*random=*/true}};
+}  // namespace
+
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
+  if (tracing::active())
+    return tracing::traced_call(batch_norm_traced, {input, running_mean, running_var, weight, bias},
+                                {{"training", Scalar(training)}, {"momentum", Scalar(momentum)}, {"eps", Scalar(eps)}},
+                                [&] { return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps); });
   check_defined(input, "batch_norm", "input");
   EMBER_CHECK(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ", input.sizes());
   const int64_t C = input.size(1);

@@ -346,8 +346,38 @@ Tensor avg_pool_batched(const Tensor& x, const Pooling& g, bool count_include_pa
 }  // namespace
 
 namespace nn::detail {
+namespace {
+const char* pool_name(const char* stem, int64_t d) {
+  static const char* names[2][3] = {{"avg_pool1d", "avg_pool2d", "avg_pool3d"},
+                                    {"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"}};
+  EMBER_CHECK(d >= 1 && d <= 3, stem, ": dimension count must be 1, 2 or 3");
+  return names[std::string_view(stem) == "avg_pool" ? 0 : 1][d - 1];
+}
+// Traced (Note [Tracing hooks]).
+const tracing::TracedOpDef avg_pool_traced{{"avg_pool", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  const int64_t d = tracing::int_attr(a, "d", "avg_pool");
+  return {avg_pool_nd(in.at(0), size_t(d), tracing::ints_attr(a, "kernel_size", "avg_pool"), tracing::ints_attr(a, "stride", "avg_pool"),
+                      tracing::ints_attr(a, "padding", "avg_pool"), tracing::bool_attr(a, "ceil_mode", "avg_pool"),
+                      tracing::bool_attr(a, "count_include_pad", "avg_pool"),
+                      tracing::optional_int_attr(a, "divisor_override", "avg_pool"), pool_name("avg_pool", d))};
+}}};
+const tracing::TracedOpDef adaptive_avg_pool_traced{{"adaptive_avg_pool", tracing::Fusion::Opaque, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
+  const int64_t d = tracing::int_attr(a, "d", "adaptive_avg_pool");
+  return {adaptive_avg_pool_nd(in.at(0), size_t(d), tracing::ints_attr(a, "output_size", "adaptive_avg_pool"),
+                               pool_name("adaptive_avg_pool", d))};
+}}};
+}  // namespace
+
 Tensor avg_pool_nd(const Tensor& input, size_t d, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                    bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const char* op) {
+  if (tracing::active())
+    return tracing::traced_call(avg_pool_traced, {input},
+                                {{"d", Scalar(int64_t(d))}, {"kernel_size", tracing::ints(kernel)}, {"stride", tracing::ints(stride)},
+                                 {"padding", tracing::ints(padding)}, {"ceil_mode", Scalar(ceil_mode)},
+                                 {"count_include_pad", Scalar(count_include_pad)},
+                                 {"divisor_override", tracing::optional_int(divisor_override)}},
+                                [&] { return avg_pool_nd(input, d, kernel, stride, padding, ceil_mode, count_include_pad,
+                                                         divisor_override, op); });
   // Autocast: avg_pool3d runs in float32; avg_pool1d/2d are on no list, so the composite's
   // matmuls must not run in bfloat16 either (None: inputs kept, autocast suspended inside).
   EMBER_AUTOCAST_WITH(
@@ -395,6 +425,10 @@ std::vector<int64_t> kernel_of(const Tensor& x, IntArrayRef out) {
 
 namespace nn::detail {
 Tensor adaptive_avg_pool_nd(const Tensor& input, size_t d, IntArrayRef out_size, const char* op) {
+  if (tracing::active())
+    return tracing::traced_call(adaptive_avg_pool_traced, {input},
+                                {{"d", Scalar(int64_t(d))}, {"output_size", tracing::ints(out_size)}},
+                                [&] { return adaptive_avg_pool_nd(input, d, out_size, op); });
   // Autocast: adaptive_avg_pool3d runs in float32, the others as they are (see avg_pool_nd).
   EMBER_AUTOCAST_WITH(d == 3 ? autocast::policies("adaptive_avg_pool3d") : AutocastPolicies{},
                       adaptive_avg_pool_nd(_ac[0], d, out_size, op), &input);
