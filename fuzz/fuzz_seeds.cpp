@@ -485,6 +485,16 @@ void jit_program_seeds() {
       },
       {randn({2, 2})});
   put("jit_program", "function.ember", jit::save_to_bytes(fn));
+  // Size-generic (Note [Dynamic sizes]): size symbols, size uses and twin sizes.
+  auto lin = nn::Linear(12, 5);
+  auto generic = jit::trace_module(
+      lin.ptr(),
+      [&](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{gelu(lin->forward(in[0].reshape({in[0].size(0), 12}))).view({in[0].size(0) * 5})};
+      },
+      {randn({4, 3, 4})});
+  (void)generic.forward(std::vector<Tensor>{randn({6, 3, 4})});
+  put("jit_program", "generic.ember", jit::save_to_bytes(generic));
 }
 
 }  // namespace

@@ -16,6 +16,10 @@
 // {"none": null} | {"bool": b} | {"int": i} | {"double": d} | {"complex": [re, im]} |
 // {"ints": [..]} | {"string": s} | {"dtype": "Float"}; a double that JSON cannot hold is the
 // string "inf", "-inf" or "nan".
+// A size-generic program (Note [Dynamic sizes]) adds "size_symbols": [[input, dim], ...],
+// "equal_symbols": [[a, b], ...], "input_twin_sizes": [[..] per input] and, per node,
+// "size_uses": [[attr, element, symbol, factor], ...] and "twin_sizes": [[..] per output]; a
+// reader that ignores them runs the program at its traced sizes only, which is still right.
 // Compatibility: a reader refuses a newer version than its own, naming both; a version-1 file
 // stays readable by every later ember (new fields are optional with version-1 defaults). An op
 // the reading ember does not know is refused, naming it. Every count, id and type is checked
@@ -133,6 +137,8 @@ tracing::Attr attr_from(const json::Value& v, std::string_view what) {
 
 std::string save_to_bytes(const TracedModule& module) {
   const Graph& g = module.graph();
+  const TracedModule::Impl::Specialization& spec = module.impl()->specializations.back();
+  const bool generic = !spec.symbols.empty();
   std::map<std::string, Tensor> tensors;
   std::map<const Value*, int64_t> number;  // values renumbered in definition order
   auto num = [&](const Value* v) -> int64_t { return v ? number.at(v) : -1; };
@@ -161,22 +167,40 @@ std::string save_to_bytes(const TracedModule& module) {
     for (const Value* i : n->inputs) ins.emplace_back(num(i));
     for (const auto& [name, a] : n->attrs) attrs.push_back(json::Array{name, attr_json(a)});
     for (const Value* o : n->outputs) define(o), outs.push_back(type_json(o->type));
-    nodes.push_back(json::Object{{"op", std::string(n->kind())},
-                                 {"inputs", std::move(ins)},
-                                 {"attrs", std::move(attrs)},
-                                 {"mutates", n->mutates},
-                                 {"outputs", std::move(outs)}});
+    json::Object node{{"op", std::string(n->kind())},
+                      {"inputs", std::move(ins)},
+                      {"attrs", std::move(attrs)},
+                      {"mutates", n->mutates},
+                      {"outputs", std::move(outs)}};
+    if (generic) {
+      json::Array uses, twins;
+      for (const SizeUse& u : n->size_uses)
+        uses.push_back(json::Array{int64_t(u.attr), u.element, int64_t(u.symbol), u.factor});
+      for (const Value* o : n->outputs) twins.push_back(ints_json(o->twin_sizes));
+      node.emplace_back("size_uses", std::move(uses));
+      node.emplace_back("twin_sizes", std::move(twins));
+    }
+    nodes.push_back(std::move(node));
   }
   for (const Value* o : g.outputs()) outputs.emplace_back(num(o));
-  json::Value program = json::Object{{"format", kKey},
-                                     {"version", kVersion},
-                                     {"inputs", std::move(inputs)},
-                                     {"params", std::move(params)},
-                                     {"constants", std::move(constants)},
-                                     {"nodes", std::move(nodes)},
-                                     {"outputs", std::move(outputs)},
-                                     {"training", module.is_training()}};
-  return serialize::to_safetensors(tensors, {{kKey, json::dump(program)}});
+  json::Object program{{"format", kKey},
+                       {"version", kVersion},
+                       {"inputs", std::move(inputs)},
+                       {"params", std::move(params)},
+                       {"constants", std::move(constants)},
+                       {"nodes", std::move(nodes)},
+                       {"outputs", std::move(outputs)},
+                       {"training", module.is_training()}};
+  if (generic) {
+    json::Array symbols, equal, twins;
+    for (const auto& sym : spec.symbols) symbols.push_back(json::Array{int64_t(sym.input), int64_t(sym.dim)});
+    for (const auto& [a, b] : spec.equal_symbols) equal.push_back(json::Array{int64_t(a), int64_t(b)});
+    for (const Value* v : g.inputs()) twins.push_back(ints_json(v->twin_sizes));
+    program.emplace_back("size_symbols", std::move(symbols));
+    program.emplace_back("equal_symbols", std::move(equal));
+    program.emplace_back("input_twin_sizes", std::move(twins));
+  }
+  return serialize::to_safetensors(tensors, {{kKey, json::dump(json::Value(std::move(program)))}});
 }
 
 void save(const TracedModule& module, const std::string& path) {
@@ -265,6 +289,28 @@ TracedModule load_program(const serialize::SafetensorsContents& file, const std:
     for (const json::Value& o : field(n, "outputs", what).as_array(what)) outs.push_back(type_from(o, what));
     Node* node = g.add_node(*op, std::move(ins), std::move(attrs), std::move(outs), mutates);
     for (Value* o : node->outputs) values.push_back(o);
+    if (const json::Value* uses = n.find("size_uses")) {
+      for (const json::Value& u : uses->as_array(what)) {
+        const json::Array& q = u.as_array(what);
+        EMBER_CHECK(q.size() == 4, what, ": a size use is [attr, element, symbol, factor]");
+        SizeUse use{size_t(q[0].as_int(what)), q[1].as_int(what), size_t(q[2].as_int(what)), q[3].as_int(what)};
+        EMBER_CHECK(q[0].as_int(what) >= 0 && use.attr < node->attrs.size() && q[2].as_int(what) >= 0 && use.factor >= 1,
+                    what, ": ", op_name, " has a size use out of range");
+        const tracing::Attr& a = node->attrs[use.attr].second;
+        const auto* list = std::get_if<std::vector<int64_t>>(&a);
+        const Scalar* number = std::get_if<Scalar>(&a);
+        EMBER_CHECK(use.element == -1 ? (number && number->isIntegral(false))
+                                      : (list && use.element >= 0 && use.element < int64_t(list->size())),
+                    what, ": ", op_name, "'s size use names no integer of attribute ", node->attrs[use.attr].first);
+        node->size_uses.push_back(use);
+      }
+    }
+    if (const json::Value* twins = n.find("twin_sizes")) {
+      const json::Array& t = twins->as_array(what);
+      EMBER_CHECK(t.size() == node->outputs.size(), what, ": ", op_name, " has ", t.size(), " twin sizes for ",
+                  node->outputs.size(), " outputs");
+      for (size_t k = 0; k < t.size(); ++k) node->outputs[k]->twin_sizes = ints_from(t[k], what);
+    }
   }
   std::vector<Value*> outputs;
   for (const json::Value& o : field(p, "outputs", what).as_array(what)) {
@@ -275,7 +321,40 @@ TracedModule load_program(const serialize::SafetensorsContents& file, const std:
   g.set_outputs(std::move(outputs));
   impl->own_training = field(p, "training", what).as_bool(what);
   sig.training = impl->own_training;
+  std::vector<TracedModule::Impl::SizeSymbol> symbols;
+  std::vector<std::pair<size_t, size_t>> equal;
+  if (const json::Value* syms = p.find("size_symbols")) {
+    for (const json::Value& sym : syms->as_array(what)) {
+      const json::Array& q = sym.as_array(what);
+      EMBER_CHECK(q.size() == 2, what, ": a size symbol is [input, dim]");
+      const int64_t in = q[0].as_int(what), dim = q[1].as_int(what);
+      EMBER_CHECK(in >= 0 && in < int64_t(sig.inputs.size()) && dim >= 0 && dim < int64_t(sig.inputs[size_t(in)].sizes.size()),
+                  what, ": size symbol [", in, ", ", dim, "] names no input dimension");
+      EMBER_CHECK(sig.inputs[size_t(in)].sizes[size_t(dim)] >= 2, what, ": a size symbol's traced size must be at least 2");
+      symbols.push_back({size_t(in), size_t(dim)});
+    }
+    for (const auto& n : g.nodes())
+      for (const SizeUse& u : n->size_uses)
+        EMBER_CHECK(u.symbol < symbols.size(), what, ": ", n->kind(), " uses size symbol ", u.symbol, " of ", symbols.size());
+    if (const json::Value* eq = p.find("equal_symbols"))
+      for (const json::Value& e : eq->as_array(what)) {
+        const json::Array& q = e.as_array(what);
+        EMBER_CHECK(q.size() == 2 && q[0].as_int(what) >= 0 && q[1].as_int(what) >= 0 &&
+                        q[0].as_int(what) < int64_t(symbols.size()) && q[1].as_int(what) < int64_t(symbols.size()),
+                    what, ": an equal-symbols pair names no symbol");
+        equal.emplace_back(size_t(q[0].as_int(what)), size_t(q[1].as_int(what)));
+      }
+    if (const json::Value* twins = p.find("input_twin_sizes")) {
+      const json::Array& t = twins->as_array(what);
+      EMBER_CHECK(t.size() == g.inputs().size(), what, ": ", t.size(), " input twin sizes for ", g.inputs().size(), " inputs");
+      for (size_t k = 0; k < t.size(); ++k) g.inputs()[k]->twin_sizes = ints_from(t[k], what);
+    }
+  } else {
+    for (const auto& n : g.nodes()) EMBER_CHECK(n->size_uses.empty(), what, ": size uses without size symbols");
+  }
   impl->specializations.push_back(impl->specialize(sig, graph));
+  impl->specializations.back().symbols = std::move(symbols);
+  impl->specializations.back().equal_symbols = std::move(equal);
   return TracedModule(std::move(impl));
 }
 

@@ -537,6 +537,30 @@ TEST(JitDynamic, VariableBatchSizesTraceTwiceAndCompileEachGroupOnce) {
   EXPECT_EQ(jit::stats().traces, 3);
 }
 
+// A size-generic program saves as one: the loaded program runs any batch size, without source.
+TEST(JitDynamic, ASizeGenericProgramSavesAndLoadsGeneric) {
+  torch::manual_seed(4);
+  auto lin = torch::nn::Linear(12, 5);
+  auto fwd = [&](const TensorList& in) {
+    const Tensor& x = in[0];
+    return TensorList{torch::gelu(lin->forward(x.reshape({x.size(0), 12}))).mul(2).sigmoid().view({x.size(0) * 5})};
+  };
+  auto traced = jit::trace_module(lin.ptr(), fwd, {torch::randn({4, 3, 4})});
+  (void)traced.forward(TensorList{torch::randn({6, 3, 4})});  // a second size: generic
+  ASSERT_EQ(traced.num_specializations(), 2u);
+  TempDir dir;
+  jit::save(traced, dir / "generic.ember");
+  auto loaded = jit::load(dir / "generic.ember");
+  for (int64_t batch : {9, 2, 31}) {
+    const Tensor x = torch::randn({batch, 3, 4});
+    torch::NoGradGuard g;
+    EXPECT_TENSOR_CLOSE(loaded.forward(TensorList{x})[0], fwd({x})[0], 1e-6, 1e-6) << "batch " << batch;
+  }
+  EXPECT_EQ(loaded.num_specializations(), 1u);
+  EXPECT_ERROR_WITH(loaded.forward(TensorList{torch::randn({1, 3, 4})}), "cannot run on these inputs");  // size 1
+  EXPECT_ERROR_WITH(loaded.forward(TensorList{torch::randn({5, 3, 5})}), "cannot run on these inputs");  // another dim
+}
+
 // A size that reaches the program another way than an op's size argument (here a number) keeps
 // one graph per size: never a generic graph that would compute with the first size.
 TEST(JitDynamic, SizesTheGraphCannotExplainStaySpecialized) {
