@@ -91,6 +91,8 @@ std::string driver_error(CUresult r) {
   return s ? s : "CUDA driver error " + std::to_string(int(r));
 }
 
+static_assert(kMaxKernelOperands == kMaxIteratorOperands, "a fused group's operands are an iterator's");
+
 // The host side of the kernel's argument (the generated EmberFusedArgs, the same layout).
 struct FusedArgs {
   char* data[kMaxKernelOperands];
