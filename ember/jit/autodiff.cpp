@@ -36,6 +36,12 @@ bool floating_or_complex(ScalarType t) { return isFloatingType(t) || isComplexTy
 std::vector<Tensor> vjp_of(const Node& n, const std::vector<Tensor>& in, const Tensor& out, const Tensor& grad,
                            const std::vector<bool>& needs) {
   if (n.op->run == &run_traced_pointwise) return traced_pointwise_vjp(*n.op, in, out, n.attrs, grad, needs);
+  if (n.kind() == "sum" || n.kind() == "mean") {  // a row reduction (Note [Row reductions]): grad spread over the row
+    Tensor g = tracing::bool_attr(n.attrs, "keepdim", n.kind()) ? grad : grad.unsqueeze(-1);
+    g = g.expand(in[0].sizes());
+    if (n.kind() == "mean") g = g.div(double(in[0].size(-1)));
+    return {needs[0] ? g : Tensor()};
+  }
   if (n.kind() == "fused_dropout")  // linear in its input: the same mask (Note [Fused dropout])
     return {needs[0] ? fused_dropout(grad, in[1], tracing::double_attr(n.attrs, "p", "fused_dropout")) : Tensor(), Tensor()};
   if (n.kind() == "where") {  // as where's own formula (ops/index_ops.cpp)
@@ -58,7 +64,7 @@ bool differentiable_in_group(const Node& n) {
     const auto& row = *static_cast<const PointwiseOp*>(n.op->context);
     return row.differentiable && row.vjp;
   }
-  return n.kind() == "where" || n.kind() == "fused_dropout";
+  return n.kind() == "where" || n.kind() == "fused_dropout" || n.kind() == "sum" || n.kind() == "mean";
 }
 
 std::shared_ptr<const BackwardProgram> derive_backward(const Graph& fwd, const std::vector<bool>& needs,

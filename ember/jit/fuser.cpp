@@ -20,11 +20,20 @@
 // all on the CPU or all on one CUDA device, when forward-mode AD is on (tangents go through the ops' own jvps), while a trace
 // records (so that it records the ops), or when no kernel could be made (LLVM or NVRTC missing:
 // the reason is kept and shown by fusion_report()).
+//
+// Note [Row reductions]: a sum or mean over the last dimension may end a group whose shape is
+// its input's (x.sub(y).square().mean(-1) is one pass over memory, not three). The kernel then
+// runs row by row (the row driver, as for fused dropout): each call is one row, the reduction an
+// accumulator the loop adds to (reassociated: a vector of partial sums) and stores once after the
+// row. No member of a group reads a reduction of the same group (it exists only once the row is
+// done); a group may hold several. The backward spreads the gradient over the row (sum's and
+// mean's own formula: expand, divide by the row's length) and fuses like any other.
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -176,6 +185,23 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
   return true;
 }
 
+// A sum or mean over the last dimension of a floating CPU tensor, in its own dtype (Note [Row
+// reductions]): it may end a group whose shape is its input's. *keepdim: the node's.
+bool row_reduction(const Node& n, ScalarType* cls, bool* keepdim) {
+  if ((n.kind() != "sum" && n.kind() != "mean") || n.has_effects() || n.outputs.size() != 1 || n.inputs.size() != 1 ||
+      !n.inputs[0])
+    return false;
+  const TensorType& in = n.inputs[0]->type;
+  if (!floating(in.dtype) || !in.device.is_cpu() || in.sizes.empty() || n.outputs[0]->type.dtype != in.dtype) return false;
+  if (!tracing::has_attr(n.attrs, "dim") || tracing::has_attr(n.attrs, "dtype")) return false;
+  const std::vector<int64_t> dim = tracing::ints_attr(n.attrs, "dim", n.kind());
+  const int64_t last = int64_t(in.sizes.size()) - 1;
+  if (dim.size() != 1 || (dim[0] != -1 && dim[0] != last)) return false;
+  *keepdim = tracing::bool_attr(n.attrs, "keepdim", n.kind());
+  *cls = in.dtype;
+  return true;
+}
+
 const tracing::TracedOpDef fused_op{{"fused", tracing::Fusion::Opaque,
                                      [](const tracing::TracedOp&, const std::vector<Tensor>&,
                                         const tracing::Attrs&) -> std::vector<Tensor> {
@@ -267,6 +293,11 @@ KernelSpec spec_of(const Graph& g) {
       k.op = "const";
       k.scalars[0] = tracing::scalar_attr(n->attrs, "value", "full_like").toDouble();
       k.num_scalars = 1;
+    } else if (n->kind() == "sum" || n->kind() == "mean") {  // Note [Row reductions]
+      k.op = "row_sum";
+      k.args.push_back(value(n->inputs[0]));
+      k.scalars[0] = n->kind() == "mean" ? 1 : 0;
+      k.num_scalars = 1;
     } else if (n->kind() == "fused_dropout") {  // scalars: p, the seed's slot
       k.op = "fused_dropout";
       k.args.push_back(value(n->inputs[0]));
@@ -285,6 +316,7 @@ KernelSpec spec_of(const Graph& g) {
   for (const Value* o : g.outputs()) {
     s.outputs.push_back(kty(o->type.dtype));
     s.output_values.push_back(ref.at(o));
+    s.output_rows.push_back(o->node && (o->node->kind() == "sum" || o->node->kind() == "mean"));
   }
   return s;
 }
@@ -339,20 +371,25 @@ void fuse_pointwise(Graph& g) {
   std::vector<std::vector<size_t>> members;
   std::vector<std::vector<int64_t>> sizes, twins;  // a group's output sizes (and in the twin trace)
   std::vector<ScalarType> cls;
+  std::vector<bool> reduces(nodes.size(), false);  // a row reduction that joined a group
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Node& n = *nodes[k];
     ScalarType node_cls = kFloat;
-    if (!fusible(g, n, &node_cls)) continue;
+    bool keepdim = false;
+    const bool reduction = row_reduction(n, &node_cls, &keepdim);
+    if (!reduction && !fusible(g, n, &node_cls)) continue;
     // n joins the groups of its producers, merged into the earliest of them, when every value
-    // the merged group reads from outside exists before that group's first node.
+    // the merged group reads from outside exists before that group's first node. A row
+    // reduction joins the group of its input, whose shape is that input's; no member of a group
+    // reads a reduction of the same group (it exists only once the rows are done).
+    const std::vector<int64_t>& shape = reduction ? n.inputs[0]->type.sizes : n.outputs[0]->type.sizes;
+    const std::vector<int64_t>& twin = reduction ? n.inputs[0]->twin_sizes : n.outputs[0]->twin_sizes;
     std::vector<int> cands;
     for (const Value* i : n.inputs) {
       auto p = producer.find(i);
       if (p == producer.end() || group[p->second] < 0) continue;
       const int gi = group[p->second];
-      if (sizes[gi] != n.outputs[0]->type.sizes || twins[gi] != n.outputs[0]->twin_sizes ||
-          !same_class(cls[gi], node_cls))
-        continue;
+      if (sizes[gi] != shape || twins[gi] != twin || !same_class(cls[gi], node_cls)) continue;
       if (std::find(cands.begin(), cands.end(), gi) == cands.end()) cands.push_back(gi);
     }
     auto legal = [&](const std::vector<int>& merged) {
@@ -365,6 +402,7 @@ void fuse_pointwise(Graph& g) {
           const bool in_merged = std::find(merged.begin(), merged.end(), group[q->second]) != merged.end() &&
                                  group[q->second] >= 0;
           if (!in_merged && q->second >= first) return false;
+          if (in_merged && reduces[q->second]) return false;  // reads a reduction of the group
         }
         return true;
       };
@@ -373,6 +411,14 @@ void fuse_pointwise(Graph& g) {
           if (!external_ok(*nodes[m])) return false;
       return external_ok(n);
     };
+    if (reduction) {  // only into its input's group (never the start of a group, never a merge)
+      if (cands.size() == 1 && legal(cands)) {
+        group[k] = cands[0];
+        members[cands[0]].push_back(k);
+        reduces[k] = true;
+      }
+      continue;
+    }
     int join = -1;
     if (!cands.empty() && legal(cands)) {
       std::sort(cands.begin(), cands.end(), [&](int a, int b) { return members[a].front() < members[b].front(); });
@@ -482,6 +528,10 @@ void fuse_pointwise(Graph& g) {
     std::vector<TensorType> types;
     for (Value* o : outs[gi]) sub_outs.push_back(local.at(o)), types.push_back(o->type);
     fg->graph.set_outputs(sub_outs);
+    for (const Value* o : fg->graph.outputs()) {
+      const bool row = o->node && (o->node->kind() == "sum" || o->node->kind() == "mean");
+      fg->row_outputs.push_back(!row ? 0 : tracing::bool_attr(o->node->attrs, "keepdim", o->node->kind()) ? 1 : 2);
+    }
     fg->spec = spec_of(fg->graph);
     fg->key = fg->spec.str();
     std::unique_ptr<Node> f = g.make_node(fused_op, ins[gi], {}, types, false);
@@ -649,7 +699,21 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
   DimVector shape;
   for (const Tensor& t : inputs) shape = infer_size(shape, t.sizes());
   std::vector<Tensor> outs;
-  for (const Value* o : fg.graph.outputs()) outs.push_back(empty_in_order(shape, o->type.strides, o->type.dtype, device));
+  std::vector<Tensor> row_views;  // what the row driver writes: a reduction's output as [..., 1]
+  for (size_t k2 = 0; k2 < fg.graph.outputs().size(); ++k2) {
+    const Value* o = fg.graph.outputs()[k2];
+    const uint8_t row = k2 < fg.row_outputs.size() ? fg.row_outputs[k2] : 0;
+    if (row == 0) {
+      outs.push_back(empty_in_order(shape, o->type.strides, o->type.dtype, device));
+      row_views.push_back(outs.back());
+      continue;
+    }
+    DimVector reduced(shape);
+    reduced.back() = 1;
+    row_views.push_back(empty(reduced, TensorOptions().dtype(o->type.dtype).device(device)));
+    outs.push_back(row == 1 ? row_views.back() : row_views.back().squeeze(-1));
+    if (shape.back() == 0) row_views.back().fill_(o->node->kind() == "mean" ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+  }
   if (device.is_cuda()) {  // Note [CUDA code generator]
     std::vector<Tensor> operands = outs;
     operands.insert(operands.end(), inputs.begin(), inputs.end());
@@ -663,9 +727,9 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
       return run_graph(fg.graph, inputs, {});
     }
     detail::count_fused(true);
-  } else if (fg.spec.seeds > 0) {  // Note [Fused dropout]: rows in row-major order, each told its first index
+  } else if (fg.rows()) {  // Notes [Fused dropout], [Row reductions]: row by row, in row-major order
     detail::count_fused(true);
-    std::vector<Tensor> operands = outs;
+    std::vector<Tensor> operands = row_views;
     std::vector<uint64_t> seeds;
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (is_seed(fg.graph.inputs()[i])) seeds.push_back(static_cast<uint64_t>(inputs[i].item<int64_t>()));

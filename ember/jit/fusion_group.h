@@ -1,5 +1,6 @@
 // A fused group and its backward programs (internal to ember::jit: fuser.cpp, autodiff.cpp).
 #pragma once
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,11 @@ struct FusionGroup {
   Graph graph;  // the group's nodes; inputs: what it reads from outside; outputs: what leaves it
   KernelSpec spec;
   std::string key;
+  // Per output of graph: 0 an elementwise output; 1 a row reduction's with keepdim, 2 without
+  // (Note [Row reductions] in fuser.cpp).
+  std::vector<uint8_t> row_outputs;
+  bool rows() const { return spec.seeds > 0 || std::find(row_outputs.begin(), row_outputs.end(), 1) != row_outputs.end() ||
+                             std::find(row_outputs.begin(), row_outputs.end(), 2) != row_outputs.end(); }
   std::mutex mutex;
   bool tried = false;
   KernelFn kernel = nullptr;

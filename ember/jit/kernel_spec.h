@@ -49,7 +49,8 @@ inline uint64_t dropout_threshold(double keep_probability) {
 // reference r in an instruction: r < num_inputs is input r; else the result of instruction
 // r - num_inputs. Constants are instructions of op "const" (value in scalars[0]).
 struct KInstr {
-  std::string op;             // "add", "exp", ... (kernel_ops() lists them), or "const"
+  std::string op;             // "add", "exp", ... (kernel_ops() lists them), "const", or "row_sum"
+                              // (a row reduction: scalars[0] is 1 for a mean)
   std::vector<int> args;
   double scalars[4] = {0, 0, 0, 0};  // the op's scalar arguments (alpha, slopes, ...)
   int num_scalars = 0;
@@ -59,6 +60,9 @@ struct KernelSpec {
   std::vector<KTy> outputs, inputs;
   int seeds = 0;  // dropout seeds the kernel reads from its `extra` argument (Note [Fused dropout])
   std::vector<int> output_values;  // which value each output stores
+  // Per output: 1 when it is a row reduction's (one value per call, the sum or mean of its
+  // instruction's argument over the call's n elements, stored at the output's pointer).
+  std::vector<uint8_t> output_rows;
   std::vector<KInstr> instrs;
   bool f64 = false;  // compute in double (some operand is double), else float
   // A text form: the kernel caches' key and what error messages show.
@@ -77,7 +81,8 @@ struct KernelSpec {
       }
     }
     s += "; store";
-    for (int v : output_values) s += " %" + std::to_string(v);
+    for (size_t k = 0; k < output_values.size(); ++k)
+      s += (k < output_rows.size() && output_rows[k] ? " row %" : " %") + std::to_string(output_values[k]);
     return s;
   }
 };

@@ -428,6 +428,46 @@ TEST(JitFuser, WhereComparisonsAndFillsFuse) {
   EXPECT_EQ(jit::stats().fused_fallbacks, 0);
 }
 
+// Note [Row reductions]: a sum or mean over the last dimension ends the group (one pass), with
+// keepdim or not, beside elementwise outputs; gradients through it; an empty last dimension.
+TEST(JitFuser, RowReductionsEndAGroup) {
+  jit::reset_stats();
+  const Tensor w = torch::randn({33}, torch::dtype(torch::kDouble).requires_grad(true));
+  auto fn = [&](const TensorList& in) {
+    Tensor d = (in[0] * w - in[1]).square();
+    return TensorList{d.mean(-1), (d * 2).sum(-1, /*keepdim=*/true), d.exp()};
+  };
+  const Tensor x = torch::randn({7, 5, 33}, torch::kDouble), y = torch::randn({33}, torch::kDouble);
+  auto traced = jit::trace(fn, {x, y});
+  EXPECT_EQ(fused_nodes(traced.fused_graph()), 1u) << traced.fused_graph().str();
+  EXPECT_EQ(traced.fused_graph().nodes().size(), 1u) << traced.fused_graph().str();
+  const TensorList got = traced.forward({x, y}), want = fn({x, y});
+  ASSERT_EQ(got[0].sizes(), (std::vector<int64_t>{7, 5}));
+  ASSERT_EQ(got[1].sizes(), (std::vector<int64_t>{7, 5, 1}));
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TENSOR_CLOSE(got[i], want[i], 1e-12, 1e-12) << "output " << i;
+  (got[0].sum() + got[1].sum() + got[2].sum()).backward();
+  const Tensor traced_grad = w.grad().clone();
+  w.mutable_grad() = Tensor();
+  (want[0].sum() + want[1].sum() + want[2].sum()).backward();
+  EXPECT_TENSOR_CLOSE(traced_grad, w.grad(), 1e-10, 1e-10);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+  // float and bfloat16 rows (accumulated in float), a transposed input.
+  for (torch::Dtype dt : {torch::kFloat, torch::kBFloat16}) {
+    auto f = [](const TensorList& in) { return TensorList{(in[0].sigmoid() * in[1]).sum(-1)}; };
+    const Tensor a = torch::randn({64, 300}).to(dt), b = torch::randn({300, 64}).to(dt).t();
+    auto t = jit::trace(f, {a, b});
+    EXPECT_EQ(fused_nodes(t.fused_graph()), 1u) << t.fused_graph().str();
+    const Tensor ref = f({a.to(torch::kDouble), b.to(torch::kDouble)})[0];
+    EXPECT_TENSOR_CLOSE(t.forward({a, b})[0].to(torch::kDouble), ref, dt == torch::kFloat ? 1e-5 : 2e-2, 1e-4);
+  }
+  // An empty last dimension: sums are 0, means NaN, as in eager.
+  auto e = [](const TensorList& in) { return TensorList{in[0].exp().sum(-1), in[0].exp().mean(-1)}; };
+  auto te = jit::trace(e, {torch::randn({3, 4})});
+  const TensorList empty_rows = te.forward(TensorList{torch::randn({3, 0})});
+  EXPECT_TENSOR_EQ(empty_rows[0], torch::zeros({3}));
+  EXPECT_TRUE(empty_rows[1].isnan().all().item<bool>());
+}
+
 // More tensors than a kernel takes (kMaxIteratorOperands) cut a group into groups that fit.
 TEST(JitFuser, AGroupWithTooManyOperandsIsCut) {
   auto fn = [](const TensorList& in) {
@@ -706,11 +746,13 @@ TEST(JitFuser, RandomGraphsMatchEager) {
       if (pick(2) == 0) steps.push_back({unary[pick(int(unary.size()))], avail - 1, -1});
       else steps.push_back({binary[pick(int(binary.size()))], avail - 1, pick(avail)});
     }
+    const int reduce = pick(3);  // 0: none; 1: a sum over the last dimension; 2: a mean keeping it
     auto program = [&](const TensorList& in) {
       TensorList v = in;
       for (const Step& st : steps)
         v.push_back(st.b < 0 ? apply_unary(st.op, v[st.a]) : apply_binary(st.op, v[st.a], v[st.b]));
-      return TensorList{v.back(), v[ninputs + nsteps / 2]};
+      const Tensor last = reduce == 0 ? v.back() : reduce == 1 ? v.back().sum(-1) : v.back().mean(-1, true);
+      return TensorList{last, v[ninputs + nsteps / 2]};
     };
     auto make_inputs = [&] {
       TensorList in;
@@ -746,7 +788,7 @@ TEST(JitFuser, RandomGraphsMatchEager) {
         views.push_back(transposed[i] ? leaves.back().transpose(1, 2) : leaves.back());
       }
       const TensorList out = f(views);
-      Tensor loss = (out[0] * torch::linspace(-1, 1, out[0].numel(), dt).view_as(out[0])).sum() + out[1].sum();
+      Tensor loss = (out[0] * torch::linspace(-1, 1, std::max<int64_t>(out[0].numel(), 2), dt).narrow(0, 0, out[0].numel()).view_as(out[0])).sum() + out[1].sum();
       loss.backward();
       TensorList r;
       for (const Tensor& l : leaves) r.push_back(l.grad().defined() ? l.grad() : torch::zeros_like(l));

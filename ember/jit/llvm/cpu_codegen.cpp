@@ -169,6 +169,7 @@ class Emitter {
     for (size_t k = 0; k < nops; ++k) {
       base[k] = b_.CreateLoad(Type::getInt8PtrTy(ctx_), b_.CreateConstGEP1_64(Type::getInt8PtrTy(ctx_), data, k));
       stride[k] = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, strides, k));
+      if (row_output(k)) continue;  // stored once, at its pointer
       contiguous = b_.CreateAnd(contiguous, b_.CreateICmpEQ(stride[k], b_.getInt64(ksize(type_of(k)))));
     }
     BasicBlock* fast = BasicBlock::Create(ctx_, "contiguous", f);
@@ -183,6 +184,9 @@ class Emitter {
   }
 
  private:
+  bool row_output(size_t operand) const {
+    return operand < spec_.output_rows.size() && spec_.output_rows[operand] != 0;
+  }
   KTy type_of(size_t operand) const {
     return operand < spec_.outputs.size() ? spec_.outputs[operand] : spec_.inputs[operand - spec_.outputs.size()];
   }
@@ -338,22 +342,58 @@ class Emitter {
       const size_t operand = nout + k;
       values.push_back(widen(b_.CreateLoad(storage(spec_.inputs[k]), address(operand)), spec_.inputs[k]));
     }
+    // Row reductions (Note [Row reductions] in fuser.cpp): an accumulator per reduction, added
+    // to in any order (reassociation lets the vectorizer keep a vector of partial sums).
+    std::vector<PHINode*> accumulators;
+    std::vector<Value*> sums;
+    FastMathFlags reassoc;
+    reassoc.setAllowReassoc();
     for (const KInstr& in : spec_.instrs) {
       std::vector<Value*> args;
       for (int r : in.args) {
         if (r < 0 || size_t(r) >= values.size()) throw std::runtime_error("jit: a kernel instruction reads an undefined value");
         args.push_back(values[r]);
       }
+      if (in.op == "row_sum") {
+        PHINode* acc = PHINode::Create(ct_, 2, "acc", &body->front());
+        acc->addIncoming(c(0), head);
+        auto* added = cast<Instruction>(b_.CreateFAdd(acc, args.at(0)));
+        added->setFastMathFlags(reassoc);
+        accumulators.push_back(acc);
+        sums.push_back(added);
+        values.push_back(added);
+        continue;
+      }
       values.push_back(op(in, args));
     }
     for (size_t k = 0; k < nout; ++k) {
       const int v = spec_.output_values[k];
       if (v < 0 || size_t(v) >= values.size()) throw std::runtime_error("jit: a kernel stores an undefined value");
-      b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
+      if (!row_output(k)) b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
     }
     Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, done);
+    for (size_t a = 0; a < accumulators.size(); ++a) accumulators[a]->addIncoming(sums[a], b_.GetInsertBlock());
+    if (accumulators.empty()) {
+      b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, done);
+      return;
+    }
+    // After the row: each reduction's sum (or mean) stored once at its output's pointer.
+    BasicBlock* exit = BasicBlock::Create(ctx_, contiguous ? "c.exit" : "s.exit", f);
+    b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, exit);
+    b_.SetInsertPoint(exit);
+    for (size_t k = 0; k < nout; ++k) {
+      if (!row_output(k)) continue;
+      const int v = spec_.output_values[k];
+      const size_t instr = size_t(v) - spec_.inputs.size();
+      if (size_t(v) < spec_.inputs.size() || spec_.instrs.at(instr).op != "row_sum")
+        throw std::runtime_error("jit: a row output stores no reduction");
+      Value* total = values[v];
+      if (spec_.instrs[instr].scalars[0] == 1) total = b_.CreateFDiv(total, b_.CreateSIToFP(n, ct_));
+      Type* t = storage(spec_.outputs[k]);
+      b_.CreateStore(narrow(total, spec_.outputs[k]), b_.CreateBitCast(base[k], t->getPointerTo()));
+    }
+    b_.CreateBr(done);
   }
 
   LLVMContext& ctx_;
