@@ -91,6 +91,7 @@ void variable_batches() {
 }
 
 int main() {
+  {
   torch::NoGradGuard no_grad;
   const int64_t n = 16 << 20;
   torch::manual_seed(0);
@@ -123,6 +124,7 @@ int main() {
   const jit::Stats s = jit::stats();
   std::printf("compile time per fused kernel: %.1f ms (mean over %lld kernels; target <= 50 ms)\n",
               1e3 * s.compile_seconds / double(s.kernels_compiled), (long long)s.kernels_compiled);
+  }
   layer_norm_residual_dropout();
   transformer_step();
   variable_batches();

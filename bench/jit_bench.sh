@@ -6,9 +6,8 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 OUT=$BUILD/bench
 mkdir -p "$OUT"
-cmake --build "$BUILD" --target ember >/dev/null
-g++ -O3 -march=native -ffast-math -fopenmp -std=c++20 -o # A fresh process with the disk kernel cache off: every kernel is compiled (and timed).
-EMBER_JIT_CACHE_DIR=off "$OUT/jit_bench" bench/jit_bench.cpp -Icompat -I"$BUILD/compat-gen" -I. -Ibench \
+cmake --build "$BUILD" --target ember ember_llvm >/dev/null
+g++ -O3 -march=native -ffast-math -fopenmp -std=c++20 -o "$OUT/jit_bench" bench/jit_bench.cpp -Icompat -I"$BUILD/compat-gen" -I. -Ibench \
   -L"$BUILD" -lember -Wl,-rpath,"$PWD/$BUILD"
 # A fresh process with the disk kernel cache off: every kernel is compiled (and timed).
 EMBER_JIT_CACHE_DIR=off "$OUT/jit_bench"
