@@ -53,6 +53,7 @@
 #include "ember/jit/kernel_spec.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/tensor_iterator.h"
+#include "ember/ops/type_promotion.h"
 
 namespace ember::jit {
 
@@ -316,7 +317,7 @@ KernelSpec spec_of(const Graph& g) {
   for (const Value* o : g.outputs()) {
     s.outputs.push_back(kty(o->type.dtype));
     s.output_values.push_back(ref.at(o));
-    s.output_rows.push_back(o->node && (o->node->kind() == "sum" || o->node->kind() == "mean"));
+    s.output_rows.push_back(0);  // set by the caller (FusionGroup::row_outputs)
   }
   return s;
 }
@@ -360,8 +361,78 @@ void rewrite_dropout(Graph& g) {
 }
 }  // namespace
 
+namespace {
+// layer_norm over the last dimension of a float or double CPU tensor becomes its arithmetic
+// (Note [Row reductions]): mean, x - mean, the mean of its square, rsqrt(var + eps), the scale
+// and shift; the fuser makes one kernel of it (three loops over each row) with what feeds it and
+// what follows, and its backward is derived from those ops' formulas. (Half and bfloat16 stay
+// layer_norm: op by op, its arithmetic would round each step.)
+void rewrite_layer_norm(Graph& g) {
+  bool any = false;
+  for (const auto& n : g.nodes()) any = any || n->kind() == "layer_norm";
+  if (!any) return;
+  const tracing::TracedOp* mean_op = tracing::find_traced_op("mean");
+  const tracing::TracedOp* sub_op = tracing::find_traced_op("sub");
+  const tracing::TracedOp* mul_op = tracing::find_traced_op("mul");
+  const tracing::TracedOp* add_op = tracing::find_traced_op("add");
+  const tracing::TracedOp* rsqrt_op = tracing::find_traced_op("rsqrt");
+  EMBER_INTERNAL_ASSERT(mean_op && sub_op && mul_op && add_op && rsqrt_op, "jit: layer_norm's ops are not registered");
+  std::vector<std::unique_ptr<Node>> owned = g.take_nodes(), rebuilt;
+  std::vector<std::pair<Value*, Value*>> renamed;
+  for (auto& n : owned) {
+    const Value* x = n->kind() == "layer_norm" && !n->inputs.empty() ? n->inputs[0] : nullptr;
+    bool ok = x && (x->type.dtype == kFloat || x->type.dtype == kDouble) && x->type.device.is_cpu() && !x->type.sizes.empty();
+    if (ok) {
+      const std::vector<int64_t> shape = tracing::ints_attr(n->attrs, "normalized_shape", "layer_norm");
+      ok = shape.size() == 1 && shape[0] == x->type.sizes.back();
+      for (size_t i = 1; ok && i < n->inputs.size(); ++i) {
+        const Value* p = n->inputs[i];
+        ok = !p || (p->type.dtype == x->type.dtype && p->type.device.is_cpu() && p->type.sizes == shape);
+      }
+    }
+    if (!ok) {
+      rebuilt.push_back(std::move(n));
+      continue;
+    }
+    TensorType full = x->type, row = x->type;
+    full.requires_grad = row.requires_grad = false;
+    auto dense = [](const std::vector<int64_t>& sizes) {
+      const DimVector d = contiguous_strides(sizes);
+      return std::vector<int64_t>(d.begin(), d.end());
+    };
+    full.strides = dense(full.sizes);
+    row.sizes.back() = 1;
+    row.strides = dense(row.sizes);
+    std::vector<int64_t> full_twin = x->twin_sizes, row_twin = x->twin_sizes;
+    if (!row_twin.empty()) row_twin.back() = 1;
+    auto emit = [&](const tracing::TracedOp& op, std::vector<Value*> ins, tracing::Attrs attrs, bool row_shaped) {
+      std::unique_ptr<Node> m = g.make_node(op, std::move(ins), std::move(attrs), {row_shaped ? row : full}, false);
+      m->outputs[0]->twin_sizes = row_shaped ? row_twin : full_twin;
+      Value* v = m->outputs[0];
+      rebuilt.push_back(std::move(m));
+      return v;
+    };
+    const tracing::Attrs mean_attrs{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}};
+    const tracing::Attrs one{{"s0", Scalar(int64_t(1))}};
+    const Tensor eps = scalar_to_tensor(Scalar(tracing::double_attr(n->attrs, "eps", "layer_norm")));  // wrapped
+    Value* x_in = n->inputs[0];
+    Value* mean = emit(*mean_op, {x_in}, mean_attrs, true);
+    Value* centered = emit(*sub_op, {x_in, mean}, one, false);
+    Value* var = emit(*mean_op, {emit(*mul_op, {centered, centered}, {}, false)}, mean_attrs, true);
+    Value* rstd = emit(*rsqrt_op, {emit(*add_op, {var, g.add_constant(eps)}, one, true)}, {}, true);
+    Value* y = emit(*mul_op, {centered, rstd}, {}, false);
+    if (n->inputs.size() > 1 && n->inputs[1]) y = emit(*mul_op, {y, n->inputs[1]}, {}, false);
+    if (n->inputs.size() > 2 && n->inputs[2]) y = emit(*add_op, {y, n->inputs[2]}, one, false);
+    renamed.emplace_back(n->outputs[0], y);
+  }
+  g.set_nodes(std::move(rebuilt));
+  for (auto& [from, to] : renamed) g.replace_uses(from, to);
+}
+}  // namespace
+
 void fuse_pointwise(Graph& g) {
   rewrite_dropout(g);
+  rewrite_layer_norm(g);
   const auto& nodes = g.nodes();
   std::map<const Value*, size_t> producer;  // node index of each node output
   for (size_t k = 0; k < nodes.size(); ++k)
@@ -371,7 +442,21 @@ void fuse_pointwise(Graph& g) {
   std::vector<std::vector<size_t>> members;
   std::vector<std::vector<int64_t>> sizes, twins;  // a group's output sizes (and in the twin trace)
   std::vector<ScalarType> cls;
-  std::vector<bool> reduces(nodes.size(), false);  // a row reduction that joined a group
+  // A member's role (Note [Row reductions]): an elementwise node of the group's shape; a
+  // reduction keeping its dimension (a row value: later members may read it); one that drops it
+  // (read outside the group only); or a row member, a node of the row's shape ([..., 1]) that
+  // reads only row values and constants (per-row arithmetic such as rsqrt(var + eps)).
+  enum Role : uint8_t { kNone, kElementwise, kKeepdimReduction, kReduction, kRowMember };
+  std::vector<uint8_t> role(nodes.size(), kNone);
+  auto row_shape = [](std::vector<int64_t> v) {
+    if (!v.empty()) v.back() = 1;
+    return v;
+  };
+  auto row_value_of = [&](const Value* v, int gi) {
+    auto p = producer.find(v);
+    return p != producer.end() && group[p->second] == gi &&
+           (role[p->second] == kKeepdimReduction || role[p->second] == kRowMember);
+  };
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Node& n = *nodes[k];
     ScalarType node_cls = kFloat;
@@ -379,18 +464,26 @@ void fuse_pointwise(Graph& g) {
     const bool reduction = row_reduction(n, &node_cls, &keepdim);
     if (!reduction && !fusible(g, n, &node_cls)) continue;
     // n joins the groups of its producers, merged into the earliest of them, when every value
-    // the merged group reads from outside exists before that group's first node. A row
-    // reduction joins the group of its input, whose shape is that input's; no member of a group
-    // reads a reduction of the same group (it exists only once the rows are done).
+    // the merged group reads from outside exists before that group's first node. A reduction
+    // joins the group of its input (whose shape is that input's) or starts one; a node may read
+    // a row value of its group, never a reduction that dropped its dimension.
     const std::vector<int64_t>& shape = reduction ? n.inputs[0]->type.sizes : n.outputs[0]->type.sizes;
     const std::vector<int64_t>& twin = reduction ? n.inputs[0]->twin_sizes : n.outputs[0]->twin_sizes;
     std::vector<int> cands;
+    int row_group = -1;  // a group n may join as a row member
     for (const Value* i : n.inputs) {
       auto p = producer.find(i);
       if (p == producer.end() || group[p->second] < 0) continue;
       const int gi = group[p->second];
-      if (sizes[gi] != shape || twins[gi] != twin || !same_class(cls[gi], node_cls)) continue;
-      if (std::find(cands.begin(), cands.end(), gi) == cands.end()) cands.push_back(gi);
+      if (!same_class(cls[gi], node_cls)) continue;
+      if (sizes[gi] == shape && twins[gi] == twin) {
+        if (std::find(cands.begin(), cands.end(), gi) == cands.end()) cands.push_back(gi);
+      } else if (!reduction && row_group < 0 && !sizes[gi].empty() && shape == row_shape(sizes[gi]) &&
+                 twin == (twins[gi].empty() ? twins[gi] : row_shape(twins[gi]))) {
+        bool rows_only = true;
+        for (const Value* j : n.inputs) rows_only = rows_only && (is_scalar_constant(g, j) || row_value_of(j, gi));
+        if (rows_only) row_group = gi;
+      }
     }
     auto legal = [&](const std::vector<int>& merged) {
       size_t first = SIZE_MAX;
@@ -402,7 +495,7 @@ void fuse_pointwise(Graph& g) {
           const bool in_merged = std::find(merged.begin(), merged.end(), group[q->second]) != merged.end() &&
                                  group[q->second] >= 0;
           if (!in_merged && q->second >= first) return false;
-          if (in_merged && reduces[q->second]) return false;  // reads a reduction of the group
+          if (in_merged && role[q->second] == kReduction) return false;  // its dimension is gone
         }
         return true;
       };
@@ -411,12 +504,26 @@ void fuse_pointwise(Graph& g) {
           if (!external_ok(*nodes[m])) return false;
       return external_ok(n);
     };
-    if (reduction) {  // only into its input's group (never the start of a group, never a merge)
+    if (reduction) {  // into its input's group, or the start of one
       if (cands.size() == 1 && legal(cands)) {
         group[k] = cands[0];
         members[cands[0]].push_back(k);
-        reduces[k] = true;
+      } else if (cands.empty()) {
+        group[k] = int(members.size());
+        members.push_back({k});
+        sizes.push_back(shape);
+        twins.push_back(twin);
+        cls.push_back(node_cls);
+      } else {
+        continue;
       }
+      role[k] = keepdim ? kKeepdimReduction : kReduction;
+      continue;
+    }
+    if (row_group >= 0 && cands.empty() && legal({row_group})) {
+      group[k] = row_group;
+      members[row_group].push_back(k);
+      role[k] = kRowMember;
       continue;
     }
     int join = -1;
@@ -445,6 +552,7 @@ void fuse_pointwise(Graph& g) {
     }
     group[k] = join;
     members[join].push_back(k);
+    role[k] = kElementwise;
   }
   // The values a set of nodes reads from outside (constants the kernel holds aside) and those
   // it defines that a node outside it or the graph's outputs read.
@@ -528,11 +636,12 @@ void fuse_pointwise(Graph& g) {
     std::vector<TensorType> types;
     for (Value* o : outs[gi]) sub_outs.push_back(local.at(o)), types.push_back(o->type);
     fg->graph.set_outputs(sub_outs);
-    for (const Value* o : fg->graph.outputs()) {
-      const bool row = o->node && (o->node->kind() == "sum" || o->node->kind() == "mean");
-      fg->row_outputs.push_back(!row ? 0 : tracing::bool_attr(o->node->attrs, "keepdim", o->node->kind()) ? 1 : 2);
+    for (Value* o : outs[gi]) {
+      const uint8_t r = role[producer.at(o)];
+      fg->row_outputs.push_back(r == kKeepdimReduction || r == kRowMember ? 1 : r == kReduction ? 2 : 0);
     }
     fg->spec = spec_of(fg->graph);
+    for (size_t o = 0; o < fg->row_outputs.size(); ++o) fg->spec.output_rows[o] = fg->row_outputs[o] != 0;
     fg->key = fg->spec.str();
     std::unique_ptr<Node> f = g.make_node(fused_op, ins[gi], {}, types, false);
     f->fusion = fg;

@@ -160,7 +160,9 @@ TEST(JitTrace, TracedModuleTrainsLikeTheModule) {
     for (size_t i = 0; i < model->parameters().size(); ++i) reference->parameters()[i].copy_(model->parameters()[i]);
   }
   {
-    auto traced = jit::trace(model, {torch::randn({8, 6})});
+    jit::TraceOptions unfused;  // op by op: the same ops as eager, bit for bit
+    unfused.fuse = false;
+    auto traced = jit::trace(model, {torch::randn({8, 6})}, unfused);
     EXPECT_EQ(traced.graph().params().size(), 6u);  // two linears' weight and bias, the norm's
     EXPECT_EQ(count_kind(traced.graph(), "linear"), 2u) << traced.graph().str();
     torch::optim::SGD a(traced.parameters(), 0.1), b(reference->parameters(), 0.1);
@@ -175,6 +177,21 @@ TEST(JitTrace, TracedModuleTrainsLikeTheModule) {
       a.step(), b.step();
     }
   }
+  // Fused (its layer norm one kernel with the GELU after it, and derived backward): as eager
+  // within float rounding.
+  auto fused = jit::trace(model, {torch::randn({8, 6})});
+  EXPECT_EQ(count_kind(fused.fused_graph(), "layer_norm"), 0u) << fused.fused_graph().str();
+  for (int step = 0; step < 3; ++step) {
+    const Tensor x = torch::randn({8, 6}), y = torch::randint(3, {8});
+    for (auto& p : model->parameters()) p.mutable_grad() = Tensor();
+    for (auto& p : reference->parameters()) p.mutable_grad() = Tensor();
+    Tensor la = torch::nll_loss(fused.forward(x), y), lb = torch::nll_loss(reference->forward(x), y);
+    EXPECT_TENSOR_CLOSE(la, lb, 1e-5, 1e-6);
+    la.backward(), lb.backward();
+    for (size_t i = 0; i < model->parameters().size(); ++i)
+      EXPECT_TENSOR_CLOSE(model->parameters()[i].grad(), reference->parameters()[i].grad(), 1e-4, 1e-6) << "parameter " << i;
+  }
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
 }
 
 TEST(JitTrace, DropoutDrawsAtEveryRun) {
@@ -208,7 +225,8 @@ TEST(JitSave, LoadedProgramRunsWithoutTheModule) {
   jit::save(traced, path);
   jit::TracedModule loaded = jit::load(path);
   const Tensor x = torch::randn({4, 6});
-  EXPECT_TENSOR_EQ(loaded.forward(x), model->forward(x));
+  EXPECT_TENSOR_EQ(loaded.forward(x), traced.forward(x));  // the same program
+  EXPECT_TENSOR_CLOSE(loaded.forward(x), model->forward(x), 1e-5, 1e-6);  // its layer norm fused
   EXPECT_EQ(loaded.graph().str(), traced.graph().str());
   EXPECT_EQ(loaded.named_parameters().size(), 6u);
   EXPECT_TENSOR_EQ(loaded.named_parameters()["fc1.weight"], model->fc1->weight);
@@ -466,6 +484,43 @@ TEST(JitFuser, RowReductionsEndAGroup) {
   const TensorList empty_rows = te.forward(TensorList{torch::randn({3, 0})});
   EXPECT_TENSOR_EQ(empty_rows[0], torch::zeros({3}));
   EXPECT_TRUE(empty_rows[1].isnan().all().item<bool>());
+}
+
+// layer_norm over the last dimension becomes its arithmetic, one kernel with what feeds it (three
+// loops over each row: mean, variance, normalize); its backward is derived from those ops. As
+// eager within rounding, forward and backward, in float and double; bfloat16 stays layer_norm.
+TEST(JitFuser, LayerNormIsOneKernelWithItsNeighbours) {
+  for (torch::Dtype dt : {torch::kFloat, torch::kDouble}) {
+    jit::reset_stats();
+    auto ln = torch::nn::LayerNorm(torch::nn::LayerNormOptions({96}));
+    {
+      torch::NoGradGuard g;
+      ln->weight.copy_(torch::randn({96}));
+      ln->bias.copy_(torch::randn({96}));
+    }
+    ln->to(dt);
+    auto fn = [&](const TensorList& in) { return TensorList{torch::gelu(ln(in[0] + in[1] * 0.5))}; };
+    const Tensor a = torch::randn({3, 17, 96}, dt).requires_grad_(), b = (torch::randn({3, 17, 96}, dt) * 3).requires_grad_();
+    auto traced = jit::trace(fn, {a.detach(), b.detach()});
+    EXPECT_EQ(traced.fused_graph().nodes().size(), 1u) << traced.fused_graph().str();
+    const Tensor got = traced.forward({a, b})[0];
+    const Tensor g = torch::randn({3, 17, 96}, dt);
+    got.backward(g);
+    const TensorList got_grads = {a.grad().clone(), b.grad().clone(), ln->weight.grad().clone(), ln->bias.grad().clone()};
+    a.mutable_grad() = Tensor(), b.mutable_grad() = Tensor();
+    ln->weight.mutable_grad() = Tensor(), ln->bias.mutable_grad() = Tensor();
+    const Tensor want = fn({a, b})[0];
+    want.backward(g);
+    const TensorList want_grads = {a.grad(), b.grad(), ln->weight.grad(), ln->bias.grad()};
+    const double tol = dt == torch::kDouble ? 1e-10 : 2e-5;
+    EXPECT_TENSOR_CLOSE(got, want, tol, tol) << dt;
+    for (size_t i = 0; i < got_grads.size(); ++i) EXPECT_TENSOR_CLOSE(got_grads[i], want_grads[i], 20 * tol, 20 * tol) << dt << ", gradient " << i;
+    EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+  }
+  auto ln16 = torch::nn::LayerNorm(torch::nn::LayerNormOptions({8}));
+  ln16->to(torch::kBFloat16);
+  auto t16 = jit::trace(ln16, {torch::randn({2, 8}).to(torch::kBFloat16)});
+  EXPECT_EQ(count_kind(t16.fused_graph(), "layer_norm"), 1u) << t16.fused_graph().str();
 }
 
 // More tensors than a kernel takes (kMaxIteratorOperands) cut a group into groups that fit.

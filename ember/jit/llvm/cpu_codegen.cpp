@@ -176,14 +176,54 @@ class Emitter {
     BasicBlock* slow = BasicBlock::Create(ctx_, "strided", f);
     BasicBlock* done = BasicBlock::Create(ctx_, "done", f);
     b_.CreateCondBr(contiguous, fast, slow);
-    emit_loop(f, fast, done, base, stride, n, /*contiguous=*/true);
-    emit_loop(f, slow, done, base, stride, n, /*contiguous=*/false);
+    compute_stages();
+    for (const bool contiguous_variant : {true, false}) {
+      // One loop over the row per stage (Note [Row reductions] in fuser.cpp), chained.
+      finals_.assign(spec_.inputs.size() + spec_.instrs.size(), nullptr);
+      BasicBlock* head = contiguous_variant ? fast : slow;
+      for (int s = 0; s <= last_stage_; ++s) {
+        BasicBlock* next = s == last_stage_ ? done : BasicBlock::Create(ctx_, "stage" + std::to_string(s + 1), f);
+        emit_loop(f, head, next, base, stride, n, contiguous_variant, s);
+        head = next;
+      }
+    }
     b_.SetInsertPoint(done);
     b_.CreateRetVoid();
     return f;
   }
 
  private:
+  // Note [Row reductions]: a value's stage is the loop over the row that computes it: 0 for
+  // inputs and constants; a reduction's sum is complete after the loop of its argument's stage,
+  // so values that read it are one stage later (LLVM hoists their row-invariant parts).
+  void compute_stages() {
+    const size_t nin = spec_.inputs.size();
+    stage_.assign(nin + spec_.instrs.size(), 0);
+    last_stage_ = 0;
+    for (size_t k = 0; k < spec_.instrs.size(); ++k) {
+      const KInstr& in = spec_.instrs[k];
+      int st = 0;
+      for (int a : in.args)
+        if (a >= 0 && size_t(a) < nin + k) st = std::max(st, stage_[size_t(a)]);
+      stage_[nin + k] = in.op == "row_sum" ? st + 1 : st;
+    }
+    for (size_t k = 0; k < spec_.outputs.size(); ++k) {
+      const int v = spec_.output_values[k];
+      if (v < 0 || size_t(v) >= stage_.size()) throw std::runtime_error("jit: a kernel stores an undefined value");
+      last_stage_ = std::max(last_stage_, store_stage(size_t(v)));
+    }
+  }
+  // The loop that stores value v: a reduction's after the loop that accumulates it.
+  int store_stage(size_t v) const {
+    const size_t nin = spec_.inputs.size();
+    if (v >= nin && spec_.instrs[v - nin].op == "row_sum") return stage_[v] - 1;
+    return stage_[v];
+  }
+  bool has_reductions() const {
+    for (const KInstr& in : spec_.instrs)
+      if (in.op == "row_sum") return true;
+    return false;
+  }
   bool row_output(size_t operand) const {
     return operand < spec_.output_rows.size() && spec_.output_rows[operand] != 0;
   }
@@ -321,77 +361,90 @@ class Emitter {
   }
 
   void emit_loop(Function* f, BasicBlock* head, BasicBlock* done, const std::vector<Value*>& base,
-                 const std::vector<Value*>& stride, Value* n, bool contiguous) {
+                 const std::vector<Value*>& stride, Value* n, bool contiguous, int stage) {
     Type* i64 = Type::getInt64Ty(ctx_);
-    BasicBlock* body = BasicBlock::Create(ctx_, contiguous ? "c.body" : "s.body", f);
+    const std::string tag = std::string(contiguous ? "c" : "s") + std::to_string(stage);
+    BasicBlock* body = BasicBlock::Create(ctx_, tag + ".body", f);
     b_.SetInsertPoint(head);
-    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), body, done);
+    // A kernel with reductions runs on whole rows (n >= 1: the row driver); its later loops read
+    // the sums the earlier ones leave, so every loop runs.
+    if (has_reductions()) b_.CreateBr(body);
+    else b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), body, done);
     b_.SetInsertPoint(body);
     PHINode* i = b_.CreatePHI(i64, 2, "i");
     i->addIncoming(b_.getInt64(0), head);
     index_ = i;
-    const size_t nout = spec_.outputs.size();
+    const size_t nout = spec_.outputs.size(), nin = spec_.inputs.size();
     auto address = [&](size_t k) -> Value* {
       Type* t = storage(type_of(k));
+      if (row_output(k)) return b_.CreateBitCast(base[k], t->getPointerTo());  // one value per row
       if (contiguous) return b_.CreateInBoundsGEP(t, b_.CreateBitCast(base[k], t->getPointerTo()), i);
       Value* p = b_.CreateInBoundsGEP(b_.getInt8Ty(), base[k], b_.CreateMul(i, stride[k]));
       return b_.CreateBitCast(p, t->getPointerTo());
     };
-    std::vector<Value*> values;
-    for (size_t k = 0; k < spec_.inputs.size(); ++k) {
-      const size_t operand = nout + k;
-      values.push_back(widen(b_.CreateLoad(storage(spec_.inputs[k]), address(operand)), spec_.inputs[k]));
-    }
-    // Row reductions (Note [Row reductions] in fuser.cpp): an accumulator per reduction, added
-    // to in any order (reassociation lets the vectorizer keep a vector of partial sums).
-    std::vector<PHINode*> accumulators;
+    std::vector<Value*> values(nin + spec_.instrs.size(), nullptr);
+    for (size_t k = 0; k < nin; ++k)
+      values[k] = widen(b_.CreateLoad(storage(spec_.inputs[k]), address(nout + k)), spec_.inputs[k]);
+    // Reductions accumulated in this loop: an accumulator each, added to in any order
+    // (reassociation lets the vectorizer keep a vector of partial sums).
+    std::vector<std::pair<size_t, PHINode*>> accumulators;
     std::vector<Value*> sums;
     FastMathFlags reassoc;
     reassoc.setAllowReassoc();
-    for (const KInstr& in : spec_.instrs) {
+    for (size_t k = 0; k < spec_.instrs.size(); ++k) {
+      const KInstr& in = spec_.instrs[k];
+      const size_t v = nin + k;
+      if (stage_[v] > stage + (in.op == "row_sum" ? 1 : 0)) continue;  // a later loop's
+      if (in.op == "row_sum" && stage_[v] <= stage) {  // complete: the sum from its loop
+        values[v] = finals_[v];
+        continue;
+      }
       std::vector<Value*> args;
       for (int r : in.args) {
-        if (r < 0 || size_t(r) >= values.size()) throw std::runtime_error("jit: a kernel instruction reads an undefined value");
-        args.push_back(values[r]);
+        if (r < 0 || size_t(r) >= v || !values[size_t(r)])
+          throw std::runtime_error("jit: a kernel instruction reads an undefined value");
+        args.push_back(values[size_t(r)]);
       }
-      if (in.op == "row_sum") {
+      if (in.op == "row_sum") {  // accumulated in this loop
         PHINode* acc = PHINode::Create(ct_, 2, "acc", &body->front());
         acc->addIncoming(c(0), head);
         auto* added = cast<Instruction>(b_.CreateFAdd(acc, args.at(0)));
         added->setFastMathFlags(reassoc);
-        accumulators.push_back(acc);
+        accumulators.emplace_back(v, acc);
         sums.push_back(added);
-        values.push_back(added);
         continue;
       }
-      values.push_back(op(in, args));
+      values[v] = op(in, args);
     }
     for (size_t k = 0; k < nout; ++k) {
-      const int v = spec_.output_values[k];
-      if (v < 0 || size_t(v) >= values.size()) throw std::runtime_error("jit: a kernel stores an undefined value");
-      if (!row_output(k)) b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
+      const size_t v = size_t(spec_.output_values[k]);
+      const bool reduced = v >= nin && spec_.instrs[v - nin].op == "row_sum";
+      if (reduced || store_stage(v) != stage) continue;
+      if (!values[v]) throw std::runtime_error("jit: a kernel stores an undefined value");
+      b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
     }
     Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
-    for (size_t a = 0; a < accumulators.size(); ++a) accumulators[a]->addIncoming(sums[a], b_.GetInsertBlock());
+    for (size_t a = 0; a < accumulators.size(); ++a) accumulators[a].second->addIncoming(sums[a], b_.GetInsertBlock());
     if (accumulators.empty()) {
       b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, done);
       return;
     }
-    // After the row: each reduction's sum (or mean) stored once at its output's pointer.
-    BasicBlock* exit = BasicBlock::Create(ctx_, contiguous ? "c.exit" : "s.exit", f);
+    // After the row: each reduction's sum (a mean's divided by n), kept for the later loops and
+    // stored once at its output's pointer.
+    BasicBlock* exit = BasicBlock::Create(ctx_, tag + ".exit", f);
     b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, exit);
     b_.SetInsertPoint(exit);
-    for (size_t k = 0; k < nout; ++k) {
-      if (!row_output(k)) continue;
-      const int v = spec_.output_values[k];
-      const size_t instr = size_t(v) - spec_.inputs.size();
-      if (size_t(v) < spec_.inputs.size() || spec_.instrs.at(instr).op != "row_sum")
-        throw std::runtime_error("jit: a row output stores no reduction");
-      Value* total = values[v];
-      if (spec_.instrs[instr].scalars[0] == 1) total = b_.CreateFDiv(total, b_.CreateSIToFP(n, ct_));
-      Type* t = storage(spec_.outputs[k]);
-      b_.CreateStore(narrow(total, spec_.outputs[k]), b_.CreateBitCast(base[k], t->getPointerTo()));
+    for (size_t a = 0; a < accumulators.size(); ++a) {
+      const size_t v = accumulators[a].first;
+      Value* total = sums[a];
+      if (spec_.instrs[v - nin].scalars[0] == 1) total = b_.CreateFDiv(total, b_.CreateSIToFP(n, ct_));
+      finals_[v] = total;
+      for (size_t k = 0; k < nout; ++k)
+        if (size_t(spec_.output_values[k]) == v) {
+          Type* t = storage(spec_.outputs[k]);
+          b_.CreateStore(narrow(total, spec_.outputs[k]), b_.CreateBitCast(base[k], t->getPointerTo()));
+        }
     }
     b_.CreateBr(done);
   }
@@ -401,6 +454,9 @@ class Emitter {
   const KernelSpec& spec_;
   IRBuilder<> b_;
   Type* ct_;
+  std::vector<int> stage_;         // per value (inputs, then instructions): its loop
+  int last_stage_ = 0;
+  std::vector<Value*> finals_;     // per reduction: its sum once its loop is done
   Value* index_ = nullptr;        // the loop's element number
   Value* first_index_ = nullptr;  // extra[0]: the row-major index of element 0 (kernels with seeds)
   std::vector<Value*> seeds_;
