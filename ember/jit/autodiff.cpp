@@ -37,10 +37,10 @@ std::vector<Tensor> vjp_of(const Node& n, const std::vector<Tensor>& in, const T
                            const std::vector<bool>& needs) {
   if (n.op->run == &run_traced_pointwise) return traced_pointwise_vjp(*n.op, in, out, n.attrs, grad, needs);
   if (n.kind() == "sum" || n.kind() == "mean") {  // a row reduction (Note [Row reductions]): grad spread over the row
+    // Spread by broadcasting in a pointwise add (an expand would be a view between fused groups).
     Tensor g = tracing::bool_attr(n.attrs, "keepdim", n.kind()) ? grad : grad.unsqueeze(-1);
-    g = g.expand(in[0].sizes());
     if (n.kind() == "mean") g = g.div(double(in[0].size(-1)));
-    return {needs[0] ? g : Tensor()};
+    return {needs[0] ? zeros_like(in[0]).add(g) : Tensor()};
   }
   if (n.kind() == "fused_dropout")  // linear in its input: the same mask (Note [Fused dropout])
     return {needs[0] ? fused_dropout(grad, in[1], tracing::double_attr(n.attrs, "p", "fused_dropout")) : Tensor(), Tensor()};

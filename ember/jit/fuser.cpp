@@ -12,8 +12,9 @@
 // (inputs may broadcast: TensorIterator lays them out), and whose other inputs were all defined
 // before the group's first node (so the group, run where its first node was, never needs a value
 // computed after it). Numbers wrapped as tensors and other 0-dim constants become constants of
-// the kernel. At most kMaxIteratorOperands tensors cross a group's boundary (TensorIterator's
-// limit): a larger group is cut, in node order, into groups that fit. A fused node whose inputs
+// the kernel. At most kMaxIteratorOperands tensors cross a CUDA group's boundary, kMaxRowOperands a
+// CPU group's (past TensorIterator's limit it runs row by row): a larger group is cut, in node
+// order, into groups that fit. A fused node whose inputs
 // need gradients runs its kernel and records one autograd node whose backward is a fused program
 // derived from the op table's formulas (Note [Fused backward] in autodiff.cpp). It falls back to
 // running its subgraph op by op, counted in stats() (fused_fallbacks), when its inputs are not
@@ -210,6 +211,9 @@ const tracing::TracedOpDef fused_op{{"fused", tracing::Fusion::Opaque,
                                      }}};
 
 }  // namespace
+
+// The most tensors a CPU group run by the row driver reads and writes.
+constexpr int kMaxRowOperands = 16;
 
 // ---- fusion groups -----------------------------------------------------------------------------
 
@@ -577,19 +581,24 @@ void fuse_pointwise(Graph& g) {
       if (leaves) outs->push_back(o);
     }
   };
-  // A group with more operands than an iterator takes is cut, in node order, into groups that
+  // A group with more operands than its kernel takes is cut, in node order, into groups that
   // fit (each part reads only what exists before its first node: the earlier parts' values and
-  // the group's own inputs).
+  // the group's own inputs). On the CPU a group of more than TensorIterator's operands runs row
+  // by row (the row driver takes up to kMaxRowOperands); a CUDA kernel takes the iterator's.
   std::vector<std::vector<size_t>> parts;
+  auto limit_of = [&](const std::vector<size_t>& m) {
+    return nodes[m.front()]->outputs[0]->type.device.is_cpu() ? size_t(kMaxRowOperands) : size_t(kMaxIteratorOperands);
+  };
   for (auto& m : members) {
     if (m.size() < 2) continue;  // a single node (or a group merged into another)
+    const size_t limit = limit_of(m);
     std::vector<size_t> part;
     for (size_t k : m) {
       std::vector<size_t> grown = part;
       grown.push_back(k);
       std::vector<Value*> ins, outs;
       boundary(grown, &ins, &outs);
-      if (!part.empty() && ins.size() + outs.size() > size_t(kMaxIteratorOperands)) {
+      if (!part.empty() && ins.size() + outs.size() > limit) {
         parts.push_back(std::move(part));
         part = {k};
       } else {
@@ -604,7 +613,7 @@ void fuse_pointwise(Graph& g) {
   for (size_t gi = 0; gi < parts.size(); ++gi) {
     if (parts[gi].size() < 2) continue;
     boundary(parts[gi], &ins[gi], &outs[gi]);
-    fuse[gi] = !outs[gi].empty() && ins[gi].size() + outs[gi].size() <= size_t(kMaxIteratorOperands);
+    fuse[gi] = !outs[gi].empty() && ins[gi].size() + outs[gi].size() <= limit_of(parts[gi]);
     for (size_t k : parts[gi]) group[k] = int(gi);
   }
   members = std::move(parts);
@@ -836,7 +845,8 @@ std::vector<Tensor> detail::run_fused(const Node& n, const std::vector<Tensor>& 
       return run_graph(fg.graph, inputs, {});
     }
     detail::count_fused(true);
-  } else if (fg.rows()) {  // Notes [Fused dropout], [Row reductions]: row by row, in row-major order
+  } else if (fg.rows() || outs.size() + inputs.size() > size_t(kMaxIteratorOperands)) {
+    // Notes [Fused dropout], [Row reductions]: row by row, in row-major order.
     detail::count_fused(true);
     std::vector<Tensor> operands = row_views;
     std::vector<uint64_t> seeds;

@@ -125,7 +125,10 @@ TracedModule trace(M module, const TensorList& example_inputs, TraceOptions opti
 EMBER_API void eliminate_dead_code(Graph& g);
 EMBER_API void eliminate_common_subexpressions(Graph& g);
 EMBER_API void fold_constants(Graph& g, int64_t max_numel = 65536);
-EMBER_API void optimize(Graph& g);  // the three, to a fixed point
+// x * 1, x / 1, x + 0, x - 0 (numbers) are x when that changes no dtype or shape; not in graphs
+// that write into tensors.
+EMBER_API void simplify_arithmetic(Graph& g);
+EMBER_API void optimize(Graph& g);  // the four, to a fixed point
 
 // Runs a graph on inputs and parameters (in the graph's order).
 EMBER_API TensorList run_graph(const Graph& g, const TensorList& inputs, const TensorList& params);

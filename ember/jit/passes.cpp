@@ -1,4 +1,4 @@
-// Graph passes: dead code, common subexpressions, constant folding (jit.h). Each keeps the
+// Graph passes: dead code, common subexpressions, constant folding, arithmetic identities (jit.h). Each keeps the
 // nodes with effects (writes, random draws) and leaves alone every node that reads or produces a
 // tensor sharing memory with one some node writes into (Note [JIT graphs]).
 #include <map>
@@ -107,9 +107,39 @@ void fold_constants(Graph& g, int64_t max_numel) {
   g.remove_nodes_if([&](const Node&) { return drop[k++]; });
 }
 
+void simplify_arithmetic(Graph& g) {
+  for (const auto& n : g.nodes())
+    if (n->mutates) return;  // an identity made an alias of a tensor something writes: never
+  const std::vector<bool> pure = pure_nodes(g);
+  auto is_number = [&](const Value* v, double x) {
+    const Tensor* t = v ? g.constant_value(v) : nullptr;
+    return t && t->unsafeGetTensorImpl()->is_wrapped_number() && !t->is_complex() && t->item().toDouble() == x;
+  };
+  std::vector<bool> drop(g.nodes().size(), false);
+  for (size_t k = 0; k < g.nodes().size(); ++k) {
+    Node& n = *g.nodes()[k];
+    if (!pure[k] || n.outputs.size() != 1 || n.inputs.size() != 2 || tracing::has_attr(n.attrs, "mode")) continue;
+    Value* same = nullptr;  // the input the node returns unchanged
+    const std::string_view kind = n.kind();
+    if (kind == "mul" && is_number(n.inputs[1], 1)) same = n.inputs[0];
+    else if (kind == "mul" && is_number(n.inputs[0], 1)) same = n.inputs[1];
+    else if (kind == "div_true" && is_number(n.inputs[1], 1)) same = n.inputs[0];
+    else if ((kind == "add" || kind == "sub") && is_number(n.inputs[1], 0)) same = n.inputs[0];
+    else if (kind == "add" && is_number(n.inputs[0], 0) && tracing::scalar_attr(n.attrs, "s0", "add").toDouble() == 1)
+      same = n.inputs[1];
+    // Only where the result is that input as it is: same dtype and shape (no promotion, no broadcast).
+    if (!same || same->type.dtype != n.outputs[0]->type.dtype || same->type.sizes != n.outputs[0]->type.sizes) continue;
+    g.replace_uses(n.outputs[0], same);
+    drop[k] = true;
+  }
+  size_t k = 0;
+  g.remove_nodes_if([&](const Node&) { return drop[k++]; });
+}
+
 void optimize(Graph& g) {
   for (int round = 0; round < 8; ++round) {
     const size_t before = g.nodes().size();
+    simplify_arithmetic(g);
     fold_constants(g);
     eliminate_common_subexpressions(g);
     eliminate_dead_code(g);
