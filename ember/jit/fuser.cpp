@@ -22,13 +22,21 @@
 // records (so that it records the ops), or when no kernel could be made (LLVM or NVRTC missing:
 // the reason is kept and shown by fusion_report()).
 //
-// Note [Row reductions]: a sum or mean over the last dimension may end a group whose shape is
-// its input's (x.sub(y).square().mean(-1) is one pass over memory, not three). The kernel then
-// runs row by row (the row driver, as for fused dropout): each call is one row, the reduction an
-// accumulator the loop adds to (reassociated: a vector of partial sums) and stores once after the
-// row. No member of a group reads a reduction of the same group (it exists only once the row is
-// done); a group may hold several. The backward spreads the gradient over the row (sum's and
-// mean's own formula: expand, divide by the row's length) and fuses like any other.
+// Note [Row reductions]: a sum or mean over the last dimension may end or feed a group whose
+// shape is its input's (x.sub(y).square().mean(-1) is one pass over memory, not three). The
+// kernel then runs row by row (the row driver, as for fused dropout), in stages: each reduction is
+// an accumulator its loop adds to (reassociated: a vector of partial sums), complete when the loop
+// ends; members that read it (only reductions that keep the dimension: a [..., 1] value
+// broadcast along the row) run in the next loop over the same row, which is still in cache, and
+// recompute what they need of the earlier stages. Members of the row's shape that read only such
+// row values (rsqrt(var + eps)) are per-row arithmetic, hoisted out of the loop by LLVM. So
+// layer_norm over the last dimension, rewritten into its arithmetic (mean, centered square,
+// mean, rsqrt, scale, shift: rewrite_layer_norm), is one kernel of three loops per row with what
+// feeds and follows it, and its derived backward one kernel of four (the formulas' sums over the
+// row are row reductions too; the weight's and bias's gradients are column sums, run eagerly).
+// The backward of a reduction spreads the gradient over the row by a broadcasting add (sum's and
+// mean's own formula, without an expand that would cut the group). CPU only (the CUDA code
+// generator has no stages yet).
 #include <dlfcn.h>
 
 #include <algorithm>
