@@ -198,11 +198,16 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
 // A sum or mean over the last dimension of a floating CPU tensor, in its own dtype (Note [Row
 // reductions]): it may end a group whose shape is its input's. *keepdim: the node's.
 bool row_reduction(const Node& n, ScalarType* cls, bool* keepdim) {
-  if ((n.kind() != "sum" && n.kind() != "mean") || n.has_effects() || n.outputs.size() != 1 || n.inputs.size() != 1 ||
-      !n.inputs[0])
+  if ((n.kind() != "sum" && n.kind() != "mean" && n.kind() != "softmax_shift") || n.has_effects() ||
+      n.outputs.size() != 1 || n.inputs.size() != 1 || !n.inputs[0])
     return false;
   const TensorType& in = n.inputs[0]->type;
   if (!floating(in.dtype) || !in.device.is_cpu() || in.sizes.empty() || n.outputs[0]->type.dtype != in.dtype) return false;
+  if (n.kind() == "softmax_shift") {  // a kept maximum over the last dimension
+    *keepdim = true;
+    *cls = in.dtype;
+    return true;
+  }
   if (!tracing::has_attr(n.attrs, "dim") || tracing::has_attr(n.attrs, "dtype")) return false;
   const std::vector<int64_t> dim = tracing::ints_attr(n.attrs, "dim", n.kind());
   const int64_t last = int64_t(in.sizes.size()) - 1;
@@ -306,8 +311,8 @@ KernelSpec spec_of(const Graph& g) {
       k.op = "const";
       k.scalars[0] = tracing::scalar_attr(n->attrs, "value", "full_like").toDouble();
       k.num_scalars = 1;
-    } else if (n->kind() == "sum" || n->kind() == "mean") {  // Note [Row reductions]
-      k.op = "row_sum";
+    } else if (n->kind() == "sum" || n->kind() == "mean" || n->kind() == "softmax_shift") {  // Note [Row reductions]
+      k.op = n->kind() == "softmax_shift" ? "row_max" : "row_sum";
       k.args.push_back(value(n->inputs[0]));
       k.scalars[0] = n->kind() == "mean" ? 1 : 0;
       k.num_scalars = 1;
@@ -440,11 +445,71 @@ void rewrite_layer_norm(Graph& g) {
   g.set_nodes(std::move(rebuilt));
   for (auto& [from, to] : renamed) g.replace_uses(from, to);
 }
+
+// softmax and log_softmax over the last dimension of a float or double CPU tensor become their
+// arithmetic (Note [Row reductions]): m = the row's maximum (softmax_shift: no gradient, the
+// result does not depend on it), e = exp(x - m), s = e's row sum; e / s, or x - m - log(s).
+void rewrite_softmax(Graph& g) {
+  bool any = false;
+  for (const auto& n : g.nodes()) any = any || n->kind() == "softmax" || n->kind() == "log_softmax";
+  if (!any) return;
+  const tracing::TracedOp* shift_op = tracing::find_traced_op("softmax_shift");
+  const tracing::TracedOp* sum_op = tracing::find_traced_op("sum");
+  const tracing::TracedOp* sub_op = tracing::find_traced_op("sub");
+  const tracing::TracedOp* exp_op = tracing::find_traced_op("exp");
+  const tracing::TracedOp* log_op = tracing::find_traced_op("log");
+  const tracing::TracedOp* div_op = tracing::find_traced_op("div_true");
+  EMBER_INTERNAL_ASSERT(shift_op && sum_op && sub_op && exp_op && log_op && div_op, "jit: softmax's ops are not registered");
+  std::vector<std::unique_ptr<Node>> owned = g.take_nodes(), rebuilt;
+  std::vector<std::pair<Value*, Value*>> renamed;
+  for (auto& n : owned) {
+    const bool log = n->kind() == "log_softmax";
+    Value* x = (n->kind() == "softmax" || log) && n->inputs.size() == 1 ? n->inputs[0] : nullptr;
+    bool ok = x && (x->type.dtype == kFloat || x->type.dtype == kDouble) && x->type.device.is_cpu() &&
+              !x->type.sizes.empty() && !tracing::has_attr(n->attrs, "dtype");
+    if (ok) {
+      const int64_t dim = tracing::int_attr(n->attrs, "dim", n->kind());
+      ok = dim == -1 || dim == int64_t(x->type.sizes.size()) - 1;
+    }
+    if (!ok) {
+      rebuilt.push_back(std::move(n));
+      continue;
+    }
+    TensorType full = x->type, row = x->type;
+    full.requires_grad = row.requires_grad = false;
+    auto dense = [](const std::vector<int64_t>& sizes) {
+      const DimVector d = contiguous_strides(sizes);
+      return std::vector<int64_t>(d.begin(), d.end());
+    };
+    full.strides = dense(full.sizes);
+    row.sizes.back() = 1;
+    row.strides = dense(row.sizes);
+    std::vector<int64_t> full_twin = x->twin_sizes, row_twin = x->twin_sizes;
+    if (!row_twin.empty()) row_twin.back() = 1;
+    auto emit = [&](const tracing::TracedOp& op, std::vector<Value*> ins, tracing::Attrs attrs, bool row_shaped) {
+      std::unique_ptr<Node> m = g.make_node(op, std::move(ins), std::move(attrs), {row_shaped ? row : full}, false);
+      m->outputs[0]->twin_sizes = row_shaped ? row_twin : full_twin;
+      Value* v = m->outputs[0];
+      rebuilt.push_back(std::move(m));
+      return v;
+    };
+    const tracing::Attrs one{{"s0", Scalar(int64_t(1))}};
+    Value* m = emit(*shift_op, {x}, {}, true);
+    Value* d = emit(*sub_op, {x, m}, one, false);
+    Value* e = emit(*exp_op, {d}, {}, false);
+    Value* s = emit(*sum_op, {e}, {{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}}, true);
+    Value* y = log ? emit(*sub_op, {d, emit(*log_op, {s}, {}, true)}, one, false) : emit(*div_op, {e, s}, {}, false);
+    renamed.emplace_back(n->outputs[0], y);
+  }
+  g.set_nodes(std::move(rebuilt));
+  for (auto& [from, to] : renamed) g.replace_uses(from, to);
+}
 }  // namespace
 
 void fuse_pointwise(Graph& g) {
   rewrite_dropout(g);
   rewrite_layer_norm(g);
+  rewrite_softmax(g);
   const auto& nodes = g.nodes();
   std::map<const Value*, size_t> producer;  // node index of each node output
   for (size_t k = 0; k < nodes.size(); ++k)

@@ -28,8 +28,14 @@ struct FusionGroup {
   // Per output of graph: 0 an elementwise output; 1 a row reduction's with keepdim, 2 without
   // (Note [Row reductions] in fuser.cpp).
   std::vector<uint8_t> row_outputs;
-  bool rows() const { return spec.seeds > 0 || std::find(row_outputs.begin(), row_outputs.end(), 1) != row_outputs.end() ||
-                             std::find(row_outputs.begin(), row_outputs.end(), 2) != row_outputs.end(); }
+  // Whether the kernel must run row by row (the row driver): it numbers elements (seeds) or
+  // reduces over rows, wherever its outputs are elementwise (TensorIterator would coalesce rows).
+  bool rows() const {
+    if (spec.seeds > 0) return true;
+    for (const KInstr& in : spec.instrs)
+      if (in.op == "row_sum" || in.op == "row_max") return true;
+    return false;
+  }
   std::mutex mutex;
   bool tried = false;
   KernelFn kernel = nullptr;

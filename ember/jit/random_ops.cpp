@@ -1,5 +1,5 @@
-// The ops of fused dropout (Note [Fused dropout] in kernel_spec.h): dropout_seed and
-// fused_dropout, traced ops the fuser puts in place of dropout nodes (random_ops.h).
+// Ops the fuser puts in place of others (random_ops.h): fused dropout's dropout_seed and
+// fused_dropout (Note [Fused dropout] in kernel_spec.h), softmax's softmax_shift.
 #include "ember/jit/random_ops.h"
 
 #include <cstring>
@@ -28,6 +28,12 @@ const tracing::TracedOpDef fused_dropout_traced{
      [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
        EMBER_CHECK(in.size() == 2, "fused_dropout: expected 2 inputs (input, seed), got ", in.size());
        return {fused_dropout(in[0], in[1], tracing::double_attr(a, "p", "fused_dropout"))};
+     }}};
+
+const tracing::TracedOpDef softmax_shift_traced{
+    {"softmax_shift", tracing::Fusion::Reduction,
+     [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs&) -> std::vector<Tensor> {
+       return {softmax_shift(in.at(0))};
      }}};
 
 template <class T, class C>
@@ -96,6 +102,13 @@ Tensor fused_dropout(const Tensor& x, const Tensor& seed, double p) {
       return autograd::variable_list{c.needs_input_grad(0) ? fused_dropout(c.grad(), seed, p) : Tensor()};
     });
   return r;
+}
+
+Tensor softmax_shift(const Tensor& x) {
+  if (tracing::active()) return tracing::traced_call(softmax_shift_traced, {x}, {}, [&] { return softmax_shift(x); });
+  check_defined(x, "softmax_shift", "input");
+  EMBER_CHECK(x.dim() >= 1, "softmax_shift: expected at least one dimension, got a 0-dim tensor");
+  return amax(x.detach(), {-1}, /*keepdim=*/true);
 }
 
 }  // namespace ember::jit

@@ -42,6 +42,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <mutex>
@@ -205,7 +206,7 @@ class Emitter {
       int st = 0;
       for (int a : in.args)
         if (a >= 0 && size_t(a) < nin + k) st = std::max(st, stage_[size_t(a)]);
-      stage_[nin + k] = in.op == "row_sum" ? st + 1 : st;
+      stage_[nin + k] = reduction(in) ? st + 1 : st;
     }
     for (size_t k = 0; k < spec_.outputs.size(); ++k) {
       const int v = spec_.output_values[k];
@@ -216,12 +217,13 @@ class Emitter {
   // The loop that stores value v: a reduction's after the loop that accumulates it.
   int store_stage(size_t v) const {
     const size_t nin = spec_.inputs.size();
-    if (v >= nin && spec_.instrs[v - nin].op == "row_sum") return stage_[v] - 1;
+    if (v >= nin && reduction(spec_.instrs[v - nin])) return stage_[v] - 1;
     return stage_[v];
   }
+  static bool reduction(const KInstr& in) { return in.op == "row_sum" || in.op == "row_max"; }
   bool has_reductions() const {
     for (const KInstr& in : spec_.instrs)
-      if (in.op == "row_sum") return true;
+      if (reduction(in)) return true;
     return false;
   }
   bool row_output(size_t operand) const {
@@ -394,8 +396,8 @@ class Emitter {
     for (size_t k = 0; k < spec_.instrs.size(); ++k) {
       const KInstr& in = spec_.instrs[k];
       const size_t v = nin + k;
-      if (stage_[v] > stage + (in.op == "row_sum" ? 1 : 0)) continue;  // a later loop's
-      if (in.op == "row_sum" && stage_[v] <= stage) {  // complete: the sum from its loop
+      if (stage_[v] > stage + (reduction(in) ? 1 : 0)) continue;  // a later loop's
+      if (reduction(in) && stage_[v] <= stage) {  // complete: the result of its loop
         values[v] = finals_[v];
         continue;
       }
@@ -405,20 +407,27 @@ class Emitter {
           throw std::runtime_error("jit: a kernel instruction reads an undefined value");
         args.push_back(values[size_t(r)]);
       }
-      if (in.op == "row_sum") {  // accumulated in this loop
+      if (reduction(in)) {  // accumulated in this loop
+        const bool max = in.op == "row_max";
         PHINode* acc = PHINode::Create(ct_, 2, "acc", &body->front());
-        acc->addIncoming(c(0), head);
-        auto* added = cast<Instruction>(b_.CreateFAdd(acc, args.at(0)));
-        added->setFastMathFlags(reassoc);
+        acc->addIncoming(max ? c(-std::numeric_limits<double>::infinity()) : c(0), head);
+        Value* combined;
+        if (max) {  // NaN is passed over here; it reaches the result through the values themselves
+          combined = b_.CreateSelect(b_.CreateFCmpOGT(args.at(0), acc), args.at(0), acc);
+        } else {
+          auto* added = cast<Instruction>(b_.CreateFAdd(acc, args.at(0)));
+          added->setFastMathFlags(reassoc);
+          combined = added;
+        }
         accumulators.emplace_back(v, acc);
-        sums.push_back(added);
+        sums.push_back(combined);
         continue;
       }
       values[v] = op(in, args);
     }
     for (size_t k = 0; k < nout; ++k) {
       const size_t v = size_t(spec_.output_values[k]);
-      const bool reduced = v >= nin && spec_.instrs[v - nin].op == "row_sum";
+      const bool reduced = v >= nin && reduction(spec_.instrs[v - nin]);
       if (reduced || store_stage(v) != stage) continue;
       if (!values[v]) throw std::runtime_error("jit: a kernel stores an undefined value");
       b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
