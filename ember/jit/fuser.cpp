@@ -446,8 +446,8 @@ void rewrite_layer_norm(Graph& g) {
   for (auto& [from, to] : renamed) g.replace_uses(from, to);
 }
 
-// softmax and log_softmax over the last dimension of a float or double CPU tensor become their
-// arithmetic (Note [Row reductions]): m = the row's maximum (softmax_shift: no gradient, the
+// softmax and log_softmax over the last dimension (rows of 128 or more) of a float or double CPU
+// tensor become their arithmetic (Note [Row reductions]): m = the row's maximum (softmax_shift: no gradient, the
 // result does not depend on it), e = exp(x - m), s = e's row sum; e / s, or x - m - log(s).
 void rewrite_softmax(Graph& g) {
   bool any = false;
@@ -469,7 +469,9 @@ void rewrite_softmax(Graph& g) {
               !x->type.sizes.empty() && !tracing::has_attr(n->attrs, "dtype");
     if (ok) {
       const int64_t dim = tracing::int_attr(n->attrs, "dim", n->kind());
-      ok = dim == -1 || dim == int64_t(x->type.sizes.size()) - 1;
+      // Rows of at least 128: shorter ones cost the row driver more per row than eager softmax
+      // (an attention's [64, 64] scores measured no faster fused; bench/RESULTS.md).
+      ok = (dim == -1 || dim == int64_t(x->type.sizes.size()) - 1) && x->type.sizes.back() >= 128;
     }
     if (!ok) {
       rebuilt.push_back(std::move(n));

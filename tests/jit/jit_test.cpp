@@ -528,22 +528,22 @@ TEST(JitFuser, LayerNormIsOneKernelWithItsNeighbours) {
 TEST(JitFuser, SoftmaxIsOneKernelWithItsNeighbours) {
   for (torch::Dtype dt : {torch::kFloat, torch::kDouble}) {
     jit::reset_stats();
-    const Tensor w = (torch::randn({40}, dt) * 30).requires_grad_();
+    const Tensor w = (torch::randn({140}, dt) * 30).requires_grad_();
     auto fn = [&](const TensorList& in) {
       Tensor scores = in[0] * w + in[1];  // in[1]: 0 or -inf (a mask)
       return TensorList{scores.softmax(-1) * 2, torch::log_softmax(scores, 1).exp() + 1};
     };
-    Tensor x = torch::randn({6, 40}, dt);
-    Tensor mask = torch::where(torch::rand({6, 40}).lt(0.3), torch::full({6, 40}, -1.0 / 0.0), torch::zeros({6, 40})).to(dt);
+    Tensor x = torch::randn({6, 140}, dt);
+    Tensor mask = torch::where(torch::rand({6, 140}).lt(0.3), torch::full({6, 140}, -1.0 / 0.0), torch::zeros({6, 140})).to(dt);
     auto traced = jit::trace(fn, {x, mask});
     EXPECT_EQ(count_kind(traced.fused_graph(), "softmax"), 0u) << traced.fused_graph().str();
     EXPECT_LE(traced.fused_graph().nodes().size(), 2u) << traced.fused_graph().str();
     const TensorList got = traced.forward({x, mask});
-    (got[0] * torch::linspace(0, 1, 40, dt)).sum().backward();
+    (got[0] * torch::linspace(0, 1, 140, dt)).sum().backward();
     const Tensor got_grad = w.grad().clone();
     w.mutable_grad() = Tensor();
     const TensorList want = fn({x, mask});
-    (want[0] * torch::linspace(0, 1, 40, dt)).sum().backward();
+    (want[0] * torch::linspace(0, 1, 140, dt)).sum().backward();
     const double tol = dt == torch::kDouble ? 1e-12 : 1e-5;
     for (size_t i = 0; i < got.size(); ++i) EXPECT_TENSOR_CLOSE(got[i], want[i], tol, tol) << dt << ", output " << i;
     EXPECT_TENSOR_CLOSE(got_grad, w.grad(), 100 * tol, 100 * tol) << dt;
@@ -552,10 +552,14 @@ TEST(JitFuser, SoftmaxIsOneKernelWithItsNeighbours) {
   // Contiguous inputs of one shape (the iterator would coalesce the rows into one loop): each row
   // still reduces alone.
   auto plain = [](const TensorList& in) {
-    return TensorList{in[0].softmax(-1), torch::log_softmax(in[0], -1), torch::layer_norm(in[0] * 2, {7})};
+    return TensorList{in[0].softmax(-1), torch::log_softmax(in[0], -1), torch::layer_norm(in[0] * 2, {130})};
   };
-  const Tensor x = torch::randn({5, 3, 7}) * 4;
+  const Tensor x = torch::randn({5, 3, 130}) * 4;
   auto traced_plain = jit::trace(plain, {x});
+  EXPECT_EQ(count_kind(traced_plain.fused_graph(), "softmax") + count_kind(traced_plain.fused_graph(), "log_softmax") +
+                count_kind(traced_plain.fused_graph(), "layer_norm"),
+            0u)
+      << traced_plain.fused_graph().str();
   const TensorList got = traced_plain.forward(TensorList{x}), want = plain({x});
   for (size_t i = 0; i < got.size(); ++i) EXPECT_TENSOR_CLOSE(got[i], want[i], 1e-5, 1e-5) << "output " << i;
 }
