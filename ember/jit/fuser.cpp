@@ -379,132 +379,130 @@ void rewrite_dropout(Graph& g) {
 }  // namespace
 
 namespace {
+// A registered traced op by name (the ops a rewrite emits).
+const tracing::TracedOp& traced(std::string_view name) {
+  const tracing::TracedOp* op = tracing::find_traced_op(name);
+  EMBER_INTERNAL_ASSERT(op, "jit: traced op ", name, " is not registered");
+  return *op;
+}
+
+// Emits the nodes that stand for a node over the rows of x (its last dimension): values of x's
+// shape ("full") or of the row's ([..., 1]), dense, with x's twin sizes (Note [Dynamic sizes]).
+class RowEmitter {
+ public:
+  RowEmitter(Graph& g, const Value& x, std::vector<std::unique_ptr<Node>>& out) : g_(g), out_(out) {
+    full_ = row_ = x.type;
+    full_.requires_grad = row_.requires_grad = false;
+    row_.sizes.back() = 1;
+    full_.strides = dense(full_.sizes);
+    row_.strides = dense(row_.sizes);
+    full_twin_ = row_twin_ = x.twin_sizes;
+    if (!row_twin_.empty()) row_twin_.back() = 1;
+  }
+  Value* operator()(std::string_view op, std::vector<Value*> ins, tracing::Attrs attrs, bool row_shaped) {
+    std::unique_ptr<Node> m = g_.make_node(traced(op), std::move(ins), std::move(attrs), {row_shaped ? row_ : full_}, false);
+    m->outputs[0]->twin_sizes = row_shaped ? row_twin_ : full_twin_;
+    Value* v = m->outputs[0];
+    out_.push_back(std::move(m));
+    return v;
+  }
+
+ private:
+  static std::vector<int64_t> dense(const std::vector<int64_t>& sizes) {
+    const DimVector d = contiguous_strides(sizes);
+    return std::vector<int64_t>(d.begin(), d.end());
+  }
+  Graph& g_;
+  std::vector<std::unique_ptr<Node>>& out_;
+  TensorType full_, row_;
+  std::vector<int64_t> full_twin_, row_twin_;
+};
+
+// The attributes of a row reduction and of add/sub with alpha 1, as the traced ops record them.
+const tracing::Attrs& row_reduction_attrs() {
+  static const tracing::Attrs a{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}};
+  return a;
+}
+const tracing::Attrs& alpha_one() {
+  static const tracing::Attrs a{{"s0", Scalar(int64_t(1))}};
+  return a;
+}
+
+// Replaces each node of g whose kind is one of `kinds` and for which expand(node, emit) emits its
+// arithmetic (returning the value for the node's output; null keeps the node): the new nodes
+// stand where the node stood.
+template <class F>
+void rewrite_over_rows(Graph& g, std::initializer_list<std::string_view> kinds, F&& expand) {
+  auto wanted = [&](const Node& n) { return std::find(kinds.begin(), kinds.end(), n.kind()) != kinds.end(); };
+  if (std::none_of(g.nodes().begin(), g.nodes().end(), [&](const auto& n) { return wanted(*n); })) return;
+  std::vector<std::unique_ptr<Node>> owned = g.take_nodes(), rebuilt;
+  std::vector<std::pair<Value*, Value*>> renamed;
+  for (auto& n : owned) {
+    Value* x = wanted(*n) && !n->inputs.empty() ? n->inputs[0] : nullptr;
+    const bool fits = x && (x->type.dtype == kFloat || x->type.dtype == kDouble) && x->type.device.is_cpu() &&
+                      !x->type.sizes.empty();
+    if (!fits) {
+      rebuilt.push_back(std::move(n));
+      continue;
+    }
+    std::vector<std::unique_ptr<Node>> emitted;
+    RowEmitter emit(g, *x, emitted);
+    Value* y = expand(*n, *x, emit);
+    if (!y) {
+      rebuilt.push_back(std::move(n));
+      continue;
+    }
+    renamed.emplace_back(n->outputs[0], y);
+    for (auto& m : emitted) rebuilt.push_back(std::move(m));
+  }
+  g.set_nodes(std::move(rebuilt));
+  for (auto& [from, to] : renamed) g.replace_uses(from, to);
+}
+
 // layer_norm over the last dimension of a float or double CPU tensor becomes its arithmetic
 // (Note [Row reductions]): mean, x - mean, the mean of its square, rsqrt(var + eps), the scale
 // and shift; the fuser makes one kernel of it (three loops over each row) with what feeds it and
 // what follows, and its backward is derived from those ops' formulas. (Half and bfloat16 stay
 // layer_norm: op by op, its arithmetic would round each step.)
 void rewrite_layer_norm(Graph& g) {
-  bool any = false;
-  for (const auto& n : g.nodes()) any = any || n->kind() == "layer_norm";
-  if (!any) return;
-  const tracing::TracedOp* mean_op = tracing::find_traced_op("mean");
-  const tracing::TracedOp* sub_op = tracing::find_traced_op("sub");
-  const tracing::TracedOp* mul_op = tracing::find_traced_op("mul");
-  const tracing::TracedOp* add_op = tracing::find_traced_op("add");
-  const tracing::TracedOp* rsqrt_op = tracing::find_traced_op("rsqrt");
-  EMBER_INTERNAL_ASSERT(mean_op && sub_op && mul_op && add_op && rsqrt_op, "jit: layer_norm's ops are not registered");
-  std::vector<std::unique_ptr<Node>> owned = g.take_nodes(), rebuilt;
-  std::vector<std::pair<Value*, Value*>> renamed;
-  for (auto& n : owned) {
-    const Value* x = n->kind() == "layer_norm" && !n->inputs.empty() ? n->inputs[0] : nullptr;
-    bool ok = x && (x->type.dtype == kFloat || x->type.dtype == kDouble) && x->type.device.is_cpu() && !x->type.sizes.empty();
-    if (ok) {
-      const std::vector<int64_t> shape = tracing::ints_attr(n->attrs, "normalized_shape", "layer_norm");
-      ok = shape.size() == 1 && shape[0] == x->type.sizes.back();
-      for (size_t i = 1; ok && i < n->inputs.size(); ++i) {
-        const Value* p = n->inputs[i];
-        ok = !p || (p->type.dtype == x->type.dtype && p->type.device.is_cpu() && p->type.sizes == shape);
-      }
+  rewrite_over_rows(g, {"layer_norm"}, [&](const Node& n, Value& x, RowEmitter& emit) -> Value* {
+    const std::vector<int64_t> shape = tracing::ints_attr(n.attrs, "normalized_shape", "layer_norm");
+    if (shape.size() != 1 || shape[0] != x.type.sizes.back()) return nullptr;
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      const Value* p = n.inputs[i];
+      if (p && (p->type.dtype != x.type.dtype || !p->type.device.is_cpu() || p->type.sizes != shape)) return nullptr;
     }
-    if (!ok) {
-      rebuilt.push_back(std::move(n));
-      continue;
-    }
-    TensorType full = x->type, row = x->type;
-    full.requires_grad = row.requires_grad = false;
-    auto dense = [](const std::vector<int64_t>& sizes) {
-      const DimVector d = contiguous_strides(sizes);
-      return std::vector<int64_t>(d.begin(), d.end());
-    };
-    full.strides = dense(full.sizes);
-    row.sizes.back() = 1;
-    row.strides = dense(row.sizes);
-    std::vector<int64_t> full_twin = x->twin_sizes, row_twin = x->twin_sizes;
-    if (!row_twin.empty()) row_twin.back() = 1;
-    auto emit = [&](const tracing::TracedOp& op, std::vector<Value*> ins, tracing::Attrs attrs, bool row_shaped) {
-      std::unique_ptr<Node> m = g.make_node(op, std::move(ins), std::move(attrs), {row_shaped ? row : full}, false);
-      m->outputs[0]->twin_sizes = row_shaped ? row_twin : full_twin;
-      Value* v = m->outputs[0];
-      rebuilt.push_back(std::move(m));
-      return v;
-    };
-    const tracing::Attrs mean_attrs{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}};
-    const tracing::Attrs one{{"s0", Scalar(int64_t(1))}};
-    const Tensor eps = scalar_to_tensor(Scalar(tracing::double_attr(n->attrs, "eps", "layer_norm")));  // wrapped
-    Value* x_in = n->inputs[0];
-    Value* mean = emit(*mean_op, {x_in}, mean_attrs, true);
-    Value* centered = emit(*sub_op, {x_in, mean}, one, false);
-    Value* var = emit(*mean_op, {emit(*mul_op, {centered, centered}, {}, false)}, mean_attrs, true);
-    Value* rstd = emit(*rsqrt_op, {emit(*add_op, {var, g.add_constant(eps)}, one, true)}, {}, true);
-    Value* y = emit(*mul_op, {centered, rstd}, {}, false);
-    if (n->inputs.size() > 1 && n->inputs[1]) y = emit(*mul_op, {y, n->inputs[1]}, {}, false);
-    if (n->inputs.size() > 2 && n->inputs[2]) y = emit(*add_op, {y, n->inputs[2]}, one, false);
-    renamed.emplace_back(n->outputs[0], y);
-  }
-  g.set_nodes(std::move(rebuilt));
-  for (auto& [from, to] : renamed) g.replace_uses(from, to);
+    const Tensor eps = scalar_to_tensor(Scalar(tracing::double_attr(n.attrs, "eps", "layer_norm")));  // wrapped
+    Value* mean = emit("mean", {&x}, row_reduction_attrs(), true);
+    Value* centered = emit("sub", {&x, mean}, alpha_one(), false);
+    Value* var = emit("mean", {emit("mul", {centered, centered}, {}, false)}, row_reduction_attrs(), true);
+    Value* rstd = emit("rsqrt", {emit("add", {var, g.add_constant(eps)}, alpha_one(), true)}, {}, true);
+    Value* y = emit("mul", {centered, rstd}, {}, false);
+    if (n.inputs.size() > 1 && n.inputs[1]) y = emit("mul", {y, n.inputs[1]}, {}, false);
+    if (n.inputs.size() > 2 && n.inputs[2]) y = emit("add", {y, n.inputs[2]}, alpha_one(), false);
+    return y;
+  });
 }
 
 // softmax and log_softmax over the last dimension (rows of 128 or more) of a float or double CPU
-// tensor become their arithmetic (Note [Row reductions]): m = the row's maximum (softmax_shift: no gradient, the
-// result does not depend on it), e = exp(x - m), s = e's row sum; e / s, or x - m - log(s).
+// tensor become their arithmetic (Note [Row reductions]): m = the row's maximum (softmax_shift: no
+// gradient, the result does not depend on it), e = exp(x - m), s = e's row sum; e / s, or
+// x - m - log(s).
 void rewrite_softmax(Graph& g) {
-  bool any = false;
-  for (const auto& n : g.nodes()) any = any || n->kind() == "softmax" || n->kind() == "log_softmax";
-  if (!any) return;
-  const tracing::TracedOp* shift_op = tracing::find_traced_op("softmax_shift");
-  const tracing::TracedOp* sum_op = tracing::find_traced_op("sum");
-  const tracing::TracedOp* sub_op = tracing::find_traced_op("sub");
-  const tracing::TracedOp* exp_op = tracing::find_traced_op("exp");
-  const tracing::TracedOp* log_op = tracing::find_traced_op("log");
-  const tracing::TracedOp* div_op = tracing::find_traced_op("div_true");
-  EMBER_INTERNAL_ASSERT(shift_op && sum_op && sub_op && exp_op && log_op && div_op, "jit: softmax's ops are not registered");
-  std::vector<std::unique_ptr<Node>> owned = g.take_nodes(), rebuilt;
-  std::vector<std::pair<Value*, Value*>> renamed;
-  for (auto& n : owned) {
-    const bool log = n->kind() == "log_softmax";
-    Value* x = (n->kind() == "softmax" || log) && n->inputs.size() == 1 ? n->inputs[0] : nullptr;
-    bool ok = x && (x->type.dtype == kFloat || x->type.dtype == kDouble) && x->type.device.is_cpu() &&
-              !x->type.sizes.empty() && !tracing::has_attr(n->attrs, "dtype");
-    if (ok) {
-      const int64_t dim = tracing::int_attr(n->attrs, "dim", n->kind());
-      // Rows of at least 128: shorter ones cost the row driver more per row than eager softmax
-      // (an attention's [64, 64] scores measured no faster fused; bench/RESULTS.md).
-      ok = (dim == -1 || dim == int64_t(x->type.sizes.size()) - 1) && x->type.sizes.back() >= 128;
-    }
-    if (!ok) {
-      rebuilt.push_back(std::move(n));
-      continue;
-    }
-    TensorType full = x->type, row = x->type;
-    full.requires_grad = row.requires_grad = false;
-    auto dense = [](const std::vector<int64_t>& sizes) {
-      const DimVector d = contiguous_strides(sizes);
-      return std::vector<int64_t>(d.begin(), d.end());
-    };
-    full.strides = dense(full.sizes);
-    row.sizes.back() = 1;
-    row.strides = dense(row.sizes);
-    std::vector<int64_t> full_twin = x->twin_sizes, row_twin = x->twin_sizes;
-    if (!row_twin.empty()) row_twin.back() = 1;
-    auto emit = [&](const tracing::TracedOp& op, std::vector<Value*> ins, tracing::Attrs attrs, bool row_shaped) {
-      std::unique_ptr<Node> m = g.make_node(op, std::move(ins), std::move(attrs), {row_shaped ? row : full}, false);
-      m->outputs[0]->twin_sizes = row_shaped ? row_twin : full_twin;
-      Value* v = m->outputs[0];
-      rebuilt.push_back(std::move(m));
-      return v;
-    };
-    const tracing::Attrs one{{"s0", Scalar(int64_t(1))}};
-    Value* m = emit(*shift_op, {x}, {}, true);
-    Value* d = emit(*sub_op, {x, m}, one, false);
-    Value* e = emit(*exp_op, {d}, {}, false);
-    Value* s = emit(*sum_op, {e}, {{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}}, true);
-    Value* y = log ? emit(*sub_op, {d, emit(*log_op, {s}, {}, true)}, one, false) : emit(*div_op, {e, s}, {}, false);
-    renamed.emplace_back(n->outputs[0], y);
-  }
-  g.set_nodes(std::move(rebuilt));
-  for (auto& [from, to] : renamed) g.replace_uses(from, to);
+  rewrite_over_rows(g, {"softmax", "log_softmax"}, [](const Node& n, Value& x, RowEmitter& emit) -> Value* {
+    const int64_t dim = tracing::int_attr(n.attrs, "dim", n.kind());
+    // Rows of at least 128: shorter ones cost the row driver more per row than eager softmax
+    // (an attention's [64, 64] scores measured no faster fused; bench/RESULTS.md).
+    if (n.inputs.size() != 1 || tracing::has_attr(n.attrs, "dtype") || x.type.sizes.back() < 128 ||
+        (dim != -1 && dim != int64_t(x.type.sizes.size()) - 1))
+      return nullptr;
+    Value* m = emit("softmax_shift", {&x}, {}, true);
+    Value* d = emit("sub", {&x, m}, alpha_one(), false);
+    Value* e = emit("exp", {d}, {}, false);
+    Value* s = emit("sum", {e}, row_reduction_attrs(), true);
+    if (n.kind() == "log_softmax") return emit("sub", {d, emit("log", {s}, {}, true)}, alpha_one(), false);
+    return emit("div_true", {e, s}, {}, false);
+  });
 }
 }  // namespace
 
