@@ -255,7 +255,7 @@ KernelFn kernel_of(FusionGroup& group) {
   // The disk cache (Note [Kernel cache]): the group, then what the code generator compiles for.
   const std::string key = group.key + "\n" + b.host;
   char name[48];
-  std::snprintf(name, sizeof name, "ember_fused_%016llx", static_cast<unsigned long long>(detail::fnv1a(key)));
+  std::snprintf(name, sizeof name, "ember_fused_%016llx", static_cast<unsigned long long>(fnv1a(key)));
   std::string error;
   KernelFn k = nullptr;
   bool loaded = false;

@@ -14,6 +14,8 @@
 // cache directory that cannot be written only costs the compile.
 #include "ember/jit/kernel_cache.h"
 
+#include "ember/jit/kernel_spec.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,11 +50,6 @@ std::string path_of(const std::string& key, std::string_view kind) {
 }
 
 }  // namespace
-
-uint64_t fnv1a(std::string_view bytes, uint64_t h) {
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
 
 const std::string& kernel_cache_dir() {
   static const std::string dir = [] {

@@ -8,7 +8,6 @@
 
 namespace ember::jit::detail {
 
-uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull);
 // EMBER_JIT_CACHE_DIR, else $XDG_CACHE_HOME/ember/jit, else ~/.cache/ember/jit; "" when off.
 const std::string& kernel_cache_dir();
 // The bytes stored for `key` (a kernel's full key: group, target, code generator), if any and

@@ -6,9 +6,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ember::jit {
+
+// FNV-1a: the 64-bit hash of cache keys and kernel names (both libraries use this one).
+inline uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
 
 // Element types a kernel loads and stores. Half and BFloat16 are computed in float; Bool (one
 // byte, 0 or 1) as 0.0 or 1.0 of the compute type.

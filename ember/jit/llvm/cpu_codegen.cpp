@@ -63,12 +63,6 @@ struct Jit {
   std::string host;  // what a kernel is compiled for: CPU name, features, this library's digest
 };
 
-uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 // A digest of this library's own file (libember_llvm.so): a new code generator, a new cache.
 std::string self_digest() {
   Dl_info info{};
@@ -78,7 +72,7 @@ std::string self_digest() {
   bytes << f.rdbuf();
   const std::string b = bytes.str();
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx:%zu", (unsigned long long)fnv1a(b.data(), b.size()), b.size());
+  std::snprintf(buf, sizeof buf, "%016llx:%zu", (unsigned long long)fnv1a(b), b.size());
   return buf;
 }
 
