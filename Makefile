@@ -11,6 +11,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The kernel instruction sets the Release build compiles: those this machine can run (AVX-512
+# where the CPU has AVX-512 F, BW, VL and DQ, as the run-time dispatch asks). A plain `cmake`
+# configure compiles every set (EMBER_CPU_CAPABILITIES in CMakeLists.txt), as a build for other
+# machines must; here the AVX-512 kernels were a sixth of a cold build that no test could run.
+CPU_CAPS ?= $(shell ./scripts/cpu-caps.sh)
 
 .PHONY: deps configure build demo test test-release test-asan fuzz-configure fuzz-build fuzz test-fuzz bench clean
 
@@ -18,7 +23,7 @@ deps:
 	./scripts/install-deps.sh
 
 configure: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CPU_CAPABILITIES='$(CPU_CAPS)' $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -27,7 +32,7 @@ build: configure
 # Installs and builds only what the demo needs (the library and the `ember` command).
 demo:
 	./scripts/install-deps.sh --demo
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CPU_CAPABILITIES='$(CPU_CAPS)' $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target ember-cli
 	./$(BUILD)/bin/ember train --checkpoint $(BUILD)/ember-digits.safetensors
 

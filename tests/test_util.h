@@ -14,6 +14,23 @@
 
 namespace ember::test {
 
+// The sanitizer build (clang or GCC AddressSanitizer): loops that repeat a check over many random
+// inputs run a tenth of their iterations there (scaled_for_sanitizers). The sanitizers look for
+// memory errors and undefined behaviour, which the code paths find, not the volume, and test
+// code runs unoptimized and instrumented there; the Release suite runs every iteration.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitizerBuild = true;
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+constexpr int64_t scaled_for_sanitizers(int64_t n) { return kSanitizerBuild ? (n + 9) / 10 : n; }
+
 // Asserts that `actual` matches `expected` in shape, dtype and values (within tolerances
 // scaled for the dtype unless given). NaNs must match NaNs.
 ::testing::AssertionResult tensors_close(const Tensor& actual, const Tensor& expected, double rtol = -1,

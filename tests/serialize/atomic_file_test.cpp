@@ -91,7 +91,7 @@ TEST(AtomicFile, StaleTemporariesAreRemovedAndLiveOnesKept) {
 TEST(AtomicFile, KillNineDuringSavesLeavesACompleteFileAndNoPileOfTemporaries) {
   TempDir dir("ember-atomic");
   const std::string path = dir / "model.safetensors";
-  const int64_t n = 1 << 24;  // 64 MB per version
+  const int64_t n = 1 << 22;  // 16 MB per version: a save takes milliseconds, the kill lands anywhere in it
   serialize::save_file({{"w", zeros({n})}, {"version", zeros({1})}}, path);
   std::mt19937 rng(1234);
   int64_t next_version = 1;
@@ -140,8 +140,8 @@ TEST(AtomicFile, KillNineDuringSavesLeavesACompleteFileAndNoPileOfTemporaries) {
   serialize::save_file({{"w", zeros({n})}, {"version", zeros({1})}}, path);
   EXPECT_TRUE(temporaries_of(dir, "model.safetensors").empty());
   // Kills that landed inside a write left one temporary, which the next child's first save
-  // removed (else a later round would have seen two). The write and fsync of 64 MB are a good
-  // part of each save (26 of 30 kills landed in one in a Release run), so none would be a test
+  // removed (else a later round would have seen two). The write and fsync of 16 MB are a good
+  // part of each save (22 of 30 kills landed in one in a Release run), so none would be a test
   // that stopped testing.
   EXPECT_GE(rounds_with_one, 3u) << "few kills landed inside a write: the loop tested little";
   std::printf("kill -9 loop: %zu of 30 kills left the temporary in flight; never more than %zu\n", rounds_with_one,
