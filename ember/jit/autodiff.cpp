@@ -42,6 +42,17 @@ std::vector<Tensor> vjp_of(const Node& n, const std::vector<Tensor>& in, const T
     if (n.kind() == "mean") g = g.div(double(in[0].size(-1)));
     return {needs[0] ? zeros_like(in[0]).add(g) : Tensor()};
   }
+  if (n.kind() == "amax" || n.kind() == "amin") {  // a row extremum: eager's rule (ops/reduce_minmax.cpp)
+    // The gradient is shared evenly among the elements equal to the extremum; the kept extremum
+    // is computed again (a row reduction the mask's group reads) where the node dropped the dim.
+    const bool keepdim = tracing::bool_attr(n.attrs, "keepdim", n.kind());
+    if (!needs[0]) return {Tensor()};
+    const std::vector<int64_t> last{-1};
+    Tensor m = keepdim ? out : n.kind() == "amax" ? amax(in[0], last, true) : amin(in[0], last, true);
+    Tensor g = keepdim ? grad : grad.unsqueeze(-1);
+    Tensor mask = where(in[0].eq(m), ones_like(in[0]), zeros_like(in[0]));
+    return {mask.mul(g).div(mask.sum(last, true))};  // g / count would be a row value reading an input
+  }
   if (n.kind() == "fused_dropout")  // linear in its input: the same mask (Note [Fused dropout])
     return {needs[0] ? fused_dropout(grad, in[1], tracing::double_attr(n.attrs, "p", "fused_dropout")) : Tensor(), Tensor()};
   if (n.kind() == "where") {  // as where's own formula (ops/index_ops.cpp)
@@ -64,7 +75,8 @@ bool differentiable_in_group(const Node& n) {
     const auto& row = *static_cast<const PointwiseOp*>(n.op->context);
     return row.differentiable && row.vjp;
   }
-  return n.kind() == "where" || n.kind() == "fused_dropout" || n.kind() == "sum" || n.kind() == "mean";
+  return n.kind() == "where" || n.kind() == "fused_dropout" || n.kind() == "sum" || n.kind() == "mean" ||
+         n.kind() == "amax" || n.kind() == "amin";
 }
 
 std::shared_ptr<const BackwardProgram> derive_backward(const Graph& fwd, const std::vector<bool>& needs,

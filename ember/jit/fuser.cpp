@@ -35,8 +35,12 @@
 // feeds and follows it, and its derived backward one kernel of four (the formulas' sums over the
 // row are row reductions too; the weight's and bias's gradients are column sums, run eagerly).
 // The backward of a reduction spreads the gradient over the row by a broadcasting add (sum's and
-// mean's own formula, without an expand that would cut the group). CPU only (the CUDA code
-// generator has no stages yet).
+// mean's own formula, without an expand that would cut the group). amax and amin over the last
+// dimension are row reductions too (a maximum or minimum accumulator and a count of NaNs: NaN
+// propagates as in eager), their gradient shared evenly among the elements equal to the extremum
+// (eager's rule, written as where/sum over the row); var and std over the last dimension become
+// mean, centered square and mean (rewrite_var_std), so var_mean is one kernel of two loops per
+// row. CPU only (the CUDA code generator has no stages yet).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -195,10 +199,12 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
   return true;
 }
 
-// A sum or mean over the last dimension of a floating CPU tensor, in its own dtype (Note [Row
-// reductions]): it may end a group whose shape is its input's. *keepdim: the node's.
+// A sum, mean, amax or amin over the last dimension of a floating CPU tensor, in its own dtype
+// (Note [Row reductions]), or softmax's kept maximum: it may end a group whose shape is its
+// input's. *keepdim: the node's.
 bool row_reduction(const Node& n, ScalarType* cls, bool* keepdim) {
-  if ((n.kind() != "sum" && n.kind() != "mean" && n.kind() != "softmax_shift") || n.has_effects() ||
+  const bool extremum = n.kind() == "amax" || n.kind() == "amin";
+  if ((n.kind() != "sum" && n.kind() != "mean" && n.kind() != "softmax_shift" && !extremum) || n.has_effects() ||
       n.outputs.size() != 1 || n.inputs.size() != 1 || !n.inputs[0])
     return false;
   const TensorType& in = n.inputs[0]->type;
@@ -208,7 +214,7 @@ bool row_reduction(const Node& n, ScalarType* cls, bool* keepdim) {
     *cls = in.dtype;
     return true;
   }
-  if (!tracing::has_attr(n.attrs, "dim") || tracing::has_attr(n.attrs, "dtype")) return false;
+  if (!tracing::has_attr(n.attrs, "dim") || (!extremum && tracing::has_attr(n.attrs, "dtype"))) return false;
   const std::vector<int64_t> dim = tracing::ints_attr(n.attrs, "dim", n.kind());
   const int64_t last = int64_t(in.sizes.size()) - 1;
   if (dim.size() != 1 || (dim[0] != -1 && dim[0] != last)) return false;
@@ -311,11 +317,16 @@ KernelSpec spec_of(const Graph& g) {
       k.op = "const";
       k.scalars[0] = tracing::scalar_attr(n->attrs, "value", "full_like").toDouble();
       k.num_scalars = 1;
-    } else if (n->kind() == "sum" || n->kind() == "mean" || n->kind() == "softmax_shift") {  // Note [Row reductions]
-      k.op = n->kind() == "softmax_shift" ? "row_max" : "row_sum";
+    } else if (n->kind() == "sum" || n->kind() == "mean") {  // Note [Row reductions]
+      k.op = "row_sum";
       k.args.push_back(value(n->inputs[0]));
       k.scalars[0] = n->kind() == "mean" ? 1 : 0;
       k.num_scalars = 1;
+    } else if (n->kind() == "softmax_shift" || n->kind() == "amax" || n->kind() == "amin") {
+      k.op = n->kind() == "amin" ? "row_min" : "row_max";
+      k.args.push_back(value(n->inputs[0]));
+      k.scalars[1] = n->kind() == "softmax_shift" ? 0 : 1;  // amax and amin propagate NaN
+      k.num_scalars = 2;
     } else if (n->kind() == "fused_dropout") {  // scalars: p, the seed's slot
       k.op = "fused_dropout";
       k.args.push_back(value(n->inputs[0]));
@@ -386,6 +397,16 @@ const tracing::TracedOp& traced(std::string_view name) {
   return *op;
 }
 
+// The attributes of a row reduction and of add/sub with alpha 1, as the traced ops record them.
+const tracing::Attrs& row_reduction_attrs() {
+  static const tracing::Attrs a{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}};
+  return a;
+}
+const tracing::Attrs& alpha_one() {
+  static const tracing::Attrs a{{"s0", Scalar(int64_t(1))}};
+  return a;
+}
+
 // Emits the nodes that stand for a node over the rows of x (its last dimension): values of x's
 // shape ("full") or of the row's ([..., 1]), dense, with x's twin sizes (Note [Dynamic sizes]).
 class RowEmitter {
@@ -400,33 +421,48 @@ class RowEmitter {
     if (!row_twin_.empty()) row_twin_.back() = 1;
   }
   Value* operator()(std::string_view op, std::vector<Value*> ins, tracing::Attrs attrs, bool row_shaped) {
-    std::unique_ptr<Node> m = g_.make_node(traced(op), std::move(ins), std::move(attrs), {row_shaped ? row_ : full_}, false);
-    m->outputs[0]->twin_sizes = row_shaped ? row_twin_ : full_twin_;
-    Value* v = m->outputs[0];
-    out_.push_back(std::move(m));
-    return v;
+    return emit(op, std::move(ins), std::move(attrs), row_shaped ? row_ : full_, row_shaped ? row_twin_ : full_twin_);
   }
+  // A sum or mean over the row; without keepdim, of the row's shape less its last dimension.
+  Value* reduce(std::string_view op, Value* x, bool keepdim) {
+    if (keepdim) return (*this)(op, {x}, row_reduction_attrs(), true);
+    TensorType t = row_;
+    t.sizes.pop_back();
+    t.strides = dense(t.sizes);
+    std::vector<int64_t> twin = row_twin_;
+    if (!twin.empty()) twin.pop_back();
+    const tracing::Attrs attrs{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(false)}, {"dtype", tracing::Attr()}};
+    return emit(op, {x}, attrs, t, twin);
+  }
+  // An elementwise op on a value of any shape: its result has that value's type.
+  Value* apply(std::string_view op, std::vector<Value*> ins) {
+    const Value& a = *ins.at(0);
+    return emit(op, std::move(ins), {}, a.type, a.twin_sizes);
+  }
+  // Where the node had more outputs than the one expand returns: what stands for another one.
+  void rename(Value* from, Value* to) { renamed_.emplace_back(from, to); }
+  const std::vector<std::pair<Value*, Value*>>& renamed() const { return renamed_; }
 
  private:
   static std::vector<int64_t> dense(const std::vector<int64_t>& sizes) {
     const DimVector d = contiguous_strides(sizes);
     return std::vector<int64_t>(d.begin(), d.end());
   }
+  Value* emit(std::string_view op, std::vector<Value*> ins, tracing::Attrs attrs, const TensorType& t,
+              const std::vector<int64_t>& twin) {
+    std::unique_ptr<Node> m = g_.make_node(traced(op), std::move(ins), std::move(attrs), {t}, false);
+    m->outputs[0]->twin_sizes = twin;
+    Value* v = m->outputs[0];
+    out_.push_back(std::move(m));
+    return v;
+  }
   Graph& g_;
   std::vector<std::unique_ptr<Node>>& out_;
   TensorType full_, row_;
   std::vector<int64_t> full_twin_, row_twin_;
+  std::vector<std::pair<Value*, Value*>> renamed_;
 };
 
-// The attributes of a row reduction and of add/sub with alpha 1, as the traced ops record them.
-const tracing::Attrs& row_reduction_attrs() {
-  static const tracing::Attrs a{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}};
-  return a;
-}
-const tracing::Attrs& alpha_one() {
-  static const tracing::Attrs a{{"s0", Scalar(int64_t(1))}};
-  return a;
-}
 
 // Replaces each node of g whose kind is one of `kinds` and for which expand(node, emit) emits its
 // arithmetic (returning the value for the node's output; null keeps the node): the new nodes
@@ -453,6 +489,7 @@ void rewrite_over_rows(Graph& g, std::initializer_list<std::string_view> kinds, 
       continue;
     }
     renamed.emplace_back(n->outputs[0], y);
+    renamed.insert(renamed.end(), emit.renamed().begin(), emit.renamed().end());
     for (auto& m : emitted) rebuilt.push_back(std::move(m));
   }
   g.set_nodes(std::move(rebuilt));
@@ -506,10 +543,47 @@ void rewrite_softmax(Graph& g) {
 }
 }  // namespace
 
+// var, std, var_mean and std_mean over the last dimension of a float or double CPU tensor become
+// their arithmetic (Note [Row reductions]): m = the row's mean, d = x - m, var = mean(d * d)
+// scaled by n / (n - correction) (a constant of the row's length: not when that length is
+// size-generic and the correction non-zero, Note [Dynamic sizes]); std = sqrt(var). The results
+// keep the dimension inside the group; a squeeze drops it where the node did not keep it.
+void rewrite_var_std(Graph& g) {
+  rewrite_over_rows(g, {"var", "std", "var_mean", "std_mean"}, [&](const Node& n, Value& x, RowEmitter& emit) -> Value* {
+    const std::string_view kind = n.kind();
+    if (n.inputs.size() != 1 || !tracing::has_attr(n.attrs, "dim")) return nullptr;
+    const std::vector<int64_t> dim = tracing::ints_attr(n.attrs, "dim", kind);
+    const int64_t last = int64_t(x.type.sizes.size()) - 1, len = x.type.sizes.back();
+    if (dim.size() != 1 || (dim[0] != -1 && dim[0] != last) || len < 1) return nullptr;
+    const int64_t correction = tracing::optional_int_attr(n.attrs, "correction", kind).value_or(1);
+    const bool generic_row = !x.twin_sizes.empty() && x.twin_sizes.back() != len;
+    if (correction != 0 && generic_row) return nullptr;
+    const bool keepdim = tracing::bool_attr(n.attrs, "keepdim", kind), root = kind == "std" || kind == "std_mean";
+    Value* mean = emit.reduce("mean", &x, true);
+    Value* centered = emit("sub", {&x, mean}, alpha_one(), false);
+    Value* square = emit("mul", {centered, centered}, {}, false);
+    // n / max(0, n - correction), as eager: a row no longer than the correction gives inf or NaN.
+    const Tensor scale = scalar_to_tensor(Scalar(double(len) / std::max(0.0, double(len - correction))));
+    Value* y;
+    if (keepdim) {
+      y = emit.reduce("mean", square, true);
+      if (correction != 0) y = emit("mul", {y, g.add_constant(scale)}, {}, true);
+      if (root) y = emit("sqrt", {y}, {}, true);
+    } else {  // the results drop the dimension: read outside the group only (a sqrt is its own kernel)
+      if (correction != 0) square = emit("mul", {square, g.add_constant(scale)}, {}, false);
+      y = emit.reduce("mean", square, false);
+      if (root) y = emit.apply("sqrt", {y});
+    }
+    if (n.outputs.size() > 1) emit.rename(n.outputs[1], keepdim ? mean : emit.reduce("mean", &x, false));
+    return y;
+  });
+}
+
 void fuse_pointwise(Graph& g) {
   rewrite_dropout(g);
   rewrite_layer_norm(g);
   rewrite_softmax(g);
+  rewrite_var_std(g);
   const auto& nodes = g.nodes();
   std::map<const Value*, size_t> producer;  // node index of each node output
   for (size_t k = 0; k < nodes.size(); ++k)

@@ -33,7 +33,7 @@ struct FusionGroup {
   bool rows() const {
     if (spec.seeds > 0) return true;
     for (const KInstr& in : spec.instrs)
-      if (in.op == "row_sum" || in.op == "row_max") return true;
+      if (in.row_reduction()) return true;
     return false;
   }
   std::mutex mutex;

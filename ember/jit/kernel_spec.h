@@ -56,11 +56,13 @@ inline uint64_t dropout_threshold(double keep_probability) {
 // reference r in an instruction: r < num_inputs is input r; else the result of instruction
 // r - num_inputs. Constants are instructions of op "const" (value in scalars[0]).
 struct KInstr {
-  std::string op;             // "add", "exp", ... (kernel_ops() lists them), "const", or "row_sum"
-                              // (a row reduction: scalars[0] is 1 for a mean)
+  std::string op;             // "add", "exp", ... (kernel_ops() lists them), "const", or a row
+                              // reduction: "row_sum" (scalars[0] is 1 for a mean), "row_max" or
+                              // "row_min" (scalars[1] is 1 when NaN propagates: amax, amin)
   std::vector<int> args;
   double scalars[4] = {0, 0, 0, 0};  // the op's scalar arguments (alpha, slopes, ...)
   int num_scalars = 0;
+  bool row_reduction() const { return op == "row_sum" || op == "row_max" || op == "row_min"; }
 };
 
 struct KernelSpec {

@@ -55,20 +55,38 @@ Tensor amax_amin(const ReduceOp& op, const Tensor& self, IntArrayRef dim, bool k
 }
 }  // namespace
 namespace {
-const tracing::TracedOpDef amax_traced{{"amax", tracing::Fusion::Reduction, [](const tracing::TracedOp&, const std::vector<Tensor>& in, const tracing::Attrs& a) -> std::vector<Tensor> {
-  return {amax(in.at(0), tracing::ints_attr(a, "dim", "amax"), tracing::bool_attr(a, "keepdim", "amax"))};
-}}};
+Tensor amax_or_amin(std::string_view name, const Tensor& x, IntArrayRef dim, bool keepdim) {
+  return name == "amax" ? amax(x, dim, keepdim) : amin(x, dim, keepdim);
+}
+std::vector<Tensor> run_amax_amin(const tracing::TracedOp& op, const std::vector<Tensor>& in, const tracing::Attrs& a) {
+  return {amax_or_amin(op.name, in.at(0), tracing::ints_attr(a, "dim", op.name), tracing::bool_attr(a, "keepdim", op.name))};
+}
+const tracing::TracedOpDef amax_traced{{"amax", tracing::Fusion::Reduction, &run_amax_amin}};
+const tracing::TracedOpDef amin_traced{{"amin", tracing::Fusion::Reduction, &run_amax_amin}};
 }  // namespace
 
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (tracing::active())
     return tracing::traced_call(amax_traced, {self}, {{"dim", tracing::ints(dim)}, {"keepdim", Scalar(keepdim)}},
                                 [&] { return amax(self, dim, keepdim); });
-  return amax_amin(amax_op, self, dim, keepdim, "amax"); }
-Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) { return amax_amin(amin_op, self, dim, keepdim, "amin"); }
+  return amax_amin(amax_op, self, dim, keepdim, "amax");
+}
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (tracing::active())
+    return tracing::traced_call(amin_traced, {self}, {{"dim", tracing::ints(dim)}, {"keepdim", Scalar(keepdim)}},
+                                [&] { return amin(self, dim, keepdim); });
+  return amax_amin(amin_op, self, dim, keepdim, "amin");
+}
 
-Tensor max(const Tensor& self) { return amax_amin(amax_op, self, {}, false, "max"); }
-Tensor min(const Tensor& self) { return amax_amin(amin_op, self, {}, false, "min"); }
+// max() and min() of every element are amax and amin over no dims (a traced program records them so).
+Tensor max(const Tensor& self) {
+  if (tracing::active()) return amax(self, {}, false);
+  return amax_amin(amax_op, self, {}, false, "max");
+}
+Tensor min(const Tensor& self) {
+  if (tracing::active()) return amin(self, {}, false);
+  return amax_amin(amin_op, self, {}, false, "min");
+}
 
 // ---- max/min along a dim ----------------------------------------------------------------------
 namespace {
@@ -103,20 +121,52 @@ Tensor arg_impl(const ReduceOp& op, const Tensor& self, std::optional<int64_t> d
 }
 }  // namespace
 
+namespace {
+// max/min along a dim (values and indices) and argmax/argmin, as traced nodes (opaque: they run
+// op by op in a traced program).
+std::vector<Tensor> run_select_dim(const tracing::TracedOp& op, const std::vector<Tensor>& in, const tracing::Attrs& a) {
+  const int64_t dim = tracing::int_attr(a, "dim", op.name);
+  const bool keepdim = tracing::bool_attr(a, "keepdim", op.name);
+  if (op.name == "max_dim") return tracing::as_outputs(max(in.at(0), dim, keepdim));
+  return tracing::as_outputs(min(in.at(0), dim, keepdim));
+}
+std::vector<Tensor> run_arg(const tracing::TracedOp& op, const std::vector<Tensor>& in, const tracing::Attrs& a) {
+  const std::optional<int64_t> dim = tracing::optional_int_attr(a, "dim", op.name);
+  const bool keepdim = tracing::bool_attr(a, "keepdim", op.name);
+  return {op.name == "argmax" ? argmax(in.at(0), dim, keepdim) : argmin(in.at(0), dim, keepdim)};
+}
+const tracing::TracedOpDef max_dim_traced{{"max_dim", tracing::Fusion::Opaque, &run_select_dim}};
+const tracing::TracedOpDef min_dim_traced{{"min_dim", tracing::Fusion::Opaque, &run_select_dim}};
+const tracing::TracedOpDef argmax_traced{{"argmax", tracing::Fusion::Opaque, &run_arg}};
+const tracing::TracedOpDef argmin_traced{{"argmin", tracing::Fusion::Opaque, &run_arg}};
+}  // namespace
+
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  if (tracing::active())
+    return tracing::traced_call(max_dim_traced, {self}, {{"dim", Scalar(dim)}, {"keepdim", Scalar(keepdim)}},
+                                [&] { return max(self, dim, keepdim); });
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return autograd::differentiable_select("max", self, dim, keepdim, [&] { return max(self, dim, keepdim); });
   return minmax_dim(max_dim_op, self, dim, keepdim, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  if (tracing::active())
+    return tracing::traced_call(min_dim_traced, {self}, {{"dim", Scalar(dim)}, {"keepdim", Scalar(keepdim)}},
+                                [&] { return min(self, dim, keepdim); });
   if (EMBER_UNLIKELY(autograd::maybe_differentiable(self)))
     return autograd::differentiable_select("min", self, dim, keepdim, [&] { return min(self, dim, keepdim); });
   return minmax_dim(min_dim_op, self, dim, keepdim, "min");
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (tracing::active())
+    return tracing::traced_call(argmax_traced, {self}, {{"dim", tracing::optional_int(dim)}, {"keepdim", Scalar(keepdim)}},
+                                [&] { return argmax(self, dim, keepdim); });
   return arg_impl(max_dim_op, self, dim, keepdim, "argmax");
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (tracing::active())
+    return tracing::traced_call(argmin_traced, {self}, {{"dim", tracing::optional_int(dim)}, {"keepdim", Scalar(keepdim)}},
+                                [&] { return argmin(self, dim, keepdim); });
   return arg_impl(min_dim_op, self, dim, keepdim, "argmin");
 }
 

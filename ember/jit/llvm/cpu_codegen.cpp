@@ -214,7 +214,7 @@ class Emitter {
     if (v >= nin && reduction(spec_.instrs[v - nin])) return stage_[v] - 1;
     return stage_[v];
   }
-  static bool reduction(const KInstr& in) { return in.op == "row_sum" || in.op == "row_max"; }
+  static bool reduction(const KInstr& in) { return in.row_reduction(); }
   bool has_reductions() const {
     for (const KInstr& in : spec_.instrs)
       if (reduction(in)) return true;
@@ -383,8 +383,16 @@ class Emitter {
       values[k] = widen(b_.CreateLoad(storage(spec_.inputs[k]), address(nout + k)), spec_.inputs[k]);
     // Reductions accumulated in this loop: an accumulator each, added to in any order
     // (reassociation lets the vectorizer keep a vector of partial sums).
-    std::vector<std::pair<size_t, PHINode*>> accumulators;
-    std::vector<Value*> sums;
+    // A NaN-propagating extremum (amax, amin: scalar 1) also counts the row's NaNs, a sum that
+    // vectorizes where a NaN-propagating select would not; the extremum is NaN if any.
+    struct Accumulator {
+      size_t v;
+      PHINode* acc;
+      Value* next = nullptr;
+      PHINode* nans = nullptr;
+      Value* nans_next = nullptr;
+    };
+    std::vector<Accumulator> accumulators;
     FastMathFlags reassoc;
     reassoc.setAllowReassoc();
     for (size_t k = 0; k < spec_.instrs.size(); ++k) {
@@ -402,19 +410,27 @@ class Emitter {
         args.push_back(values[size_t(r)]);
       }
       if (reduction(in)) {  // accumulated in this loop
-        const bool max = in.op == "row_max";
-        PHINode* acc = PHINode::Create(ct_, 2, "acc", &body->front());
-        acc->addIncoming(max ? c(-std::numeric_limits<double>::infinity()) : c(0), head);
-        Value* combined;
-        if (max) {  // NaN is passed over here; it reaches the result through the values themselves
-          combined = b_.CreateSelect(b_.CreateFCmpOGT(args.at(0), acc), args.at(0), acc);
-        } else {
-          auto* added = cast<Instruction>(b_.CreateFAdd(acc, args.at(0)));
+        const bool max = in.op == "row_max", min = in.op == "row_min";
+        const double inf = std::numeric_limits<double>::infinity();
+        Accumulator a{v, PHINode::Create(ct_, 2, "acc", &body->front())};
+        a.acc->addIncoming(max ? c(-inf) : min ? c(inf) : c(0), head);
+        auto add = [&](Value* x, Value* y) {
+          auto* added = cast<Instruction>(b_.CreateFAdd(x, y));
           added->setFastMathFlags(reassoc);
-          combined = added;
+          return added;
+        };
+        if (max || min) {  // NaN is passed over here (softmax_shift: it reaches the result through the values)
+          Value* beats = max ? b_.CreateFCmpOGT(args.at(0), a.acc) : b_.CreateFCmpOLT(args.at(0), a.acc);
+          a.next = b_.CreateSelect(beats, args.at(0), a.acc);
+          if (in.num_scalars > 1 && in.scalars[1] == 1) {
+            a.nans = PHINode::Create(ct_, 2, "nans", &body->front());
+            a.nans->addIncoming(c(0), head);
+            a.nans_next = add(a.nans, b_.CreateSelect(b_.CreateFCmpUNO(args.at(0), args.at(0)), c(1), c(0)));
+          }
+        } else {
+          a.next = add(a.acc, args.at(0));
         }
-        accumulators.emplace_back(v, acc);
-        sums.push_back(combined);
+        accumulators.push_back(a);
         continue;
       }
       values[v] = op(in, args);
@@ -428,7 +444,10 @@ class Emitter {
     }
     Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
-    for (size_t a = 0; a < accumulators.size(); ++a) accumulators[a].second->addIncoming(sums[a], b_.GetInsertBlock());
+    for (const Accumulator& a : accumulators) {
+      a.acc->addIncoming(a.next, b_.GetInsertBlock());
+      if (a.nans) a.nans->addIncoming(a.nans_next, b_.GetInsertBlock());
+    }
     if (accumulators.empty()) {
       b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, done);
       return;
@@ -438,10 +457,13 @@ class Emitter {
     BasicBlock* exit = BasicBlock::Create(ctx_, tag + ".exit", f);
     b_.CreateCondBr(b_.CreateICmpSLT(next, n), body, exit);
     b_.SetInsertPoint(exit);
-    for (size_t a = 0; a < accumulators.size(); ++a) {
-      const size_t v = accumulators[a].first;
-      Value* total = sums[a];
-      if (spec_.instrs[v - nin].scalars[0] == 1) total = b_.CreateFDiv(total, b_.CreateSIToFP(n, ct_));
+    for (const Accumulator& a : accumulators) {
+      const size_t v = a.v;
+      Value* total = a.next;
+      if (spec_.instrs[v - nin].op == "row_sum" && spec_.instrs[v - nin].scalars[0] == 1)
+        total = b_.CreateFDiv(total, b_.CreateSIToFP(n, ct_));
+      if (a.nans)
+        total = b_.CreateSelect(b_.CreateFCmpONE(a.nans_next, c(0)), c(std::numeric_limits<double>::quiet_NaN()), total);
       finals_[v] = total;
       for (size_t k = 0; k < nout; ++k)
         if (size_t(spec_.output_values[k]) == v) {
