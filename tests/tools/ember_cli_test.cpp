@@ -66,13 +66,17 @@ TEST_F(EmberCli, TrainsToTheTargetAccuracyAndResumesBitIdentically) {
 }
 
 TEST_F(EmberCli, Bfloat16AndChannelsLastRunsLearn) {
-  const Outcome bf16 = run("train --epochs 3 --bf16 --no-progress --checkpoint " + path("bf16.safetensors"));
+  // The sanitizer build trains one epoch of each (every code path, 55 s of 88 under ASan with
+  // three) and asks only that it learned: chance is 0.1.
+  const bool brief = ember::test::kSanitizerBuild;
+  const std::string epochs = brief ? "1" : "3";
+  const Outcome bf16 = run("train --epochs " + epochs + " --bf16 --no-progress --checkpoint " + path("bf16.safetensors"));
   ASSERT_EQ(bf16.status, 0) << bf16.output;
   EXPECT_NE(bf16.output.find("bfloat16 autocast"), std::string::npos);
-  EXPECT_GE(accuracy_of(bf16), 0.95);
-  const Outcome cl = run("train --epochs 3 --channels-last --no-progress --checkpoint " + path("cl.safetensors"));
+  EXPECT_GE(accuracy_of(bf16), brief ? 0.5 : 0.95);
+  const Outcome cl = run("train --epochs " + epochs + " --channels-last --no-progress --checkpoint " + path("cl.safetensors"));
   ASSERT_EQ(cl.status, 0) << cl.output;
-  EXPECT_GE(accuracy_of(cl), 0.97);
+  EXPECT_GE(accuracy_of(cl), brief ? 0.5 : 0.97);
 }
 
 TEST_F(EmberCli, TrainsOnAGpu) {
