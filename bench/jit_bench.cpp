@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <string>
 
 #include "bench_util.h"
 #include "ember/jit/jit.h"
@@ -90,7 +91,30 @@ void variable_batches() {
               (long long)s.fused_fallbacks);
 }
 
-int main() {
+// Row statistics on [8192, 1024], forward: standardized by the row's mean and std (std_mean over
+// the last dimension fuses as means) and the row's maximum of 2x (amax fuses), traced vs eager.
+void row_statistics() {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(0);
+  auto fn = [](const std::vector<torch::Tensor>& in) {
+    const torch::Tensor& x = in[0];
+    auto [s, m] = torch::std_mean(x, {-1}, /*unbiased=*/true, /*keepdim=*/true);
+    return std::vector<torch::Tensor>{(x - m) / (s + 1e-5), (x * 2).amax(-1)};
+  };
+  const torch::Tensor x = torch::randn({8192, 1024});
+  auto traced = jit::trace(fn, {x});
+  const double eager = bench::time_per_iter([&] { (void)fn({x}); }, 0.5);
+  const double fused = bench::time_per_iter([&] { (void)traced.forward(std::vector<torch::Tensor>{x}); }, 0.5);
+  std::printf("row statistics: (x - mean) / (std + eps) and amax(2x) over [8192, 1024]: eager %.2f ms, traced %.2f ms: %.2fx\n%s",
+              eager * 1e3, fused * 1e3, eager / fused, jit::fusion_report(traced.fused_graph()).c_str());
+}
+
+// Usage: jit_bench [rows]   (rows: the row statistics only)
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "rows") {
+    row_statistics();
+    return 0;
+  }
   {
   torch::NoGradGuard no_grad;
   const int64_t n = 16 << 20;
@@ -127,6 +151,7 @@ int main() {
   }
   layer_norm_residual_dropout();
   transformer_step();
+  row_statistics();
   variable_batches();
   return 0;
 }
