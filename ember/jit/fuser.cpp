@@ -37,7 +37,8 @@
 // The backward of a reduction spreads the gradient over the row by a broadcasting add (sum's and
 // mean's own formula, without an expand that would cut the group). amax and amin over the last
 // dimension are row reductions too (a maximum or minimum accumulator and a count of NaNs: NaN
-// propagates as in eager), their gradient shared evenly among the elements equal to the extremum
+// propagates as in eager; the extremum's own loop carries no-NaNs flags so that it vectorizes),
+// their gradient shared evenly among the elements equal to the extremum
 // (eager's rule, written as where/sum over the row); var and std over the last dimension become
 // mean, centered square and mean (rewrite_var_std), so var_mean is one kernel of two loops per
 // row. CPU only (the CUDA code generator has no stages yet).

@@ -420,8 +420,17 @@ class Emitter {
           return added;
         };
         if (max || min) {  // NaN is passed over here (softmax_shift: it reaches the result through the values)
-          Value* beats = max ? b_.CreateFCmpOGT(args.at(0), a.acc) : b_.CreateFCmpOLT(args.at(0), a.acc);
-          a.next = b_.CreateSelect(beats, args.at(0), a.acc);
+          // No-NaNs flags let the vectorizer keep a vector of extrema. They hold where it matters:
+          // a row without NaN gets the exact extremum; with a NaN the extremum is replaced (amax,
+          // amin: the count below) or irrelevant (softmax's shift: the NaN reaches every output).
+          FastMathFlags minmax;
+          minmax.setNoNaNs();
+          minmax.setNoSignedZeros();
+          auto* beats = cast<Instruction>(max ? b_.CreateFCmpOGT(args.at(0), a.acc) : b_.CreateFCmpOLT(args.at(0), a.acc));
+          beats->setFastMathFlags(minmax);
+          auto* pick = cast<Instruction>(b_.CreateSelect(beats, args.at(0), a.acc));
+          pick->setFastMathFlags(minmax);
+          a.next = pick;
           if (in.num_scalars > 1 && in.scalars[1] == 1) {
             a.nans = PHINode::Create(ct_, 2, "nans", &body->front());
             a.nans->addIncoming(c(0), head);
