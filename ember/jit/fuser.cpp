@@ -398,10 +398,12 @@ const tracing::TracedOp& traced(std::string_view name) {
   return *op;
 }
 
-// The attributes of a row reduction and of add/sub with alpha 1, as the traced ops record them.
-const tracing::Attrs& row_reduction_attrs() {
-  static const tracing::Attrs a{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}};
-  return a;
+// The attributes of a sum or mean over the last dimension and of add/sub with alpha 1, as the
+// traced ops record them.
+const tracing::Attrs& row_reduction_attrs(bool keepdim) {
+  static const tracing::Attrs kept{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(true)}, {"dtype", tracing::Attr()}};
+  static const tracing::Attrs dropped{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(false)}, {"dtype", tracing::Attr()}};
+  return keepdim ? kept : dropped;
 }
 const tracing::Attrs& alpha_one() {
   static const tracing::Attrs a{{"s0", Scalar(int64_t(1))}};
@@ -426,14 +428,13 @@ class RowEmitter {
   }
   // A sum or mean over the row; without keepdim, of the row's shape less its last dimension.
   Value* reduce(std::string_view op, Value* x, bool keepdim) {
-    if (keepdim) return (*this)(op, {x}, row_reduction_attrs(), true);
+    if (keepdim) return (*this)(op, {x}, row_reduction_attrs(true), true);
     TensorType t = row_;
     t.sizes.pop_back();
     t.strides = dense(t.sizes);
     std::vector<int64_t> twin = row_twin_;
     if (!twin.empty()) twin.pop_back();
-    const tracing::Attrs attrs{{"dim", std::vector<int64_t>{-1}}, {"keepdim", Scalar(false)}, {"dtype", tracing::Attr()}};
-    return emit(op, {x}, attrs, t, twin);
+    return emit(op, {x}, row_reduction_attrs(false), t, twin);
   }
   // An elementwise op on a value of any shape: its result has that value's type.
   Value* apply(std::string_view op, std::vector<Value*> ins) {
@@ -463,7 +464,6 @@ class RowEmitter {
   std::vector<int64_t> full_twin_, row_twin_;
   std::vector<std::pair<Value*, Value*>> renamed_;
 };
-
 
 // Replaces each node of g whose kind is one of `kinds` and for which expand(node, emit) emits its
 // arithmetic (returning the value for the node's output; null keeps the node): the new nodes
@@ -511,9 +511,9 @@ void rewrite_layer_norm(Graph& g) {
       if (p && (p->type.dtype != x.type.dtype || !p->type.device.is_cpu() || p->type.sizes != shape)) return nullptr;
     }
     const Tensor eps = scalar_to_tensor(Scalar(tracing::double_attr(n.attrs, "eps", "layer_norm")));  // wrapped
-    Value* mean = emit("mean", {&x}, row_reduction_attrs(), true);
+    Value* mean = emit.reduce("mean", &x, true);
     Value* centered = emit("sub", {&x, mean}, alpha_one(), false);
-    Value* var = emit("mean", {emit("mul", {centered, centered}, {}, false)}, row_reduction_attrs(), true);
+    Value* var = emit.reduce("mean", emit("mul", {centered, centered}, {}, false), true);
     Value* rstd = emit("rsqrt", {emit("add", {var, g.add_constant(eps)}, alpha_one(), true)}, {}, true);
     Value* y = emit("mul", {centered, rstd}, {}, false);
     if (n.inputs.size() > 1 && n.inputs[1]) y = emit("mul", {y, n.inputs[1]}, {}, false);
@@ -537,18 +537,16 @@ void rewrite_softmax(Graph& g) {
     Value* m = emit("softmax_shift", {&x}, {}, true);
     Value* d = emit("sub", {&x, m}, alpha_one(), false);
     Value* e = emit("exp", {d}, {}, false);
-    Value* s = emit("sum", {e}, row_reduction_attrs(), true);
+    Value* s = emit.reduce("sum", e, true);
     if (n.kind() == "log_softmax") return emit("sub", {d, emit("log", {s}, {}, true)}, alpha_one(), false);
     return emit("div_true", {e, s}, {}, false);
   });
 }
-}  // namespace
-
 // var, std, var_mean and std_mean over the last dimension of a float or double CPU tensor become
 // their arithmetic (Note [Row reductions]): m = the row's mean, d = x - m, var = mean(d * d)
 // scaled by n / (n - correction) (a constant of the row's length: not when that length is
-// size-generic and the correction non-zero, Note [Dynamic sizes]); std = sqrt(var). The results
-// keep the dimension inside the group; a squeeze drops it where the node did not keep it.
+// size-generic and the correction non-zero, Note [Dynamic sizes]); std = sqrt(var). Results that
+// drop the dimension are reductions without keepdim (read outside the group only).
 void rewrite_var_std(Graph& g) {
   rewrite_over_rows(g, {"var", "std", "var_mean", "std_mean"}, [&](const Node& n, Value& x, RowEmitter& emit) -> Value* {
     const std::string_view kind = n.kind();
@@ -579,6 +577,7 @@ void rewrite_var_std(Graph& g) {
     return y;
   });
 }
+}  // namespace
 
 void fuse_pointwise(Graph& g) {
   rewrite_dropout(g);

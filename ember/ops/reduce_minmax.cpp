@@ -55,11 +55,10 @@ Tensor amax_amin(const ReduceOp& op, const Tensor& self, IntArrayRef dim, bool k
 }
 }  // namespace
 namespace {
-Tensor amax_or_amin(std::string_view name, const Tensor& x, IntArrayRef dim, bool keepdim) {
-  return name == "amax" ? amax(x, dim, keepdim) : amin(x, dim, keepdim);
-}
 std::vector<Tensor> run_amax_amin(const tracing::TracedOp& op, const std::vector<Tensor>& in, const tracing::Attrs& a) {
-  return {amax_or_amin(op.name, in.at(0), tracing::ints_attr(a, "dim", op.name), tracing::bool_attr(a, "keepdim", op.name))};
+  const std::vector<int64_t> dim = tracing::ints_attr(a, "dim", op.name);
+  const bool keepdim = tracing::bool_attr(a, "keepdim", op.name);
+  return {op.name == "amax" ? amax(in.at(0), dim, keepdim) : amin(in.at(0), dim, keepdim)};
 }
 const tracing::TracedOpDef amax_traced{{"amax", tracing::Fusion::Reduction, &run_amax_amin}};
 const tracing::TracedOpDef amin_traced{{"amin", tracing::Fusion::Reduction, &run_amax_amin}};

@@ -69,14 +69,20 @@ std::tuple<Tensor, Tensor> differentiable_var_std(const Tensor& self, OptionalIn
 std::tuple<Tensor, Tensor> var_std_impl(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
                                         bool keepdim, bool take_sqrt, bool want_mean, const char* name);
 
+// A traced node's outputs: var or std, and the mean for the _mean forms.
+std::vector<Tensor> var_std_outputs(const std::tuple<Tensor, Tensor>& r, bool want_mean) {
+  return want_mean ? std::vector<Tensor>{std::get<0>(r), std::get<1>(r)} : std::vector<Tensor>{std::get<0>(r)};
+}
+
 // var, std, var_mean and std_mean as traced nodes (attributes dim, correction, keepdim).
 std::vector<Tensor> run_var_std(const tracing::TracedOp& op, const std::vector<Tensor>& in, const tracing::Attrs& a) {
   std::optional<std::vector<int64_t>> dim;
   if (tracing::has_attr(a, "dim")) dim = tracing::ints_attr(a, "dim", op.name);
   const bool take_sqrt = op.name == "std" || op.name == "std_mean", mean = op.name == "var_mean" || op.name == "std_mean";
-  auto [v, m] = var_std_impl(in.at(0), dim ? OptionalIntArrayRef(*dim) : OptionalIntArrayRef(), tracing::optional_int_attr(a, "correction", op.name),
-                             tracing::bool_attr(a, "keepdim", op.name), take_sqrt, mean, std::string(op.name).c_str());
-  return mean ? std::vector<Tensor>{v, m} : std::vector<Tensor>{v};
+  return var_std_outputs(var_std_impl(in.at(0), dim ? OptionalIntArrayRef(*dim) : OptionalIntArrayRef(),
+                                      tracing::optional_int_attr(a, "correction", op.name),
+                                      tracing::bool_attr(a, "keepdim", op.name), take_sqrt, mean, std::string(op.name).c_str()),
+                         mean);
 }
 const tracing::TracedOpDef var_traced{{"var", tracing::Fusion::Reduction, &run_var_std}};
 const tracing::TracedOpDef std_traced{{"std", tracing::Fusion::Reduction, &run_var_std}};
@@ -89,10 +95,8 @@ std::tuple<Tensor, Tensor> var_std_impl(const Tensor& self, OptionalIntArrayRef 
     const tracing::TracedOp& op = take_sqrt ? (want_mean ? std_mean_traced : std_traced) : (want_mean ? var_mean_traced : var_traced);
     tracing::Attr dims = dim ? tracing::Attr(tracing::ints(*dim)) : tracing::Attr();
     std::vector<Tensor> out = tracing::traced_call(
-        op, {self}, {{"dim", dims}, {"correction", tracing::optional_int(correction)}, {"keepdim", Scalar(keepdim)}}, [&] {
-          auto [v, m] = var_std_impl(self, dim, correction, keepdim, take_sqrt, want_mean, name);
-          return want_mean ? std::vector<Tensor>{v, m} : std::vector<Tensor>{v};
-        });
+        op, {self}, {{"dim", dims}, {"correction", tracing::optional_int(correction)}, {"keepdim", Scalar(keepdim)}},
+        [&] { return var_std_outputs(var_std_impl(self, dim, correction, keepdim, take_sqrt, want_mean, name), want_mean); });
     return {out.at(0), want_mean ? out.at(1) : Tensor()};
   }
   check_defined(self, name);

@@ -200,7 +200,7 @@ class Emitter {
       int st = 0;
       for (int a : in.args)
         if (a >= 0 && size_t(a) < nin + k) st = std::max(st, stage_[size_t(a)]);
-      stage_[nin + k] = reduction(in) ? st + 1 : st;
+      stage_[nin + k] = in.row_reduction() ? st + 1 : st;
     }
     for (size_t k = 0; k < spec_.outputs.size(); ++k) {
       const int v = spec_.output_values[k];
@@ -211,13 +211,12 @@ class Emitter {
   // The loop that stores value v: a reduction's after the loop that accumulates it.
   int store_stage(size_t v) const {
     const size_t nin = spec_.inputs.size();
-    if (v >= nin && reduction(spec_.instrs[v - nin])) return stage_[v] - 1;
+    if (v >= nin && spec_.instrs[v - nin].row_reduction()) return stage_[v] - 1;
     return stage_[v];
   }
-  static bool reduction(const KInstr& in) { return in.row_reduction(); }
   bool has_reductions() const {
     for (const KInstr& in : spec_.instrs)
-      if (reduction(in)) return true;
+      if (in.row_reduction()) return true;
     return false;
   }
   bool row_output(size_t operand) const {
@@ -398,8 +397,8 @@ class Emitter {
     for (size_t k = 0; k < spec_.instrs.size(); ++k) {
       const KInstr& in = spec_.instrs[k];
       const size_t v = nin + k;
-      if (stage_[v] > stage + (reduction(in) ? 1 : 0)) continue;  // a later loop's
-      if (reduction(in) && stage_[v] <= stage) {  // complete: the result of its loop
+      if (stage_[v] > stage + (in.row_reduction() ? 1 : 0)) continue;  // a later loop's
+      if (in.row_reduction() && stage_[v] <= stage) {  // complete: the result of its loop
         values[v] = finals_[v];
         continue;
       }
@@ -409,7 +408,7 @@ class Emitter {
           throw std::runtime_error("jit: a kernel instruction reads an undefined value");
         args.push_back(values[size_t(r)]);
       }
-      if (reduction(in)) {  // accumulated in this loop
+      if (in.row_reduction()) {  // accumulated in this loop
         const bool max = in.op == "row_max", min = in.op == "row_min";
         const double inf = std::numeric_limits<double>::infinity();
         Accumulator a{v, PHINode::Create(ct_, 2, "acc", &body->front())};
@@ -419,7 +418,7 @@ class Emitter {
           added->setFastMathFlags(reassoc);
           return added;
         };
-        if (max || min) {  // NaN is passed over here (softmax_shift: it reaches the result through the values)
+        if (max || min) {
           // No-NaNs flags let the vectorizer keep a vector of extrema. They hold where it matters:
           // a row without NaN gets the exact extremum; with a NaN the extremum is replaced (amax,
           // amin: the count below) or irrelevant (softmax's shift: the NaN reaches every output).
@@ -446,7 +445,7 @@ class Emitter {
     }
     for (size_t k = 0; k < nout; ++k) {
       const size_t v = size_t(spec_.output_values[k]);
-      const bool reduced = v >= nin && reduction(spec_.instrs[v - nin]);
+      const bool reduced = v >= nin && spec_.instrs[v - nin].row_reduction();
       if (reduced || store_stage(v) != stage) continue;
       if (!values[v]) throw std::runtime_error("jit: a kernel stores an undefined value");
       b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
