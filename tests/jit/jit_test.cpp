@@ -577,9 +577,11 @@ TEST(JitFuser, ExtremaVarianceAndStdFuseOverRows) {
       auto [v, m] = torch::var_mean(d, {-1}, /*unbiased=*/false, /*keepdim=*/true);
       auto [s, sm] = torch::std_mean(d, {-1});
       return TensorList{d.amax(-1),  d.amin(-1, /*keepdim=*/true) * 2, d.var(-1), d.std(-1, true, true) + 1, v * m,
-                        s,           sm,                                   torch::max(d), d.tanh().amax({1})};
+                        s,           sm,                                   torch::max(d), d.tanh().amax({1}),
+                        (in[1] * 1.5).amax(-1)};
     };
-    // Small integers: ties for the extrema; in[1] also needs a gradient.
+    // Small integers: in[1] (40 values of -2..2 per row) ties at every row's maximum, so the last
+    // output's gradient is shared; in[1] also needs a gradient.
     const Tensor x = torch::randint(-3, 4, {6, 40}).to(dt), y = (torch::randint(-2, 3, {6, 40}).to(dt)).requires_grad_();
     auto traced = jit::trace(fn, {x, y.detach()});
     const jit::Graph& fg = traced.fused_graph();
@@ -591,6 +593,7 @@ TEST(JitFuser, ExtremaVarianceAndStdFuseOverRows) {
     auto loss = [&](const TensorList& o) {
       Tensor l = o[8].sum();
       for (size_t i = 0; i < 8; ++i) l = l + (o[i] * (i + 1)).sum();
+      l = l + (o[9] * probe).sum();
       return l + (o[0] * probe).sum();
     };
     loss(got).backward();
