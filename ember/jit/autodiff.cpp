@@ -142,6 +142,7 @@ std::shared_ptr<const BackwardProgram> derive_backward(const Graph& fwd, const s
       for (size_t i = 0; i < n.inputs.size(); ++i) {
         if (!need[i] || i >= gi.size() || !gi[i].defined()) continue;
         Tensor t = autograd::sum_to(gi[i], in[i].sizes());
+        if (t.is_complex() && !in[i].is_complex()) t = real(t);  // a real input's gradient, as the engine's
         if (t.scalar_type() != in[i].scalar_type()) t = t.to(in[i].scalar_type());
         Tensor& acc = grad[n.inputs[i]->id];
         acc = acc.defined() ? acc.add(t) : t;

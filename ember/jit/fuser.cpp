@@ -7,8 +7,10 @@
 // str(); sizes are not part of it, so a new batch size compiles nothing); on CUDA tensors the
 // kernel is CUDA C++ compiled by NVRTC (Note [CUDA code generator]). What joins a group: a
 // pointwise node (the op table's fusion class) the code generator has a rule for, without
-// effects, computing in one dtype class (double, or float/half/bfloat16 computed in float;
-// comparisons give bool, where reads a bool condition), whose output has the group's shape
+// effects, computing in one dtype class (double and complex128, or float/half/bfloat16/complex64
+// computed in float; comparisons give bool, where reads a bool condition; a complex value only
+// through the ops with a complex rule, on the CPU: Note [Complex kernels] in cpu_codegen.cpp),
+// whose output has the group's shape
 // (inputs may broadcast: TensorIterator lays them out), and whose other inputs were all defined
 // before the group's first node (so the group, run where its first node was, never needs a value
 // computed after it). Numbers wrapped as tensors and other 0-dim constants become constants of
@@ -127,9 +129,12 @@ const Backend& backend() {
 }
 
 bool floating(ScalarType t) { return t == kFloat || t == kDouble || t == kHalf || t == kBFloat16; }
+bool complex_dtype(ScalarType t) { return t == kComplexFloat || t == kComplexDouble; }
 KTy kty(ScalarType t) {
   switch (t) {
     case kDouble: return KTy::F64;
+    case kComplexFloat: return KTy::C64;
+    case kComplexDouble: return KTy::C128;
     case kHalf: return KTy::F16;
     case kBFloat16: return KTy::BF16;
     case kBool: return KTy::Bool;
@@ -143,7 +148,14 @@ const std::set<std::string_view>& kernel_ops() {
       "add",  "sub",   "mul",   "div_true", "neg",  "reciprocal", "square", "exp",  "log",        "sin",
       "cos",  "sqrt",  "rsqrt", "abs",      "tanh", "erf",        "sigmoid", "silu", "relu",      "leaky_relu",
       "gelu", "maximum", "minimum", "pow",  "sign", "sgn",        "where",  "full_like", "gt",     "lt",
-      "ge",   "le",    "eq",    "ne",    "fused_dropout"};
+      "ge",   "le",    "eq",    "ne",    "fused_dropout", "conj_physical", "angle"};
+  return ops;
+}
+// The ops it has a complex rule for (Note [Complex kernels] in cpu_codegen.cpp): a node reading or
+// giving a complex tensor fuses only if it is one of these, on the CPU.
+const std::set<std::string_view>& complex_kernel_ops() {
+  static const std::set<std::string_view> ops = {"add", "sub",  "mul", "div_true", "neg",   "reciprocal", "square", "exp",
+                                                 "sgn", "abs", "angle", "conj_physical", "where", "eq", "ne"};
   return ops;
 }
 bool is_comparison(std::string_view op) {
@@ -158,7 +170,10 @@ bool is_scalar_constant(const Graph& g, const Value* v) {
   return t->unsafeGetTensorImpl()->is_wrapped_number() || floating(t->scalar_type()) || t->scalar_type() == kBool;
 }
 
-bool same_class(ScalarType a, ScalarType b) { return (a == kDouble) == (b == kDouble); }
+// A group computes in double (double, complex128) or float (the other floating and complex types).
+bool same_class(ScalarType a, ScalarType b) {
+  return (a == kDouble || a == kComplexDouble) == (b == kDouble || b == kComplexDouble);
+}
 
 // A dropout seed (Note [Fused dropout]): read by the kernel from its `extra` argument, not an operand.
 bool is_seed(const Value* v) { return v->type.dtype == kLong && v->type.sizes.empty() && v->type.device.is_cpu(); }
@@ -170,7 +185,8 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
   const TensorType& out = n.outputs[0]->type;
   if (!out.device.is_cpu() && !out.device.is_cuda()) return false;
   const bool compare = is_comparison(n.kind());
-  if (compare ? out.dtype != kBool : !floating(out.dtype)) return false;
+  if (compare ? out.dtype != kBool : !floating(out.dtype) && !complex_dtype(out.dtype)) return false;
+  bool complex = complex_dtype(out.dtype);
   std::optional<ScalarType> c;
   if (!compare) c = out.dtype;
   for (size_t k = 0; k < n.inputs.size(); ++k) {
@@ -186,11 +202,13 @@ bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
       if (!is_seed(i) || !out.device.is_cpu()) return false;
       continue;
     }
-    if (!floating(i->type.dtype)) return false;
+    if (!floating(i->type.dtype) && !complex_dtype(i->type.dtype)) return false;
+    complex = complex || complex_dtype(i->type.dtype);
     if (!c) c = i->type.dtype;
     else if (!same_class(*c, i->type.dtype)) return false;
   }
   if (!c) return false;  // a comparison of constants
+  if (complex && (!complex_kernel_ops().count(n.kind()) || !out.device.is_cpu())) return false;
   for (const auto& [name, a] : n.attrs) {
     if (n.kind() == "full_like" && name == "dtype") continue;  // the output's, checked above
     if (n.kind() == "full_like" && name != "value") return false;  // a device, a layout, requires_grad
@@ -298,7 +316,7 @@ KernelSpec spec_of(const Graph& g) {
     }
     ref[v] = int(s.inputs.size());
     s.inputs.push_back(kty(v->type.dtype));
-    s.f64 = s.f64 || v->type.dtype == kDouble;
+    s.f64 = s.f64 || !same_class(v->type.dtype, kFloat);
   }
   auto value = [&](const Value* v) -> int {
     auto it = ref.find(v);
@@ -341,7 +359,7 @@ KernelSpec spec_of(const Graph& g) {
     }
     s.instrs.push_back(std::move(k));
     ref[n->outputs[0]] = int(s.inputs.size() + s.instrs.size() - 1);
-    s.f64 = s.f64 || n->outputs[0]->type.dtype == kDouble;
+    s.f64 = s.f64 || !same_class(n->outputs[0]->type.dtype, kFloat);
   }
   for (const Value* o : g.outputs()) {
     s.outputs.push_back(kty(o->type.dtype));
@@ -930,7 +948,8 @@ std::vector<bool> differentiable_outputs(const Graph& group, const std::vector<b
   for (const auto& n : group.nodes()) {
     bool any = false;
     for (const Value* i : n->inputs) any = any || (i && active[i->id]);
-    active[n->outputs[0]->id] = any && differentiable_in_group(*n) && floating(n->outputs[0]->type.dtype);
+    const ScalarType t = n->outputs[0]->type.dtype;
+    active[n->outputs[0]->id] = any && differentiable_in_group(*n) && (floating(t) || complex_dtype(t));
   }
   std::vector<bool> r;
   for (const Value* o : group.outputs()) r.push_back(active[o->id]);

@@ -18,9 +18,20 @@ inline uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ul
 }
 
 // Element types a kernel loads and stores. Half and BFloat16 are computed in float; Bool (one
-// byte, 0 or 1) as 0.0 or 1.0 of the compute type.
-enum class KTy : uint8_t { F32, F64, F16, BF16, Bool };
-inline int ksize(KTy t) { return t == KTy::F64 ? 8 : t == KTy::F32 ? 4 : t == KTy::Bool ? 1 : 2; }
+// byte, 0 or 1) as 0.0 or 1.0 of the compute type; complex64 and complex128 (C64, C128: real
+// part, then imaginary, as std::complex) as two values of the compute type (Note [Complex kernels]
+// in cpu_codegen.cpp; CPU only).
+enum class KTy : uint8_t { F32, F64, F16, BF16, Bool, C64, C128 };
+inline int ksize(KTy t) {
+  switch (t) {
+    case KTy::F64: case KTy::C64: return 8;
+    case KTy::F32: return 4;
+    case KTy::Bool: return 1;
+    case KTy::C128: return 16;
+    default: return 2;
+  }
+}
+inline bool kcomplex(KTy t) { return t == KTy::C64 || t == KTy::C128; }
 inline const char* kname(KTy t) {
   switch (t) {
     case KTy::F32: return "f32";
@@ -28,6 +39,8 @@ inline const char* kname(KTy t) {
     case KTy::F16: return "f16";
     case KTy::BF16: return "bf16";
     case KTy::Bool: return "bool";
+    case KTy::C64: return "c64";
+    case KTy::C128: return "c128";
   }
   return "?";
 }
@@ -73,7 +86,7 @@ struct KernelSpec {
   // instruction's argument over the call's n elements, stored at the output's pointer).
   std::vector<uint8_t> output_rows;
   std::vector<KInstr> instrs;
-  bool f64 = false;  // compute in double (some operand is double), else float
+  bool f64 = false;  // compute in double (some operand is double or complex128), else float
   // A text form: the kernel caches' key and what error messages show.
   std::string str() const {
     std::string s = f64 ? "f64:" : "f32:";

@@ -49,6 +49,12 @@ const tracing::TracedOpDef slice_traced{{"slice", kView, [](auto&, const TensorV
   return {slice(in.at(0), int_attr(a, "dim", "slice"), tracing::optional_int_attr(a, "start", "slice"),
                 tracing::optional_int_attr(a, "end", "slice"), int_attr(a, "step", "slice"))};
 }}};
+const tracing::TracedOpDef view_as_real_traced{{"view_as_real", kView, [](auto&, const TensorVec& in, const Attrs&) -> TensorVec {
+  return {view_as_real(in.at(0))};
+}}};
+const tracing::TracedOpDef view_as_complex_traced{{"view_as_complex", kView, [](auto&, const TensorVec& in, const Attrs&) -> TensorVec {
+  return {view_as_complex(in.at(0))};
+}}};
 const tracing::TracedOpDef as_strided_traced{
     {"as_strided", kView, [](auto&, const TensorVec& in, const Attrs& a) -> TensorVec {
        // storage_offset relative to the base's own
@@ -514,6 +520,7 @@ Tensor movedim(const Tensor& self, IntArrayRef src, IntArrayRef dst) {
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst) { return movedim(self, IntArrayRef(src), IntArrayRef(dst)); }
 
 Tensor view_as_real(const Tensor& self) {
+  if (tracing::active()) return tracing::traced_call(view_as_real_traced, {self}, {}, [&] { return view_as_real(self); });
   EMBER_CHECK_TYPE(self.is_complex(), "view_as_real: is only supported for complex tensors, got ", self.scalar_type());
   DimVector sz(self.sizes()), st;
   for (int64_t s : self.strides()) st.push_back(s * 2);
@@ -524,6 +531,8 @@ Tensor view_as_real(const Tensor& self) {
 
 Tensor view_as_complex(const Tensor& self) {
   EMBER_AUTOCAST(view_as_complex, view_as_complex(_ac[0]), &self);  // a view of the float32 copy
+  if (tracing::active())
+    return tracing::traced_call(view_as_complex_traced, {self}, {}, [&] { return view_as_complex(self); });
   ScalarType t = self.scalar_type();
   EMBER_CHECK_TYPE(t == kFloat || t == kDouble || t == kHalf, "view_as_complex: is only supported for half, float "
                    "and double tensors, but got a tensor of scalar type: ", t);

@@ -446,6 +446,81 @@ TEST(JitFuser, WhereComparisonsAndFillsFuse) {
   EXPECT_EQ(jit::stats().fused_fallbacks, 0);
 }
 
+// Note [Complex kernels]: complex64 and complex128 values fuse (with real ones, promoted as eager
+// does): arithmetic, division, exp, conj, sgn, abs, angle, where and eq/ne, over broadcast and
+// transposed inputs; complex and real outputs; gradients of complex and real inputs through the
+// derived backward (itself fused) against eager autograd.
+TEST(JitFuser, ComplexValuesFuseAndDifferentiate) {
+  auto fn = [](const TensorList& in) {
+    const Tensor &z = in[0], &w = in[1], &x = in[2];
+    const Tensor shifted = w - 1.5;  // of w's shape: outside the group
+    const Tensor zw = z * w;
+    const Tensor a = (zw + x) / shifted;
+    const Tensor b = (a * 0.5 + z.square() * 0.25).exp() * z.conj() - x * w;
+    const Tensor m = zw.abs();  // real
+    const Tensor c = torch::where(m.gt(1), z.reciprocal(), z.sgn()) + z.angle() * x;
+    const Tensor d = torch::where(m.gt(1), zw, x);  // real (imaginary part 0) where m <= 1
+    return TensorList{b, m + x, c, (z - x).eq(w - x), d.ne(d.conj())};
+  };
+  for (const ScalarType dtype : {torch::kComplexFloat, torch::kComplexDouble}) {
+    SCOPED_TRACE(toString(dtype));
+    const ScalarType real_type = dtype == torch::kComplexFloat ? torch::kFloat : torch::kDouble;
+    const double tol = dtype == torch::kComplexFloat ? 1e-5 : 1e-12;
+    auto inputs = [&] {
+      Tensor z = torch::randn({17, 32}, dtype).t();  // [32, 17], transposed
+      Tensor w = torch::randn({17}, dtype);          // broadcast along the rows
+      w[3] = z[0][3];                                // a certain tie for eq
+      return TensorList{z, w, torch::randn({32, 17}, real_type)};
+    };
+    jit::reset_stats();
+    auto traced = jit::trace(fn, inputs());
+    // Two kernels (the eq reads only inputs: a sibling group) and w - 1.5, of w's shape.
+    EXPECT_EQ(fused_nodes(traced.fused_graph()), 2u) << traced.fused_graph().str();
+    EXPECT_EQ(traced.fused_graph().nodes().size(), 3u) << traced.fused_graph().str();
+    const std::string report = jit::fusion_report(traced.fused_graph());
+    EXPECT_NE(report.find(dtype == torch::kComplexFloat ? "in c64" : "in c128"), std::string::npos) << report;
+    EXPECT_EQ(report.find("not compiled"), std::string::npos) << report;
+    const TensorList in = inputs();
+    const TensorList got = traced.forward(in), want = fn(in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].scalar_type(), want[k].scalar_type()) << "output " << k;
+      EXPECT_TENSOR_CLOSE(got[k], want[k], tol, tol) << "output " << k;
+    }
+    EXPECT_TRUE(want[3].any().item<bool>());   // the tie
+    EXPECT_FALSE(want[4].all().item<bool>());  // d's real elements
+    EXPECT_TRUE(want[4].any().item<bool>());
+    EXPECT_EQ(jit::stats().fused_runs, 2);
+    EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+    // Gradients of the three inputs (a real loss of complex and real outputs).
+    const TensorList base = inputs();
+    auto run = [&](const std::function<TensorList(const TensorList&)>& f) {
+      TensorList p;
+      for (const Tensor& t : base) p.push_back(t.detach().clone().requires_grad_(true));
+      const TensorList out = f(p);
+      (torch::real(out[0] * out[0].conj()).sum() + out[1].sum() + torch::imag(out[2]).sum()).backward();
+      return TensorList{p[0].grad(), p[1].grad(), p[2].grad()};
+    };
+    jit::reset_stats();
+    const TensorList got_grad = run([&](const TensorList& i) { return traced.forward(i); });
+    const jit::Stats s = jit::stats();
+    const TensorList want_grad = run(fn);
+    for (size_t k = 0; k < 3; ++k) {
+      ASSERT_TRUE(got_grad[k].defined()) << "input " << k;
+      EXPECT_EQ(got_grad[k].scalar_type(), want_grad[k].scalar_type()) << "input " << k;
+      EXPECT_TENSOR_CLOSE(got_grad[k], want_grad[k], 10 * tol, 10 * tol) << "input " << k;
+    }
+    EXPECT_EQ(s.fused_fallbacks, 0);
+    EXPECT_GE(s.fused_runs, 3) << s.fused_runs;  // the forward kernels and at least one of the backward's
+  }
+  // Complex ops without a rule (log, here) stay eager beside the fused complex arithmetic.
+  auto log_fn = [](const TensorList& in) { return TensorList{torch::log(in[0] * 2 + 1) * in[0]}; };
+  const Tensor z = torch::randn({8, 5}, torch::kComplexFloat);
+  auto log_traced = jit::trace(log_fn, {z});
+  EXPECT_EQ(count_kind(log_traced.fused_graph(), "log"), 1u) << log_traced.fused_graph().str();
+  EXPECT_TENSOR_CLOSE(log_traced.forward(z), log_fn({z})[0], 1e-5, 1e-5);
+}
+
 // Note [Row reductions]: a sum or mean over the last dimension ends the group (one pass), with
 // keepdim or not, beside elementwise outputs; gradients through it; an empty last dimension.
 TEST(JitFuser, RowReductionsEndAGroup) {
@@ -870,6 +945,94 @@ TEST(JitTrace, FactoriesAreRecorded) {
 // double op by op; half and bfloat16 against eager in float rounded once (a fused group keeps
 // its intermediates in float and rounds what it stores). For float and double also the
 // gradients of every input (the fused backward programs) against eager autograd.
+// Random complex graphs (Note [Complex kernels]): chains of the ops with a complex rule over
+// complex64 or complex128 inputs and a real one (promoted where they meet; abs and angle give real
+// values back), values and gradients of every input against eager.
+TEST(JitFuser, RandomComplexGraphsMatchEager) {
+  jit::reset_stats();
+  std::mt19937 rng(20261208);
+  auto pick = [&](int n) { return int(rng() % uint32_t(n)); };
+  const std::vector<std::string> unary = {"neg", "square", "exp", "conj", "sgn", "reciprocal", "abs", "angle", "scale"};
+  const std::vector<std::string> binary = {"add", "sub", "mul", "div", "where", "add_alpha"};
+  auto apply_unary = [](const std::string& op, const Tensor& x) -> Tensor {
+    if (op == "neg") return -x;
+    if (op == "square") return x.square();
+    if (op == "exp") return (x * 0.25).exp();
+    if (op == "conj") return x.conj();
+    if (op == "sgn") return x.sgn();
+    if (op == "reciprocal") return (x + 3).reciprocal();
+    if (op == "abs") return x.abs();
+    if (op == "angle") return x.angle();
+    return x * 1.5 - 0.25;
+  };
+  auto apply_binary = [](const std::string& op, const Tensor& a, const Tensor& b) -> Tensor {
+    if (op == "add") return a + b;
+    if (op == "sub") return a - b;
+    if (op == "mul") return a * b;
+    if (op == "div") return a / (b * 0.5 + 2);
+    if (op == "where") return torch::where(a.abs().gt(1), a, b);
+    return torch::add(a, b, 0.5);
+  };
+  const int trials = test::kSanitizerBuild ? 25 : 100;
+  int fused_graphs = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const torch::Dtype dt = pick(2) ? torch::kComplexFloat : torch::kComplexDouble;
+    const torch::Dtype real_dt = dt == torch::kComplexFloat ? torch::kFloat : torch::kDouble;
+    const std::vector<int64_t> full = {1 + pick(6), 2 + pick(9)};
+    const bool transposed = pick(3) == 0, broadcast = pick(2) == 0;
+    struct Step {
+      std::string op;
+      int a, b;
+    };
+    std::vector<Step> steps;
+    const int nsteps = 2 + pick(7);
+    for (int k = 0; k < nsteps; ++k) {
+      const int avail = 3 + k;  // inputs: z (complex), w (complex, maybe broadcast), x (real)
+      if (pick(2) == 0) steps.push_back({unary[pick(int(unary.size()))], avail - 1, -1});
+      else steps.push_back({binary[pick(int(binary.size()))], avail - 1, pick(avail)});
+    }
+    auto program = [&](const TensorList& in) {
+      TensorList v = in;
+      for (const Step& st : steps)
+        v.push_back(st.b < 0 ? apply_unary(st.op, v[st.a]) : apply_binary(st.op, v[st.a], v[st.b]));
+      return TensorList{v.back() * in[0], v[3 + nsteps / 2]};  // the first keeps the graph complex
+    };
+    auto make_inputs = [&] {
+      Tensor z = transposed ? torch::randn({full[1], full[0]}, dt).t() : torch::randn(full, dt);
+      Tensor w = torch::randn(broadcast ? std::vector<int64_t>{full[1]} : full, dt);
+      return TensorList{z, w, torch::randn(full, real_dt)};
+    };
+    auto traced = jit::trace(program, make_inputs());
+    fused_graphs += fused_nodes(traced.fused_graph()) > 0 ? 1 : 0;
+    const TensorList in = make_inputs();
+    const TensorList got = traced.forward(in), want = program(in);
+    const double tol = dt == torch::kComplexFloat ? 1e-4 : 1e-10;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].scalar_type(), want[i].scalar_type()) << "trial " << trial;
+      EXPECT_TRUE(tensors_close(got[i], want[i], tol, tol)) << "trial " << trial << ", " << dt << "\n" << traced.fused_graph().str();
+    }
+    auto grads = [&](const std::function<TensorList(const TensorList&)>& f) {
+      TensorList leaves;
+      for (const Tensor& t : in) leaves.push_back(t.detach().requires_grad_(true));
+      const TensorList out = f(leaves);
+      Tensor loss = torch::real(out[0] * out[0].conj()).sum() + torch::real(out[1] * 0.5).sum();
+      if (out[1].is_complex()) loss = loss + torch::imag(out[1]).sum();
+      loss.backward();
+      TensorList r;
+      for (const Tensor& l : leaves) r.push_back(l.grad().defined() ? l.grad() : torch::zeros_like(l));
+      return r;
+    };
+    const TensorList got_grads = grads([&](const TensorList& x) { return traced.forward(x); });
+    const TensorList want_grads = grads(program);
+    for (size_t i = 0; i < in.size(); ++i)
+      EXPECT_TRUE(tensors_close(got_grads[i], want_grads[i], 10 * tol, 10 * tol))
+          << "trial " << trial << ", gradient of input " << i << ", " << dt << "\n" << traced.fused_graph().str();
+  }
+  EXPECT_GT(fused_graphs, trials * 3 / 4);
+  EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+  EXPECT_GT(jit::stats().backward_graphs, trials / 2);
+}
+
 TEST(JitFuser, RandomGraphsMatchEager) {
   jit::reset_stats();
   std::mt19937 rng(20261207);

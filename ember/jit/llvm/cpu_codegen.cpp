@@ -15,6 +15,15 @@
 // features, 512-bit vectors where AVX-512 is there), compiled to an object file and added to
 // ORC's JIT.
 //
+// Note [Complex kernels]: a complex64 or complex128 operand is two values of the compute type (its
+// real and imaginary parts, loaded from and stored to the element's two halves); a real value read
+// as complex has imaginary part 0, as eager promotes it. The ops with a complex rule (the fuser's
+// complex_kernel_ops) compute as ember's Complex<T> does: add, sub, mul and square by their
+// definitions, div_true and reciprocal by Smith's algorithm, exp as e^re (cos im, sin im), sgn as
+// z / |z| (0 at 0), abs and angle as hypot and atan2 (real results), conj_physical, where, eq and
+// ne on both parts. Complex64 is computed in float (eager evaluates its exp in double and rounds
+// once: the fused value may differ in the last bits).
+//
 // The kernels' object files are what libember keeps in its disk cache (Note [Kernel cache] in
 // ember/jit/kernel_cache.cpp); ember_llvm_host() says what they were compiled for.
 #include <dlfcn.h>
@@ -225,10 +234,11 @@ class Emitter {
   KTy type_of(size_t operand) const {
     return operand < spec_.outputs.size() ? spec_.outputs[operand] : spec_.inputs[operand - spec_.outputs.size()];
   }
+  // What a load or store moves (a complex number's part, for complex types).
   Type* storage(KTy t) {
     switch (t) {
-      case KTy::F32: return Type::getFloatTy(ctx_);
-      case KTy::F64: return Type::getDoubleTy(ctx_);
+      case KTy::F32: case KTy::C64: return Type::getFloatTy(ctx_);
+      case KTy::F64: case KTy::C128: return Type::getDoubleTy(ctx_);
       case KTy::F16: return Type::getHalfTy(ctx_);
       case KTy::BF16: return Type::getInt16Ty(ctx_);
       case KTy::Bool: return Type::getInt8Ty(ctx_);
@@ -236,7 +246,11 @@ class Emitter {
     return nullptr;
   }
 
+  // The real type of a complex type's parts.
+  static KTy part(KTy t) { return t == KTy::C64 ? KTy::F32 : t == KTy::C128 ? KTy::F64 : t; }
+
   Value* widen(Value* v, KTy t) {
+    t = part(t);
     Type* f32 = Type::getFloatTy(ctx_);
     if (t == KTy::Bool) return b_.CreateUIToFP(b_.CreateICmpNE(v, b_.getInt8(0)), ct_);
     if (t == KTy::BF16) {
@@ -251,7 +265,7 @@ class Emitter {
 
   Value* narrow(Value* v, KTy t) {
     Type* f32 = Type::getFloatTy(ctx_);
-    switch (t) {
+    switch (part(t)) {
       case KTy::Bool: return b_.CreateZExt(b_.CreateFCmpUNE(v, c(0)), b_.getInt8Ty());
       case KTy::F64: return ct_->isDoubleTy() ? v : b_.CreateFPExt(v, Type::getDoubleTy(ctx_));
       case KTy::F32: return ct_->isDoubleTy() ? b_.CreateFPTrunc(v, f32) : v;
@@ -265,6 +279,7 @@ class Emitter {
         Value* nan = b_.CreateFCmpUNO(v, v);
         return b_.CreateTrunc(b_.CreateSelect(nan, b_.getInt32(0x7FC0), rounded), b_.getInt16Ty());
       }
+      case KTy::C64: case KTy::C128: break;  // part() made it real
     }
     return v;
   }
@@ -279,6 +294,18 @@ class Emitter {
       decl->setDoesNotAccessMemory();
     }
     CallInst* ci = b_.CreateCall(fn, {x});
+    ci->setDoesNotAccessMemory();
+    ci->setDoesNotThrow();
+    return ci;
+  }
+  Value* call2(const char* f32_name, const char* f64_name, Value* x, Value* y) {
+    const char* name = ct_->isDoubleTy() ? f64_name : f32_name;
+    FunctionCallee fn = m_.getOrInsertFunction(name, FunctionType::get(ct_, {ct_, ct_}, false));
+    if (auto* decl = dyn_cast<Function>(fn.getCallee())) {
+      decl->setDoesNotThrow();
+      decl->setDoesNotAccessMemory();
+    }
+    CallInst* ci = b_.CreateCall(fn, {x, y});
     ci->setDoesNotAccessMemory();
     ci->setDoesNotThrow();
     return ci;
@@ -341,6 +368,11 @@ class Emitter {
     if (o == "sign" || o == "sgn") {  // real: -1, 0 or 1; NaN gives 0, as math::sign
       return b_.CreateFSub(flag(b_.CreateFCmpOGT(a[0], c(0))), flag(b_.CreateFCmpOLT(a[0], c(0))));
     }
+    if (o == "conj_physical") return a[0];
+    if (o == "angle") {  // real: pi below 0, else 0; NaN stays NaN
+      Value* r = b_.CreateSelect(b_.CreateFCmpOLT(a[0], c(0)), c(3.14159265358979323846), c(0));
+      return b_.CreateSelect(b_.CreateFCmpUNO(a[0], a[0]), a[0], r);
+    }
     if (o == "fused_dropout") {  // dropout_bits(seed, first + i) in kernel_spec.h, written out
       const double p = s(0, 0);
       Value* seed = seeds_.at(size_t(s(1, 0)));
@@ -353,6 +385,73 @@ class Emitter {
       return b_.CreateSelect(keep, b_.CreateFMul(a[0], c(1 / (1 - p))), c(0));
     }
     throw std::runtime_error("jit: the CPU code generator has no rule for '" + o + "'");
+  }
+
+  // A complex value: its parts (im null for a real value, read as 0).
+  struct Cx {
+    Value* re;
+    Value* im;
+  };
+  Cx cmul(Cx a, Cx b) {
+    return {b_.CreateFSub(b_.CreateFMul(a.re, b.re), b_.CreateFMul(a.im, b.im)),
+            b_.CreateFAdd(b_.CreateFMul(a.re, b.im), b_.CreateFMul(a.im, b.re))};
+  }
+  Cx cdiv(Cx a, Cx b) {  // Smith's algorithm, as Complex<T>'s operator/ (both branches, selected)
+    Value* wide = b_.CreateFCmpOGE(intrinsic(Intrinsic::fabs, b.re), intrinsic(Intrinsic::fabs, b.im));
+    Value* r1 = b_.CreateFDiv(b.im, b.re);
+    Value* d1 = b_.CreateFAdd(b.re, b_.CreateFMul(b.im, r1));
+    Value* re1 = b_.CreateFDiv(b_.CreateFAdd(a.re, b_.CreateFMul(a.im, r1)), d1);
+    Value* im1 = b_.CreateFDiv(b_.CreateFSub(a.im, b_.CreateFMul(a.re, r1)), d1);
+    Value* r2 = b_.CreateFDiv(b.re, b.im);
+    Value* d2 = b_.CreateFAdd(b.im, b_.CreateFMul(b.re, r2));
+    Value* re2 = b_.CreateFDiv(b_.CreateFAdd(b_.CreateFMul(a.re, r2), a.im), d2);
+    Value* im2 = b_.CreateFDiv(b_.CreateFSub(b_.CreateFMul(a.im, r2), a.re), d2);
+    return {b_.CreateSelect(wide, re1, re2), b_.CreateSelect(wide, im1, im2)};
+  }
+  Value* cabs(Cx a) { return call2("hypotf", "hypot", a.re, a.im); }
+
+  // An instruction with a complex argument (Note [Complex kernels]); the fuser admits only the
+  // ops listed here.
+  Cx complex_op(const KInstr& in, const std::vector<Value*>& re, const std::vector<Value*>& im) {
+    const std::string& o = in.op;
+    std::vector<Cx> a;
+    for (size_t k = 0; k < re.size(); ++k) a.push_back({re[k], im[k] ? im[k] : c(0)});
+    auto scaled = [&](Cx z) {  // add's and sub's alpha (real)
+      const double alpha = in.num_scalars > 0 ? in.scalars[0] : 1;
+      return alpha == 1 ? z : Cx{b_.CreateFMul(c(alpha), z.re), b_.CreateFMul(c(alpha), z.im)};
+    };
+    if (o == "add") {
+      const Cx b = scaled(a[1]);
+      return {b_.CreateFAdd(a[0].re, b.re), b_.CreateFAdd(a[0].im, b.im)};
+    }
+    if (o == "sub") {
+      const Cx b = scaled(a[1]);
+      return {b_.CreateFSub(a[0].re, b.re), b_.CreateFSub(a[0].im, b.im)};
+    }
+    if (o == "mul") return cmul(a[0], a[1]);
+    if (o == "square") return cmul(a[0], a[0]);
+    if (o == "div_true") return cdiv(a[0], a[1]);
+    if (o == "reciprocal") return cdiv({c(1), c(0)}, a[0]);
+    if (o == "neg") return {b_.CreateFNeg(a[0].re), b_.CreateFNeg(a[0].im)};
+    if (o == "conj_physical") return {a[0].re, b_.CreateFNeg(a[0].im)};
+    if (o == "exp") {
+      Value* m = intrinsic(Intrinsic::exp, a[0].re);
+      return {b_.CreateFMul(m, intrinsic(Intrinsic::cos, a[0].im)), b_.CreateFMul(m, intrinsic(Intrinsic::sin, a[0].im))};
+    }
+    if (o == "sgn") {
+      Value* m = cabs(a[0]);
+      Value* zero = b_.CreateFCmpOEQ(m, c(0));
+      return {b_.CreateSelect(zero, c(0), b_.CreateFDiv(a[0].re, m)), b_.CreateSelect(zero, c(0), b_.CreateFDiv(a[0].im, m))};
+    }
+    if (o == "abs") return {cabs(a[0]), nullptr};
+    if (o == "angle") return {call2("atan2f", "atan2", a[0].im, a[0].re), nullptr};
+    if (o == "eq") return {flag(b_.CreateAnd(b_.CreateFCmpOEQ(a[0].re, a[1].re), b_.CreateFCmpOEQ(a[0].im, a[1].im))), nullptr};
+    if (o == "ne") return {flag(b_.CreateOr(b_.CreateFCmpUNE(a[0].re, a[1].re), b_.CreateFCmpUNE(a[0].im, a[1].im))), nullptr};
+    if (o == "where") {
+      Value* pick = b_.CreateFCmpUNE(a[0].re, c(0));
+      return {b_.CreateSelect(pick, a[1].re, a[2].re), b_.CreateSelect(pick, a[1].im, a[2].im)};
+    }
+    throw std::runtime_error("jit: the CPU code generator has no complex rule for '" + o + "'");
   }
 
   void emit_loop(Function* f, BasicBlock* head, BasicBlock* done, const std::vector<Value*>& base,
@@ -370,16 +469,25 @@ class Emitter {
     i->addIncoming(b_.getInt64(0), head);
     index_ = i;
     const size_t nout = spec_.outputs.size(), nin = spec_.inputs.size();
+    // Where operand k's element i is (a complex element's real part: its imaginary part follows).
     auto address = [&](size_t k) -> Value* {
       Type* t = storage(type_of(k));
       if (row_output(k)) return b_.CreateBitCast(base[k], t->getPointerTo());  // one value per row
-      if (contiguous) return b_.CreateInBoundsGEP(t, b_.CreateBitCast(base[k], t->getPointerTo()), i);
+      if (contiguous) {
+        Value* at = kcomplex(type_of(k)) ? b_.CreateShl(i, 1, "", /*HasNUW=*/true, /*HasNSW=*/true) : i;
+        return b_.CreateInBoundsGEP(t, b_.CreateBitCast(base[k], t->getPointerTo()), at);
+      }
       Value* p = b_.CreateInBoundsGEP(b_.getInt8Ty(), base[k], b_.CreateMul(i, stride[k]));
       return b_.CreateBitCast(p, t->getPointerTo());
     };
-    std::vector<Value*> values(nin + spec_.instrs.size(), nullptr);
-    for (size_t k = 0; k < nin; ++k)
-      values[k] = widen(b_.CreateLoad(storage(spec_.inputs[k]), address(nout + k)), spec_.inputs[k]);
+    auto imag_address = [&](size_t k) { return b_.CreateConstInBoundsGEP1_64(storage(type_of(k)), address(k), 1); };
+    // Each value's real value (or real part), and a complex value's imaginary part (else null).
+    std::vector<Value*> values(nin + spec_.instrs.size(), nullptr), imags(values.size(), nullptr);
+    for (size_t k = 0; k < nin; ++k) {
+      const KTy t = spec_.inputs[k];
+      values[k] = widen(b_.CreateLoad(storage(t), address(nout + k)), t);
+      if (kcomplex(t)) imags[k] = widen(b_.CreateLoad(storage(t), imag_address(nout + k)), t);
+    }
     // Reductions accumulated in this loop: an accumulator each, added to in any order
     // (reassociation lets the vectorizer keep a vector of partial sums).
     // A NaN-propagating extremum (amax, amin: scalar 1) also counts the row's NaNs, a sum that
@@ -402,11 +510,21 @@ class Emitter {
         values[v] = finals_[v];
         continue;
       }
-      std::vector<Value*> args;
+      std::vector<Value*> args, imag_args;
+      bool complex_args = false;
       for (int r : in.args) {
         if (r < 0 || size_t(r) >= v || !values[size_t(r)])
           throw std::runtime_error("jit: a kernel instruction reads an undefined value");
         args.push_back(values[size_t(r)]);
+        imag_args.push_back(imags[size_t(r)]);
+        complex_args = complex_args || imags[size_t(r)];
+      }
+      if (complex_args) {
+        if (in.row_reduction()) throw std::runtime_error("jit: the CPU code generator has no complex row reductions");
+        const Cx z = complex_op(in, args, imag_args);
+        values[v] = z.re;
+        imags[v] = z.im;
+        continue;
       }
       if (in.row_reduction()) {  // accumulated in this loop
         const bool max = in.op == "row_max", min = in.op == "row_min";
@@ -449,6 +567,8 @@ class Emitter {
       if (reduced || store_stage(v) != stage) continue;
       if (!values[v]) throw std::runtime_error("jit: a kernel stores an undefined value");
       b_.CreateStore(narrow(values[v], spec_.outputs[k]), address(k));
+      if (kcomplex(spec_.outputs[k])) b_.CreateStore(narrow(imags[v] ? imags[v] : c(0), spec_.outputs[k]), imag_address(k));
+      else if (imags[v]) throw std::runtime_error("jit: a kernel stores a complex value to a real output");
     }
     Value* next = b_.CreateAdd(i, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
