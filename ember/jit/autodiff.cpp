@@ -53,6 +53,8 @@ std::vector<Tensor> vjp_of(const Node& n, const std::vector<Tensor>& in, const T
     Tensor mask = where(in[0].eq(m), ones_like(in[0]), zeros_like(in[0]));
     return {mask.mul(g).div(mask.sum(last, true))};  // g / count would be a row value reading an input
   }
+  if (n.kind() == "_to_copy")  // a fused cast (Note [Fused casts]): the gradient converted back
+    return {needs[0] ? grad.to(in[0].scalar_type()) : Tensor()};
   if (n.kind() == "fused_dropout")  // linear in its input: the same mask (Note [Fused dropout])
     return {needs[0] ? fused_dropout(grad, in[1], tracing::double_attr(n.attrs, "p", "fused_dropout")) : Tensor(), Tensor()};
   if (n.kind() == "where") {  // as where's own formula (ops/index_ops.cpp)
@@ -75,7 +77,7 @@ bool differentiable_in_group(const Node& n) {
     const auto& row = *static_cast<const PointwiseOp*>(n.op->context);
     return row.differentiable && row.vjp;
   }
-  return n.kind() == "where" || n.kind() == "fused_dropout" || n.kind() == "sum" || n.kind() == "mean" ||
+  return n.kind() == "where" || n.kind() == "fused_dropout" || n.kind() == "_to_copy" || n.kind() == "sum" || n.kind() == "mean" ||
          n.kind() == "amax" || n.kind() == "amin";
 }
 

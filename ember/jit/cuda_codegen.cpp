@@ -135,6 +135,15 @@ std::string cuda_kernel_source(const KernelSpec& spec, const std::string& name) 
     } else if (o == "ne") e = "(" + arg(0) + " == " + arg(1) + ") ? " + zero + " : " + one;  // NaN != NaN
     else if (o == "where") e = "(" + arg(0) + " != " + zero + ") ? " + arg(1) + " : " + arg(2);
     else if (o == "sign" || o == "sgn") e = "(" + ct + ")((" + arg(0) + " > " + zero + ") - (" + arg(0) + " < " + zero + "))";
+    else if (o == "conj_physical") e = arg(0);
+    else if (o == "angle")  // real: pi below 0, else 0; NaN stays NaN
+      e = "(" + arg(0) + " != " + arg(0) + ") ? " + arg(0) + " : (" + arg(0) + " < " + zero + " ? " + number(3.14159265358979323846, f64) + " : " + zero + ")";
+    else if (o == "convert") {  // to half or bfloat16: rounded as a store would (Note [Fused casts])
+      const KTy to = KTy(int(in.scalars[0]));
+      e = to == KTy::F16 ? "(" + ct + ")h_to_f(f_to_h((float)" + arg(0) + "))"
+          : to == KTy::BF16 ? "(" + ct + ")bf16_to_f(f_to_bf16((float)" + arg(0) + "))"
+                            : arg(0);
+    }
     else EMBER_ERROR("jit: the CUDA code generator has no rule for '", o, "'");
     os << "    const " << ct << " v" << (nin + k) << " = " << e << ";\n";
   }

@@ -178,8 +178,27 @@ bool same_class(ScalarType a, ScalarType b) {
 // A dropout seed (Note [Fused dropout]): read by the kernel from its `extra` argument, not an operand.
 bool is_seed(const Value* v) { return v->type.dtype == kLong && v->type.sizes.empty() && v->type.device.is_cpu(); }
 
+// Note [Fused casts]: a dtype conversion between floating types of one class (float, half,
+// bfloat16; double to double) on one device fuses as a "convert" instruction: to half or bfloat16
+// it rounds the value as a store would (an explicit cast, an autocast's, is kept exactly), to
+// float it is the value itself. Its derivative is the gradient converted back. Layer_norm,
+// softmax and var/std over half or bfloat16 rows are rewritten over the rows converted to float
+// and their results converted back, as the eager kernels compute them (rewrite_over_rows).
+bool fusible_cast(const Node& n, ScalarType* cls) {
+  if (n.outputs.size() != 1 || n.inputs.size() != 1 || !n.inputs[0] || tracing::has_attr(n.attrs, "device")) return false;
+  const std::optional<int64_t> format = tracing::optional_int_attr(n.attrs, "memory_format", "_to_copy");
+  if (format && MemoryFormat(*format) != MemoryFormat::Preserve) return false;
+  const TensorType &in = n.inputs[0]->type, &out = n.outputs[0]->type;
+  if (!floating(in.dtype) || !floating(out.dtype) || !same_class(in.dtype, out.dtype) || in.device != out.device ||
+      !(out.device.is_cpu() || out.device.is_cuda()))
+    return false;
+  *cls = out.dtype;
+  return true;
+}
+
 // A node that may be fused, and the dtype it computes in (*cls; a comparison's is its inputs').
 bool fusible(const Graph& g, const Node& n, ScalarType* cls) {
+  if (n.kind() == "_to_copy" && !n.has_effects()) return fusible_cast(n, cls);
   if (n.op->fusion != tracing::Fusion::Pointwise || n.has_effects() || n.outputs.size() != 1) return false;
   if (!kernel_ops().count(n.kind()) || tracing::has_attr(n.attrs, "mode")) return false;
   const TensorType& out = n.outputs[0]->type;
@@ -346,6 +365,11 @@ KernelSpec spec_of(const Graph& g) {
       k.args.push_back(value(n->inputs[0]));
       k.scalars[1] = n->kind() == "softmax_shift" ? 0 : 1;  // amax and amin propagate NaN
       k.num_scalars = 2;
+    } else if (n->kind() == "_to_copy") {  // Note [Fused casts]
+      k.op = "convert";
+      k.args.push_back(value(n->inputs[0]));
+      k.scalars[0] = double(int(kty(n->outputs[0]->type.dtype)));
+      k.num_scalars = 1;
     } else if (n->kind() == "fused_dropout") {  // scalars: p, the seed's slot
       k.op = "fused_dropout";
       k.args.push_back(value(n->inputs[0]));
@@ -429,11 +453,14 @@ const tracing::Attrs& alpha_one() {
 }
 
 // Emits the nodes that stand for a node over the rows of x (its last dimension): values of x's
-// shape ("full") or of the row's ([..., 1]), dense, with x's twin sizes (Note [Dynamic sizes]).
+// shape ("full") or of the row's ([..., 1]), dense, with x's twin sizes (Note [Dynamic sizes]),
+// computed in float for half and bfloat16 rows (Note [Fused casts]): input() is x converted, and
+// finish() converts a result back.
 class RowEmitter {
  public:
-  RowEmitter(Graph& g, const Value& x, std::vector<std::unique_ptr<Node>>& out) : g_(g), out_(out) {
+  RowEmitter(Graph& g, Value& x, std::vector<std::unique_ptr<Node>>& out) : g_(g), out_(out), x_(x) {
     full_ = row_ = x.type;
+    if (x.type.dtype == kHalf || x.type.dtype == kBFloat16) full_.dtype = row_.dtype = kFloat;
     full_.requires_grad = row_.requires_grad = false;
     row_.sizes.back() = 1;
     full_.strides = dense(full_.sizes);
@@ -454,6 +481,14 @@ class RowEmitter {
     if (!twin.empty()) twin.pop_back();
     return emit(op, {x}, row_reduction_attrs(false), t, twin);
   }
+  // x in the compute type (converted once, where the rows are half or bfloat16).
+  Value* input() {
+    if (full_.dtype == x_.type.dtype) return &x_;
+    if (!converted_) converted_ = convert(&x_, full_.dtype);
+    return converted_;
+  }
+  // A result in x's dtype.
+  Value* finish(Value* v) { return full_.dtype == x_.type.dtype ? v : convert(v, x_.type.dtype); }
   // An elementwise op on a value of any shape: its result has that value's type.
   Value* apply(std::string_view op, std::vector<Value*> ins) {
     const Value& a = *ins.at(0);
@@ -468,6 +503,13 @@ class RowEmitter {
     const DimVector d = contiguous_strides(sizes);
     return std::vector<int64_t>(d.begin(), d.end());
   }
+  Value* convert(Value* v, ScalarType dtype) {
+    TensorType t = v->type;
+    t.dtype = dtype;
+    t.requires_grad = false;
+    return emit("_to_copy", {v}, {{"dtype", tracing::Attr(dtype)}, {"device", tracing::Attr()}, {"memory_format", tracing::Attr()}},
+                t, v->twin_sizes);
+  }
   Value* emit(std::string_view op, std::vector<Value*> ins, tracing::Attrs attrs, const TensorType& t,
               const std::vector<int64_t>& twin) {
     std::unique_ptr<Node> m = g_.make_node(traced(op), std::move(ins), std::move(attrs), {t}, false);
@@ -478,6 +520,8 @@ class RowEmitter {
   }
   Graph& g_;
   std::vector<std::unique_ptr<Node>>& out_;
+  Value& x_;
+  Value* converted_ = nullptr;
   TensorType full_, row_;
   std::vector<int64_t> full_twin_, row_twin_;
   std::vector<std::pair<Value*, Value*>> renamed_;
@@ -494,8 +538,7 @@ void rewrite_over_rows(Graph& g, std::initializer_list<std::string_view> kinds, 
   std::vector<std::pair<Value*, Value*>> renamed;
   for (auto& n : owned) {
     Value* x = wanted(*n) && !n->inputs.empty() ? n->inputs[0] : nullptr;
-    const bool fits = x && (x->type.dtype == kFloat || x->type.dtype == kDouble) && x->type.device.is_cpu() &&
-                      !x->type.sizes.empty();
+    const bool fits = x && floating(x->type.dtype) && x->type.device.is_cpu() && !x->type.sizes.empty();
     if (!fits) {
       rebuilt.push_back(std::move(n));
       continue;
@@ -507,19 +550,20 @@ void rewrite_over_rows(Graph& g, std::initializer_list<std::string_view> kinds, 
       rebuilt.push_back(std::move(n));
       continue;
     }
-    renamed.emplace_back(n->outputs[0], y);
-    renamed.insert(renamed.end(), emit.renamed().begin(), emit.renamed().end());
+    renamed.emplace_back(n->outputs[0], emit.finish(y));
+    for (const auto& [from, to] : emit.renamed()) renamed.emplace_back(from, emit.finish(to));
     for (auto& m : emitted) rebuilt.push_back(std::move(m));
   }
   g.set_nodes(std::move(rebuilt));
   for (auto& [from, to] : renamed) g.replace_uses(from, to);
 }
 
-// layer_norm over the last dimension of a float or double CPU tensor becomes its arithmetic
-// (Note [Row reductions]): mean, x - mean, the mean of its square, rsqrt(var + eps), the scale
-// and shift; the fuser makes one kernel of it (three loops over each row) with what feeds it and
-// what follows, and its backward is derived from those ops' formulas. (Half and bfloat16 stay
-// layer_norm: op by op, its arithmetic would round each step.)
+// layer_norm over the last dimension of a floating CPU tensor becomes its arithmetic (Note [Row
+// reductions]): mean, x - mean, the mean of its square, rsqrt(var + eps), the scale and shift;
+// the fuser makes one kernel of it (three loops over each row) with what feeds it and what
+// follows, and its backward is derived from those ops' formulas. Half and bfloat16 rows are
+// converted to float and the result back (Note [Fused casts]): run op by op, the arithmetic
+// rounds once, as eager's kernel does.
 void rewrite_layer_norm(Graph& g) {
   rewrite_over_rows(g, {"layer_norm"}, [&](const Node& n, Value& x, RowEmitter& emit) -> Value* {
     const std::vector<int64_t> shape = tracing::ints_attr(n.attrs, "normalized_shape", "layer_norm");
@@ -529,8 +573,8 @@ void rewrite_layer_norm(Graph& g) {
       if (p && (p->type.dtype != x.type.dtype || !p->type.device.is_cpu() || p->type.sizes != shape)) return nullptr;
     }
     const Tensor eps = scalar_to_tensor(Scalar(tracing::double_attr(n.attrs, "eps", "layer_norm")));  // wrapped
-    Value* mean = emit.reduce("mean", &x, true);
-    Value* centered = emit("sub", {&x, mean}, alpha_one(), false);
+    Value* mean = emit.reduce("mean", emit.input(), true);
+    Value* centered = emit("sub", {emit.input(), mean}, alpha_one(), false);
     Value* var = emit.reduce("mean", emit("mul", {centered, centered}, {}, false), true);
     Value* rstd = emit("rsqrt", {emit("add", {var, g.add_constant(eps)}, alpha_one(), true)}, {}, true);
     Value* y = emit("mul", {centered, rstd}, {}, false);
@@ -540,10 +584,10 @@ void rewrite_layer_norm(Graph& g) {
   });
 }
 
-// softmax and log_softmax over the last dimension (rows of 128 or more) of a float or double CPU
-// tensor become their arithmetic (Note [Row reductions]): m = the row's maximum (softmax_shift: no
-// gradient, the result does not depend on it), e = exp(x - m), s = e's row sum; e / s, or
-// x - m - log(s).
+// softmax and log_softmax over the last dimension (rows of 128 or more) of a floating CPU tensor
+// (half and bfloat16 in float, Note [Fused casts]) become their arithmetic (Note [Row
+// reductions]): m = the row's maximum (softmax_shift: no gradient, the result does not depend on
+// it), e = exp(x - m), s = e's row sum; e / s, or x - m - log(s).
 void rewrite_softmax(Graph& g) {
   rewrite_over_rows(g, {"softmax", "log_softmax"}, [](const Node& n, Value& x, RowEmitter& emit) -> Value* {
     const int64_t dim = tracing::int_attr(n.attrs, "dim", n.kind());
@@ -552,17 +596,17 @@ void rewrite_softmax(Graph& g) {
     if (n.inputs.size() != 1 || tracing::has_attr(n.attrs, "dtype") || x.type.sizes.back() < 128 ||
         (dim != -1 && dim != int64_t(x.type.sizes.size()) - 1))
       return nullptr;
-    Value* m = emit("softmax_shift", {&x}, {}, true);
-    Value* d = emit("sub", {&x, m}, alpha_one(), false);
+    Value* m = emit("softmax_shift", {emit.input()}, {}, true);
+    Value* d = emit("sub", {emit.input(), m}, alpha_one(), false);
     Value* e = emit("exp", {d}, {}, false);
     Value* s = emit.reduce("sum", e, true);
     if (n.kind() == "log_softmax") return emit("sub", {d, emit("log", {s}, {}, true)}, alpha_one(), false);
     return emit("div_true", {e, s}, {}, false);
   });
 }
-// var, std, var_mean and std_mean over the last dimension of a float or double CPU tensor become
-// their arithmetic (Note [Row reductions]): m = the row's mean, d = x - m, var = mean(d * d)
-// scaled by n / (n - correction) (a constant of the row's length: not when that length is
+// var, std, var_mean and std_mean over the last dimension of a floating CPU tensor (half and
+// bfloat16 in float, Note [Fused casts]) become their arithmetic (Note [Row reductions]): m = the
+// row's mean, d = x - m, var = mean(d * d) scaled by n / (n - correction) (a constant of the row's length: not when that length is
 // size-generic and the correction non-zero, Note [Dynamic sizes]); std = sqrt(var). Results that
 // drop the dimension are reductions without keepdim (read outside the group only).
 void rewrite_var_std(Graph& g) {
@@ -576,8 +620,8 @@ void rewrite_var_std(Graph& g) {
     const bool generic_row = !x.twin_sizes.empty() && x.twin_sizes.back() != len;
     if (correction != 0 && generic_row) return nullptr;
     const bool keepdim = tracing::bool_attr(n.attrs, "keepdim", kind), root = kind == "std" || kind == "std_mean";
-    Value* mean = emit.reduce("mean", &x, true);
-    Value* centered = emit("sub", {&x, mean}, alpha_one(), false);
+    Value* mean = emit.reduce("mean", emit.input(), true);
+    Value* centered = emit("sub", {emit.input(), mean}, alpha_one(), false);
     Value* square = emit("mul", {centered, centered}, {}, false);
     // n / max(0, n - correction), as eager: a row no longer than the correction gives inf or NaN.
     const Tensor scale = scalar_to_tensor(Scalar(double(len) / std::max(0.0, double(len - correction))));
@@ -591,7 +635,7 @@ void rewrite_var_std(Graph& g) {
       y = emit.reduce("mean", square, false);
       if (root) y = emit.apply("sqrt", {y});
     }
-    if (n.outputs.size() > 1) emit.rename(n.outputs[1], keepdim ? mean : emit.reduce("mean", &x, false));
+    if (n.outputs.size() > 1) emit.rename(n.outputs[1], keepdim ? mean : emit.reduce("mean", emit.input(), false));
     return y;
   });
 }

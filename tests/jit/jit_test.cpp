@@ -563,7 +563,8 @@ TEST(JitFuser, RowReductionsEndAGroup) {
 
 // layer_norm over the last dimension becomes its arithmetic, one kernel with what feeds it (three
 // loops over each row: mean, variance, normalize); its backward is derived from those ops. As
-// eager within rounding, forward and backward, in float and double; bfloat16 stays layer_norm.
+// eager within rounding, forward and backward, in float and double (half and bfloat16:
+// HalfAndBfloat16RowsComputeInFloat).
 TEST(JitFuser, LayerNormIsOneKernelWithItsNeighbours) {
   for (torch::Dtype dt : {torch::kFloat, torch::kDouble}) {
     jit::reset_stats();
@@ -592,10 +593,6 @@ TEST(JitFuser, LayerNormIsOneKernelWithItsNeighbours) {
     for (size_t i = 0; i < got_grads.size(); ++i) EXPECT_TENSOR_CLOSE(got_grads[i], want_grads[i], 20 * tol, 20 * tol) << dt << ", gradient " << i;
     EXPECT_EQ(jit::stats().fused_fallbacks, 0);
   }
-  auto ln16 = torch::nn::LayerNorm(torch::nn::LayerNormOptions({8}));
-  ln16->to(torch::kBFloat16);
-  auto t16 = jit::trace(ln16, {torch::randn({2, 8}).to(torch::kBFloat16)});
-  EXPECT_EQ(count_kind(t16.fused_graph(), "layer_norm"), 1u) << t16.fused_graph().str();
 }
 
 // softmax and log_softmax over the last dimension become a max, an exp and a sum over each row
@@ -638,6 +635,93 @@ TEST(JitFuser, SoftmaxIsOneKernelWithItsNeighbours) {
       << traced_plain.fused_graph().str();
   const TensorList got = traced_plain.forward(TensorList{x}), want = plain({x});
   for (size_t i = 0; i < got.size(); ++i) EXPECT_TENSOR_CLOSE(got[i], want[i], 1e-5, 1e-5) << "output " << i;
+}
+
+// Note [Fused casts]: layer_norm, softmax and var_mean over half or bfloat16 rows compute in float
+// inside the kernel (as eager's kernels do) and round once; explicit casts fuse, rounding where
+// the program rounds (bit for bit as eager); gradients through them; the op-by-op path (forward-
+// mode AD) computes in float too.
+TEST(JitFuser, HalfAndBfloat16RowsComputeInFloat) {
+  for (const torch::Dtype dt : {torch::kBFloat16, torch::kHalf}) {
+    SCOPED_TRACE(toString(dt));
+    jit::reset_stats();
+    // The reference: the same program in float on the same (rounded) numbers, rounded at the end.
+    auto ln32 = torch::nn::LayerNorm(torch::nn::LayerNormOptions({160}));
+    auto ln = torch::nn::LayerNorm(torch::nn::LayerNormOptions({160}));
+    {
+      torch::NoGradGuard no_grad;
+      ln->weight.copy_(torch::randn({160}) * 0.5 + 1);
+      ln->bias.copy_(torch::randn({160}));
+      ln->to(dt);
+      ln32->weight.copy_(ln->weight);
+      ln32->bias.copy_(ln->bias);
+    }
+    auto program = [](torch::nn::LayerNorm& norm, const TensorList& in) {
+      const Tensor h = norm(in[0] * 2 + in[1]);
+      const auto [var, mean] = torch::var_mean(in[0], {-1}, /*unbiased=*/true, /*keepdim=*/true);
+      return TensorList{torch::gelu(h), h.softmax(-1), (in[0] - mean) * var};
+    };
+    auto fn = [&](const TensorList& in) { return program(ln, in); };
+    auto inputs = [&] { return TensorList{torch::randn({6, 160}).to(dt), torch::randn({160}).to(dt)}; };
+    auto traced = jit::trace(fn, inputs());
+    const jit::Graph& fg = traced.fused_graph();
+    EXPECT_EQ(count_kind(fg, "layer_norm") + count_kind(fg, "softmax") + count_kind(fg, "var_mean"), 0u) << fg.str();
+    EXPECT_EQ(count_kind(fg, "_to_copy"), 0u) << fg.str();  // the conversions are inside kernels
+    EXPECT_LE(fused_nodes(fg), 2u) << fg.str();
+    const std::string report = jit::fusion_report(fg);
+    EXPECT_NE(report.find("convert"), std::string::npos) << report;
+    EXPECT_EQ(report.find("not compiled"), std::string::npos) << report;
+    const double tol = dt == torch::kBFloat16 ? 1.6e-2 : 2e-3;  // two units in the last place
+    TensorList in = inputs(), wide;
+    for (Tensor& t : in) {
+      t.requires_grad_(true);
+      wide.push_back(t.detach().to(torch::kFloat).requires_grad_(true));
+    }
+    const TensorList got = traced.forward(in);
+    const Tensor g0 = torch::randn({6, 160}).to(dt), g1 = torch::randn({6, 160}).to(dt);
+    torch::autograd::backward({got[0], got[1], got[2]}, {g0, g1, g0});
+    const TensorList want = program(ln32, wide);
+    torch::autograd::backward({want[0], want[1], want[2]}, {g0.to(torch::kFloat), g1.to(torch::kFloat), g0.to(torch::kFloat)});
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].scalar_type(), dt) << "output " << i;
+      EXPECT_TENSOR_CLOSE(got[i], want[i].to(dt), tol, tol) << "output " << i;
+    }
+    // Gradients: the fused backward rounds between its kernels.
+    const TensorList got_grads = {in[0].grad(), in[1].grad(), ln->weight.grad(), ln->bias.grad()};
+    const TensorList want_grads = {wide[0].grad(), wide[1].grad(), ln32->weight.grad(), ln32->bias.grad()};
+    for (size_t i = 0; i < got_grads.size(); ++i) {
+      EXPECT_EQ(got_grads[i].scalar_type(), dt) << "gradient " << i;
+      EXPECT_TENSOR_CLOSE(got_grads[i], want_grads[i].to(dt), 4 * tol, 4 * tol) << "gradient " << i;
+    }
+    EXPECT_EQ(jit::stats().fused_fallbacks, 0);
+    // Forward-mode AD runs the groups op by op: in float between the conversions.
+    {
+      namespace fwad = torch::autograd::forward_ad;
+      fwad::dual_level level;
+      const Tensor t0 = torch::randn({6, 160}).to(dt);
+      const TensorList gd = traced.forward(TensorList{fwad::make_dual(in[0].detach(), t0), in[1].detach()});
+      const TensorList wd = program(ln32, {fwad::make_dual(wide[0].detach(), t0.to(torch::kFloat)), wide[1].detach()});
+      for (size_t i = 0; i < gd.size(); ++i) {
+        const auto pg = fwad::unpack_dual(gd[i]), pw = fwad::unpack_dual(wd[i]);
+        EXPECT_TENSOR_CLOSE(pg.primal, pw.primal.to(dt), tol, tol) << "forward AD output " << i;
+        EXPECT_TENSOR_CLOSE(pg.tangent, pw.tangent.to(dt), 4 * tol, 4 * tol) << "forward AD tangent " << i;
+      }
+    }
+    EXPECT_GT(jit::stats().fused_fallbacks, 0);
+  }
+  // An explicit cast inside a group rounds there, bit for bit as eager.
+  auto casts = [](const TensorList& in) {
+    const Tensor r = (in[0] * 3).to(torch::kBFloat16).to(torch::kFloat) + 1;
+    return TensorList{r, (r.to(torch::kHalf) * 2).exp()};
+  };
+  auto tc = jit::trace(casts, {torch::randn({50, 30})});
+  EXPECT_EQ(tc.fused_graph().nodes().size(), 1u) << tc.fused_graph().str();
+  const Tensor x = torch::randn({50, 30});
+  const TensorList got = tc.forward(TensorList{x}), want = casts({x});
+  EXPECT_TENSOR_EQ(got[0], want[0]);
+  EXPECT_EQ(got[1].scalar_type(), torch::kHalf);
+  EXPECT_TENSOR_CLOSE(got[1], want[1], 2e-3, 2e-3);  // eager rounds r * 2 to half before the exp
+  EXPECT_FALSE(torch::equal(got[0], (x * 3 + 1)));  // the rounding happened
 }
 
 // amax and amin over the last dimension are row reductions (NaN propagates; the gradient is
@@ -699,8 +783,8 @@ TEST(JitFuser, ExtremaVarianceAndStdFuseOverRows) {
   // (the kernel's exp and eager's may differ in the last bit)
   for (size_t i = 0; i < got.size(); ++i) EXPECT_TENSOR_CLOSE(got[i], want[i], 1e-6, 0) << "output " << i;
   EXPECT_TRUE(got[0][2].isnan().item<bool>());
-  // Over another dimension, or bfloat16 variance: eager nodes, same values.
-  auto other = [](const TensorList& in) { return TensorList{in[0].amax(0), in[0].var(0), in[0].to(torch::kBFloat16).var(-1)}; };
+  // Over another dimension: eager nodes, same values.
+  auto other = [](const TensorList& in) { return TensorList{in[0].amax(0), in[0].var(0), in[0].to(torch::kBFloat16).var(0)}; };
   auto to = jit::trace(other, {torch::randn({4, 9})});
   EXPECT_EQ(count_kind(to.fused_graph(), "amax") + count_kind(to.fused_graph(), "var"), 3u) << to.fused_graph().str();
   const Tensor z = torch::randn({4, 9});
@@ -1238,6 +1322,11 @@ TEST(JitCuda, NvrtcCompilesEveryGeneratedKernel) {
         return TensorList{((in[0].abs() + 1).log() + (in[1].abs() + 1).rsqrt() + in[0].sin() * in[1].cos()).tanh().erf()};
       },
       [](const TensorList& in) { return TensorList{torch::pow(in[0].abs() + 0.5, in[1]) * torch::gelu(in[1], "tanh") + 1.0 / 0.0}; },
+      [](const TensorList& in) {  // fused casts (Note [Fused casts]), conj and angle of real values
+        const bool wide = in[0].scalar_type() == torch::kDouble;
+        const Tensor r = wide ? in[0] * 2 : (in[0] * 2).to(torch::kBFloat16).to(torch::kHalf).to(torch::kFloat);
+        return TensorList{(r + in[1].conj()).angle() + r};
+      },
   };
   int compiled = 0;
   for (torch::Dtype dt : {torch::kFloat, torch::kDouble, torch::kHalf, torch::kBFloat16}) {

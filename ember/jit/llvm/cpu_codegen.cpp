@@ -369,6 +369,10 @@ class Emitter {
       return b_.CreateFSub(flag(b_.CreateFCmpOGT(a[0], c(0))), flag(b_.CreateFCmpOLT(a[0], c(0))));
     }
     if (o == "conj_physical") return a[0];
+    if (o == "convert") {  // to half or bfloat16: rounded as a store would (Note [Fused casts] in fuser.cpp)
+      const KTy to = KTy(int(s(0, 0)));
+      return to == KTy::F16 || to == KTy::BF16 ? widen(narrow(a[0], to), to) : a[0];
+    }
     if (o == "angle") {  // real: pi below 0, else 0; NaN stays NaN
       Value* r = b_.CreateSelect(b_.CreateFCmpOLT(a[0], c(0)), c(3.14159265358979323846), c(0));
       return b_.CreateSelect(b_.CreateFCmpUNO(a[0], a[0]), a[0], r);
