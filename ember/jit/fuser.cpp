@@ -16,7 +16,9 @@
 // computed after it). Numbers wrapped as tensors and other 0-dim constants become constants of
 // the kernel. At most kMaxIteratorOperands tensors cross a CUDA group's boundary, kMaxRowOperands a
 // CPU group's (past TensorIterator's limit it runs row by row): a larger group is cut, in node
-// order, into groups that fit. A fused node whose inputs
+// order, into groups that fit. Groups of one shape that read a common tensor are merged into one
+// (horizontal fusion: the tensor is read once) where the later needs nothing computed after the
+// earlier starts. A fused node whose inputs
 // need gradients runs its kernel and records one autograd node whose backward is a fused program
 // derived from the op table's formulas (Note [Fused backward] in autodiff.cpp). It falls back to
 // running its subgraph op by op, counted in stats() (fused_fallbacks), when its inputs are not
@@ -670,6 +672,28 @@ void fuse_pointwise(Graph& g) {
     return p != producer.end() && group[p->second] == gi &&
            (role[p->second] == kKeepdimReduction || role[p->second] == kRowMember);
   };
+  // Whether groups may become one (with node `also`, if given), run where the first of them
+  // starts: every value they read from outside exists before that, and none reads a reduction
+  // that dropped its dimension.
+  auto mergeable = [&](const std::vector<int>& merged, const Node* also) {
+    size_t first = SIZE_MAX;
+    for (int gi : merged) first = std::min(first, members[gi].front());
+    auto external_ok = [&](const Node& m) {
+      for (const Value* j : m.inputs) {
+        auto q = producer.find(j);
+        if (q == producer.end()) continue;
+        const bool in_merged = group[q->second] >= 0 &&
+                               std::find(merged.begin(), merged.end(), group[q->second]) != merged.end();
+        if (!in_merged && q->second >= first) return false;
+        if (in_merged && role[q->second] == kReduction) return false;  // its dimension is gone
+      }
+      return true;
+    };
+    for (int gi : merged)
+      for (size_t m : members[gi])
+        if (!external_ok(*nodes[m])) return false;
+    return !also || external_ok(*also);
+  };
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Node& n = *nodes[k];
     ScalarType node_cls = kFloat;
@@ -698,25 +722,7 @@ void fuse_pointwise(Graph& g) {
         if (rows_only) row_group = gi;
       }
     }
-    auto legal = [&](const std::vector<int>& merged) {
-      size_t first = SIZE_MAX;
-      for (int gi : merged) first = std::min(first, members[gi].front());
-      auto external_ok = [&](const Node& m) {
-        for (const Value* j : m.inputs) {
-          auto q = producer.find(j);
-          if (q == producer.end()) continue;
-          const bool in_merged = std::find(merged.begin(), merged.end(), group[q->second]) != merged.end() &&
-                                 group[q->second] >= 0;
-          if (!in_merged && q->second >= first) return false;
-          if (in_merged && role[q->second] == kReduction) return false;  // its dimension is gone
-        }
-        return true;
-      };
-      for (int gi : merged)
-        for (size_t m : members[gi])
-          if (!external_ok(*nodes[m])) return false;
-      return external_ok(n);
-    };
+    auto legal = [&](const std::vector<int>& merged) { return mergeable(merged, &n); };
     if (reduction) {  // into its input's group, or the start of one
       if (cands.size() == 1 && legal(cands)) {
         group[k] = cands[0];
@@ -766,6 +772,34 @@ void fuse_pointwise(Graph& g) {
     group[k] = join;
     members[join].push_back(k);
     role[k] = kElementwise;
+  }
+  // Horizontal fusion: groups of one shape and class that read a common tensor become one (which
+  // reads it once), where mergeable (a later group may need a value computed after the earlier
+  // one starts: then they stay apart).
+  auto reads = [&](int gi) {
+    std::set<const Value*> r;
+    for (size_t m : members[size_t(gi)])
+      for (const Value* i : nodes[m]->inputs)
+        if (i && !is_scalar_constant(g, i)) r.insert(i);
+    return r;
+  };
+  for (size_t a = 0; a < members.size(); ++a) {
+    if (members[a].empty()) continue;
+    std::set<const Value*> read_a = reads(int(a));
+    for (size_t b = a + 1; b < members.size(); ++b) {
+      if (members[b].empty() || sizes[a] != sizes[b] || twins[a] != twins[b] || !same_class(cls[a], cls[b])) continue;
+      const std::set<const Value*> read_b = reads(int(b));
+      const bool shared = std::any_of(read_b.begin(), read_b.end(), [&](const Value* v) {
+        auto p = producer.find(v);  // a tensor from outside both groups
+        return read_a.count(v) && (p == producer.end() || (group[p->second] != int(a) && group[p->second] != int(b)));
+      });
+      if (!shared || !mergeable({int(a), int(b)}, nullptr)) continue;
+      for (size_t m : members[b]) group[m] = int(a);
+      members[a].insert(members[a].end(), members[b].begin(), members[b].end());
+      std::sort(members[a].begin(), members[a].end());
+      members[b].clear();
+      read_a.insert(read_b.begin(), read_b.end());
+    }
   }
   // The values a set of nodes reads from outside (constants the kernel holds aside) and those
   // it defines that a node outside it or the graph's outputs read.
