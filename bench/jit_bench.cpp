@@ -115,6 +115,10 @@ int main(int argc, char** argv) {
     row_statistics();
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "transformer") {
+    transformer_step();
+    return 0;
+  }
   {
   torch::NoGradGuard no_grad;
   const int64_t n = 16 << 20;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 18's fuser figures: builds bench/jit_bench.cpp against ember and runs it.
-# Usage: bench/jit_bench.sh [rows]   (env: BUILD=build; rows: the row statistics only)
+# Usage: bench/jit_bench.sh [rows|transformer]   (env: BUILD=build; one figure only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
