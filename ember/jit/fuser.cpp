@@ -672,6 +672,25 @@ void fuse_pointwise(Graph& g) {
     return p != producer.end() && group[p->second] == gi &&
            (role[p->second] == kKeepdimReduction || role[p->second] == kRowMember);
   };
+  // Note [Extrema of library calls]: the kernel calls libm and its vector twins (libmvec) for exp,
+  // tanh, erf, ...; the two may differ in the last bit, and each loop of a row kernel picks its
+  // own vector width, so one element's tanh may differ between loops. An amax or amin must then
+  // not reduce such a value inside the group that computes it: its gradient's tie mask (x == max,
+  // autodiff.cpp) would compare the maximum of one loop with the values of another and may find
+  // no element equal to it. Such a reduction starts its own group and reads the value stored.
+  std::vector<bool> libm(nodes.size(), false);  // a member's value comes from a library call in its group
+  auto calls_libm = [](std::string_view op) {
+    return op == "exp" || op == "log" || op == "sin" || op == "cos" || op == "tanh" || op == "erf" || op == "sigmoid" ||
+           op == "silu" || op == "gelu" || op == "pow";
+  };
+  auto libm_input = [&](const Node& n, int gi) {
+    for (const Value* i : n.inputs) {
+      auto p = producer.find(i);
+      if (p != producer.end() && group[p->second] >= 0 && (gi < 0 || group[p->second] == gi) && libm[p->second]) return true;
+    }
+    return false;
+  };
+  auto is_extremum = [](const Node& n) { return n.kind() == "amax" || n.kind() == "amin"; };
   // Whether groups may become one (with node `also`, if given), run where the first of them
   // starts: every value they read from outside exists before that, and none reads a reduction
   // that dropped its dimension.
@@ -700,6 +719,7 @@ void fuse_pointwise(Graph& g) {
     bool keepdim = false;
     const bool reduction = row_reduction(n, &node_cls, &keepdim);
     if (!reduction && !fusible(g, n, &node_cls)) continue;
+    libm[k] = calls_libm(n.kind()) || libm_input(n, -1);
     // n joins the groups of its producers, merged into the earliest of them, when every value
     // the merged group reads from outside exists before that group's first node. A reduction
     // joins the group of its input (whose shape is that input's) or starts one; a node may read
@@ -724,6 +744,7 @@ void fuse_pointwise(Graph& g) {
     }
     auto legal = [&](const std::vector<int>& merged) { return mergeable(merged, &n); };
     if (reduction) {  // into its input's group, or the start of one
+      if (is_extremum(n) && libm_input(n, -1)) cands.clear();  // Note [Extrema of library calls]
       if (cands.size() == 1 && legal(cands)) {
         group[k] = cands[0];
         members[cands[0]].push_back(k);
@@ -793,7 +814,13 @@ void fuse_pointwise(Graph& g) {
         auto p = producer.find(v);  // a tensor from outside both groups
         return read_a.count(v) && (p == producer.end() || (group[p->second] != int(a) && group[p->second] != int(b)));
       });
-      if (!shared || !mergeable({int(a), int(b)}, nullptr)) continue;
+      // Note [Extrema of library calls]: no extremum joins the group that computes its argument.
+      const bool extremum_of_call = std::any_of(members[b].begin(), members[b].end(), [&](size_t m) {
+        return is_extremum(*nodes[m]) && libm_input(*nodes[m], int(a));
+      }) || std::any_of(members[a].begin(), members[a].end(), [&](size_t m) {
+        return is_extremum(*nodes[m]) && libm_input(*nodes[m], int(b));
+      });
+      if (!shared || extremum_of_call || !mergeable({int(a), int(b)}, nullptr)) continue;
       for (size_t m : members[b]) group[m] = int(a);
       members[a].insert(members[a].end(), members[b].begin(), members[b].end());
       std::sort(members[a].begin(), members[a].end());

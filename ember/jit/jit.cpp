@@ -279,7 +279,7 @@ const Graph& TracedModule::fused_graph() const {
 }
 
 TracedModule::Impl::Specialization TracedModule::Impl::specialize(Signature sig, std::shared_ptr<Graph> g) const {
-  Specialization s{std::move(sig), g, g};
+  Specialization s{std::move(sig), g, g, {}, {}};
   if (options.fuse) {
     s.exec = g->clone();
     fuse_pointwise(*s.exec);
