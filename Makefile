@@ -4,9 +4,11 @@
 #                ASan + UBSan) runs the fast tests, every fuzz target's regression inputs and a
 #                brief fuzzing run of each
 #   make fuzz  - build the libFuzzer targets (clang) and fuzz each for FUZZ_SECONDS
+#   make test-arm64 - cross-build for 64-bit Arm (aarch64) and run the tests under qemu
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+ARM64_BUILD ?= build-arm64
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 JOBS ?= $(shell nproc)
@@ -17,7 +19,8 @@ CMAKE_FLAGS ?=
 # machines must; here the AVX-512 kernels were a sixth of a cold build that no test could run.
 CPU_CAPS ?= $(shell ./scripts/cpu-caps.sh)
 
-.PHONY: deps configure build demo test test-release test-asan fuzz-configure fuzz-build fuzz test-fuzz bench clean
+.PHONY: deps configure build demo test test-release test-asan fuzz-configure fuzz-build fuzz test-fuzz bench clean \
+	configure-arm64 build-arm64 test-arm64
 
 deps:
 	./scripts/install-deps.sh
@@ -73,8 +76,22 @@ test-fuzz: fuzz-build
 
 test: test-release test-asan test-fuzz
 
+# 64-bit Arm (README "64-bit Arm"): Debian's cross compiler and arm64 packages
+# (install-deps.sh --arm64), the toolchain file cmake/aarch64-linux-gnu.cmake; the programs run
+# under qemu-aarch64-static (CTest starts them through it).
+configure-arm64:
+	./scripts/install-deps.sh --arm64
+	cmake -S . -B $(ARM64_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DEMBER_CUDA=OFF $(CMAKE_FLAGS)
+
+build-arm64: configure-arm64
+	cmake --build $(ARM64_BUILD) -j $(JOBS)
+
+test-arm64: build-arm64
+	cd $(ARM64_BUILD) && ctest --output-on-failure --timeout 3600 -j $(JOBS)
+
 bench:
 	./bench/compare.sh
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(ARM64_BUILD)

@@ -3,10 +3,48 @@
 # Idempotent and non-interactive; skips apt entirely when everything is present.
 #   install-deps.sh          everything (make test)
 #   install-deps.sh --demo   only what the library and the `ember` command need (make demo)
+#   install-deps.sh --arm64  the cross build for 64-bit Arm (make test-arm64): the cross compiler,
+#                            qemu, and the library's and tests' dependencies for arm64
 set -euo pipefail
 
 demo_only=0
 [[ "${1:-}" == "--demo" ]] && demo_only=1
+
+# ---- the cross build for 64-bit Arm (issue 19; cmake/aarch64-linux-gnu.cmake) -----------------
+# Debian's arm64 packages install beside the host's (multiarch), except two whose headers differ
+# per architecture and so cannot share /usr/include with the amd64 ones the host build needs
+# (libdnnl-dev, libgloo-dev): those are unpacked into build-arm64-deps/ (ARM64_DEPS), where the
+# toolchain file looks first. The runtime libraries they need are installed normally.
+if [[ "${1:-}" == "--arm64" ]]; then
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  deps=${ARM64_DEPS:-$root/build-arm64-deps}
+  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  arm=(libopenblas-dev liblapacke-dev libdnnl2 libsleef-dev zlib1g-dev libgtest-dev libgmock-dev libarchive-dev
+       libcurl4-openssl-dev libssl-dev libre2-dev liblz4-dev libzstd-dev libhiredis0.14 libibverbs1)
+  packages=(build-essential cmake ninja-build ccache pkg-config libcli11-dev g++-aarch64-linux-gnu qemu-user-static)
+  for p in "${arm[@]}"; do packages+=("$p:arm64"); done
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then $sudo dpkg --add-architecture arm64; fi
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+  fi
+  unpacked=(libdnnl-dev libgloo-dev libgloo0)
+  if [[ ! -f "$deps/.unpacked" ]] || [[ "$(cat "$deps/.unpacked")" != "${unpacked[*]}" ]]; then
+    rm -rf "$deps"
+    mkdir -p "$deps/debs"
+    (cd "$deps/debs" && apt-get download "${unpacked[@]/%/:arm64}" </dev/null)
+    for d in "$deps"/debs/*.deb; do dpkg-deb -x "$d" "$deps"; done
+    # The development link points at the runtime library installed above.
+    ln -sf /usr/lib/aarch64-linux-gnu/libdnnl.so.2 "$deps/usr/lib/aarch64-linux-gnu/libdnnl.so"
+    echo "${unpacked[*]}" >"$deps/.unpacked"
+  fi
+  exit 0
+fi
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config

@@ -5,6 +5,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 #include <map>
 #include <mutex>
 #include <string>
@@ -58,10 +62,14 @@ CpuCapability best_cpu_capability() {
     // EMBER_CPU_CAPABILITY=default forces the portable kernels (for testing both paths).
     if (const char* env = std::getenv("EMBER_CPU_CAPABILITY"))
       if (std::strcmp(env, "default") == 0) return CpuCapability::Default;
+#if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
       return CpuCapability::AVX512;
+#elif defined(__aarch64__)
+    if (::getauxval(AT_HWCAP) & HWCAP_SVE) return CpuCapability::SVE;  // what the kernel reports
+#endif
     return CpuCapability::Default;
   }();
   return cap;

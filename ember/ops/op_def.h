@@ -29,7 +29,9 @@ enum class ResultKind : uint8_t {
 };
 
 // The CPU kernel variants: one per instruction set the kernels were compiled for.
-enum class CpuCapability : uint8_t { Default = 0, AVX512 = 1, NumCapabilities = 2 };
+// The kernel instruction sets (CMakeLists.txt, EMBER_CPU_CAPABILITIES): each architecture's
+// baseline, and its wide set (x86-64: AVX-512 F/BW/VL/DQ; 64-bit Arm: SVE), which shares index 1.
+enum class CpuCapability : uint8_t { Default = 0, AVX512 = 1, SVE = 1, NumCapabilities = 2 };
 CpuCapability best_cpu_capability();
 
 // What an op's backward formula reads: the graph keeps only these tensors.

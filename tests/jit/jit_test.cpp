@@ -1061,6 +1061,33 @@ TEST(JitTrace, FactoriesAreRecorded) {
 // double op by op; half and bfloat16 against eager in float rounded once (a fused group keeps
 // its intermediates in float and rounds what it stores). For float and double also the
 // gradients of every input (the fused backward programs) against eager autograd.
+// A random chain of ops for the random-graph tests: step k applies a unary op to the value before
+// it or a binary op to that value and an earlier one (the inputs are the first values).
+struct RandomChain {
+  struct Step {
+    std::string op;
+    int a, b;  // b < 0: unary
+  };
+  std::vector<Step> steps;
+  RandomChain(const std::function<int(int)>& pick, int inputs, const std::vector<std::string>& unary,
+              const std::vector<std::string>& binary) {
+    const int n = 2 + pick(7);
+    for (int k = 0; k < n; ++k) {
+      const int avail = inputs + k;
+      if (pick(2) == 0) steps.push_back({unary[size_t(pick(int(unary.size())))], avail - 1, -1});
+      else steps.push_back({binary[size_t(pick(int(binary.size())))], avail - 1, pick(avail)});
+    }
+  }
+  // The inputs followed by each step's value.
+  template <class Unary, class Binary>
+  TensorList run(const TensorList& in, Unary&& unary, Binary&& binary) const {
+    TensorList v = in;
+    for (const Step& st : steps)
+      v.push_back(st.b < 0 ? unary(st.op, v[size_t(st.a)]) : binary(st.op, v[size_t(st.a)], v[size_t(st.b)]));
+    return v;
+  }
+};
+
 // Random complex graphs (Note [Complex kernels]): chains of the ops with a complex rule over
 // complex64 or complex128 inputs and a real one (promoted where they meet; abs and angle give real
 // values back), values and gradients of every input against eager.
@@ -1096,22 +1123,10 @@ TEST(JitFuser, RandomComplexGraphsMatchEager) {
     const torch::Dtype real_dt = dt == torch::kComplexFloat ? torch::kFloat : torch::kDouble;
     const std::vector<int64_t> full = {1 + pick(6), 2 + pick(9)};
     const bool transposed = pick(3) == 0, broadcast = pick(2) == 0;
-    struct Step {
-      std::string op;
-      int a, b;
-    };
-    std::vector<Step> steps;
-    const int nsteps = 2 + pick(7);
-    for (int k = 0; k < nsteps; ++k) {
-      const int avail = 3 + k;  // inputs: z (complex), w (complex, maybe broadcast), x (real)
-      if (pick(2) == 0) steps.push_back({unary[pick(int(unary.size()))], avail - 1, -1});
-      else steps.push_back({binary[pick(int(binary.size()))], avail - 1, pick(avail)});
-    }
+    const RandomChain chain(pick, 3, unary, binary);  // inputs: z, w (complex, maybe broadcast), x (real)
     auto program = [&](const TensorList& in) {
-      TensorList v = in;
-      for (const Step& st : steps)
-        v.push_back(st.b < 0 ? apply_unary(st.op, v[st.a]) : apply_binary(st.op, v[st.a], v[st.b]));
-      return TensorList{v.back() * in[0], v[3 + nsteps / 2]};  // the first keeps the graph complex
+      const TensorList v = chain.run(in, apply_unary, apply_binary);
+      return TensorList{v.back() * in[0], v[3 + chain.steps.size() / 2]};  // the first keeps the graph complex
     };
     auto make_inputs = [&] {
       Tensor z = transposed ? torch::randn({full[1], full[0]}, dt).t() : torch::randn(full, dt);
@@ -1205,23 +1220,12 @@ TEST(JitFuser, RandomGraphsMatchEager) {
       shapes.push_back(s);
       transposed.push_back(pick(3) == 0);
     }
-    struct Step {
-      std::string op;
-      int a, b;
-    };
-    std::vector<Step> steps;
-    const int nsteps = 2 + pick(7);
-    for (int k = 0; k < nsteps; ++k) {
-      const int avail = ninputs + k;
-      if (pick(2) == 0) steps.push_back({unary[pick(int(unary.size()))], avail - 1, -1});
-      else steps.push_back({binary[pick(int(binary.size()))], avail - 1, pick(avail)});
-    }
+    const RandomChain chain(pick, ninputs, unary, binary);
+    const int nsteps = int(chain.steps.size());
     // 0: none; over the last dimension 1: a sum; 2: a mean keeping it; 3: amax; 4: var keeping it
     const int reduce = pick(5);
     auto program = [&](const TensorList& in) {
-      TensorList v = in;
-      for (const Step& st : steps)
-        v.push_back(st.b < 0 ? apply_unary(st.op, v[st.a]) : apply_binary(st.op, v[st.a], v[st.b]));
+      const TensorList v = chain.run(in, apply_unary, apply_binary);
       const Tensor& b = v.back();
       const Tensor last = reduce == 0   ? b
                           : reduce == 1 ? b.sum(-1)

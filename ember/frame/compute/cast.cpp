@@ -307,9 +307,9 @@ Column numeric_to_numeric(const Column& c, const DType& out_type, bool safe) {
     if constexpr (std::is_integral_v<S> && std::is_floating_point_v<D>) {
       // pyarrow's safe rule: integers beyond the float's contiguous range (2^24, 2^53).
       constexpr int digits = std::numeric_limits<D>::digits;
-      if (safe && std::numeric_limits<S>::digits > digits) {
+      if constexpr (std::numeric_limits<S>::digits > digits) {
         const S lim = S(S(1) << digits);
-        for (int64_t i = 0; i < n; ++i) {
+        for (int64_t i = 0; safe && i < n; ++i) {
           const bool fits = std::is_signed_v<S> ? (src[i] >= S(-lim) && src[i] <= lim) : src[i] <= lim;
           EMBER_CHECK(fits || !rows.valid(i), "cast: value ", +src[i], " at row ", i, " is out of range for ",
                       out_type.to_string(), " (-", +lim, " to ", +lim, ", where every integer is exact; CastOptions::safe)");

@@ -1,6 +1,7 @@
 #include "ember/frame/io/csv_column.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <cmath>
@@ -75,7 +76,7 @@ ColumnChunk::ColumnChunk(const ColumnSpec& spec, const ValueSets& sets, const Di
 // call (the string bytes are not: a chunk's strings rarely fill its share of the text).
 void ColumnChunk::prepare(Kind k) {
   auto populate = [](uint8_t* p, int64_t bytes) {
-    const uintptr_t page = 4096;
+    static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));  // 4K, 16K or 64K (Arm)
     const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
     const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + uintptr_t(bytes)) & ~(page - 1);
 #ifdef MADV_POPULATE_WRITE

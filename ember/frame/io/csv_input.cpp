@@ -57,7 +57,8 @@ Input::~Input() {
     // Tearing down the page tables of a large mapping is per-page work (11 ms for 300 MB)
     // that munmap does on one thread under the address space's write lock; dropping the
     // pages first (MADV_DONTNEED takes the lock for reading) lets two threads share it.
-    const size_t half = map_bytes_ / 2 / 4096 * 4096;
+    static const size_t page = size_t(::sysconf(_SC_PAGESIZE));  // 4K, 16K or 64K (Arm)
+    const size_t half = map_bytes_ / 2 / page * page;
     parallel_for(0, 2, 1, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k)
         ::madvise(static_cast<char*>(map_) + (k ? half : 0), k ? map_bytes_ - half : half, MADV_DONTNEED);

@@ -2,7 +2,9 @@
 // and their compute types, vectorized with AVX-512 where this kernel file is compiled for
 // it (round-to-nearest-even, NaN kept). Used by the elementwise engine's block path.
 #pragma once
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 

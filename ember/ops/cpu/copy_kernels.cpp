@@ -1,6 +1,8 @@
 // CPU kernels for copy_ (every dtype pair, with a parallel memcpy and a blocked 2-d
 // transpose for the common layouts) and fill_.
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstring>
 

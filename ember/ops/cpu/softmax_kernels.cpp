@@ -2,6 +2,9 @@
 // sum, then scale) with SLEEF's vector exp. The input is contiguous, viewed as
 // [outer, len, inner]: with inner == 1 a line is a contiguous row; otherwise a block of
 // inner columns is processed together so every pass runs along contiguous memory.
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #include <sleef.h>
 
 #include <cmath>
@@ -22,6 +25,8 @@ EMBER_HD vec_t<float> vexp(vec_t<float> v) {
   return (vec_t<float>)Sleef_expf16_u10avx512f((__m512)v);
 #elif defined(__AVX2__)
   return (vec_t<float>)Sleef_expf8_u10avx2((__m256)v);
+#elif defined(__aarch64__)
+  return (vec_t<float>)Sleef_expf4_u10advsimd((float32x4_t)v);
 #else
   return (vec_t<float>)Sleef_expf4_u10sse2((__m128)v);
 #endif
@@ -31,6 +36,8 @@ EMBER_HD vec_t<double> vexp(vec_t<double> v) {
   return (vec_t<double>)Sleef_expd8_u10avx512f((__m512d)v);
 #elif defined(__AVX2__)
   return (vec_t<double>)Sleef_expd4_u10avx2((__m256d)v);
+#elif defined(__aarch64__)
+  return (vec_t<double>)Sleef_expd2_u10advsimd((float64x2_t)v);
 #else
   return (vec_t<double>)Sleef_expd2_u10sse2((__m128d)v);
 #endif

@@ -1,9 +1,13 @@
 // Vectorized transcendental math over contiguous float/double arrays through SLEEF, at the
 // vector width of the instruction set this kernel file is compiled for (AVX-512: 16 floats,
-// otherwise SSE2: 4). VecMath<F>::apply(in, out, n) exists for the functors listed here;
+// otherwise SSE2 or, on 64-bit Arm, NEON: 4). VecMath<F>::apply(in, out, n) exists for the functors listed here;
 // the pointwise engine uses it for contiguous runs and falls back to the scalar functor.
 #pragma once
+#if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #include <sleef.h>
 
 #include <cstdint>
@@ -26,6 +30,19 @@ inline vfloat vsetf(float x) { return _mm512_set1_ps(x); }
 inline vdouble vsetd(double x) { return _mm512_set1_pd(x); }
 #define EMBER_SLEEF_F(name, acc) Sleef_##name##f16_##acc
 #define EMBER_SLEEF_D(name, acc) Sleef_##name##d8_##acc
+#elif defined(__aarch64__)
+// NEON (Advanced SIMD, in every AArch64 CPU); SLEEF's 4-float and 2-double functions take its types.
+using vfloat = float32x4_t;
+using vdouble = float64x2_t;
+constexpr int kVecF = 4, kVecD = 2;
+inline vfloat vloadf(const float* p) { return vld1q_f32(p); }
+inline void vstoref(float* p, vfloat v) { vst1q_f32(p, v); }
+inline vdouble vloadd(const double* p) { return vld1q_f64(p); }
+inline void vstored(double* p, vdouble v) { vst1q_f64(p, v); }
+inline vfloat vsetf(float x) { return vdupq_n_f32(x); }
+inline vdouble vsetd(double x) { return vdupq_n_f64(x); }
+#define EMBER_SLEEF_F(name, acc) Sleef_##name##f4_##acc
+#define EMBER_SLEEF_D(name, acc) Sleef_##name##d2_##acc
 #else
 using vfloat = __m128;
 using vdouble = __m128d;
@@ -47,6 +64,13 @@ inline vfloat vdivf(vfloat a, vfloat b) { return _mm512_div_ps(a, b); }
 inline vdouble vaddd(vdouble a, vdouble b) { return _mm512_add_pd(a, b); }
 inline vdouble vmuld(vdouble a, vdouble b) { return _mm512_mul_pd(a, b); }
 inline vdouble vdivd(vdouble a, vdouble b) { return _mm512_div_pd(a, b); }
+#elif defined(__aarch64__)
+inline vfloat vaddf(vfloat a, vfloat b) { return vaddq_f32(a, b); }
+inline vfloat vmulf(vfloat a, vfloat b) { return vmulq_f32(a, b); }
+inline vfloat vdivf(vfloat a, vfloat b) { return vdivq_f32(a, b); }
+inline vdouble vaddd(vdouble a, vdouble b) { return vaddq_f64(a, b); }
+inline vdouble vmuld(vdouble a, vdouble b) { return vmulq_f64(a, b); }
+inline vdouble vdivd(vdouble a, vdouble b) { return vdivq_f64(a, b); }
 #else
 inline vfloat vaddf(vfloat a, vfloat b) { return _mm_add_ps(a, b); }
 inline vfloat vmulf(vfloat a, vfloat b) { return _mm_mul_ps(a, b); }
