@@ -78,11 +78,12 @@ test: test-release test-asan test-fuzz
 
 # 64-bit Arm (README "64-bit Arm"): Debian's cross compiler and arm64 packages
 # (install-deps.sh --arm64), the toolchain file cmake/aarch64-linux-gnu.cmake; the programs run
-# under qemu-aarch64-static (CTest starts them through it).
+# under qemu-aarch64-static (CTest starts them through it), one process per test binary (a
+# process start under qemu costs what a short test does).
 configure-arm64:
 	./scripts/install-deps.sh --arm64
 	cmake -S . -B $(ARM64_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	  -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DEMBER_CUDA=OFF $(CMAKE_FLAGS)
+	  -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DEMBER_CUDA=OFF -DEMBER_TEST_PER_BINARY=ON $(CMAKE_FLAGS)
 
 build-arm64: configure-arm64
 	cmake --build $(ARM64_BUILD) -j $(JOBS)
