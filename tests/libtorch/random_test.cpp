@@ -6,9 +6,24 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <vector>
 
 namespace {
+
+// PyTorch's 16-at-a-time normal sampler uses fused multiply-adds where the CPU has AVX2 and FMA
+// (x86-64), and the plain formula elsewhere (64-bit Arm, older x86), whose log and cos are also
+// other implementations: there the values printed on x86 agree to about 10 units in the last
+// place (measured under qemu-aarch64: 9), checked within 32.
+bool pytorch_fused_sampling() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
 
 // The tensor's first values exactly (float values printed with 9 significant digits round-trip).
 void expect_first_exact(const torch::Tensor& t, const std::vector<double>& expected) {
@@ -16,7 +31,9 @@ void expect_first_exact(const torch::Tensor& t, const std::vector<double>& expec
   ASSERT_GE(flat.numel(), static_cast<int64_t>(expected.size()));
   for (size_t i = 0; i < expected.size(); ++i) {
     const double v = flat[static_cast<int64_t>(i)].item<double>();
-    if (t.scalar_type() == torch::kFloat) {
+    if (t.scalar_type() == torch::kFloat && !pytorch_fused_sampling()) {
+      EXPECT_NEAR(v, expected[i], 32 * FLT_EPSILON * std::max(1.0, std::abs(expected[i]))) << "element " << i;
+    } else if (t.scalar_type() == torch::kFloat) {
       EXPECT_EQ(static_cast<float>(v), static_cast<float>(expected[i])) << "element " << i;
     } else {
       EXPECT_NEAR(v, expected[i], 1e-8 * std::abs(expected[i])) << "element " << i;
