@@ -89,6 +89,7 @@ build-arm64: configure-arm64
 	cmake --build $(ARM64_BUILD) -j $(JOBS)
 
 test-arm64: build-arm64
+	./scripts/arm64-binfmt.sh
 	cd $(ARM64_BUILD) && ctest --output-on-failure --timeout 3600 -j $(JOBS)
 
 bench:
