@@ -211,6 +211,9 @@ Tol tolerance_for(ScalarType t, const std::string& op) {
       {"pow", 4}, {"float_power", 4}, {"acosh", 4}, {"atanh", 4}, {"logit", 4}, {"mish", 4}};
   auto it = looser.find(op);
   if (it != looser.end()) tol.rtol *= it->second, tol.atol *= it->second;
+  // complex pow is exp(b log a): its error grows with |b log a|, and complex64's comes from the
+  // float libm of the machine (64-bit Arm's glibc: 7.6e-6 of the magnitude on one golden case).
+  if (op == "pow" && isComplexType(t)) tol.rtol *= 4;
   return tol;
 }
 
