@@ -1061,6 +1061,13 @@ TEST(JitTrace, FactoriesAreRecorded) {
 // double op by op; half and bfloat16 against eager in float rounded once (a fused group keeps
 // its intermediates in float and rounds what it stores). For float and double also the
 // gradients of every input (the fused backward programs) against eager autograd.
+// Each leaf's gradient (zeros where none reached it).
+TensorList grads_or_zeros(const TensorList& leaves) {
+  TensorList r;
+  for (const Tensor& l : leaves) r.push_back(l.grad().defined() ? l.grad() : torch::zeros_like(l));
+  return r;
+}
+
 // A random chain of ops for the random-graph tests: step k applies a unary op to the value before
 // it or a binary op to that value and an earlier one (the inputs are the first values).
 struct RandomChain {
@@ -1149,9 +1156,7 @@ TEST(JitFuser, RandomComplexGraphsMatchEager) {
       Tensor loss = torch::real(out[0] * out[0].conj()).sum() + torch::real(out[1] * 0.5).sum();
       if (out[1].is_complex()) loss = loss + torch::imag(out[1]).sum();
       loss.backward();
-      TensorList r;
-      for (const Tensor& l : leaves) r.push_back(l.grad().defined() ? l.grad() : torch::zeros_like(l));
-      return r;
+      return grads_or_zeros(leaves);
     };
     const TensorList got_grads = grads([&](const TensorList& x) { return traced.forward(x); });
     const TensorList want_grads = grads(program);
@@ -1270,9 +1275,7 @@ TEST(JitFuser, RandomGraphsMatchEager) {
       const TensorList out = f(views);
       Tensor loss = (out[0] * torch::linspace(-1, 1, std::max<int64_t>(out[0].numel(), 2), dt).narrow(0, 0, out[0].numel()).view_as(out[0])).sum() + out[1].sum();
       loss.backward();
-      TensorList r;
-      for (const Tensor& l : leaves) r.push_back(l.grad().defined() ? l.grad() : torch::zeros_like(l));
-      return r;
+      return grads_or_zeros(leaves);
     };
     const TensorList got_grads = grads([&](const TensorList& x) { return traced.forward(x); });
     const TensorList want_grads = grads(program);

@@ -286,26 +286,16 @@ class Emitter {
 
   Value* c(double x) { return ConstantFP::get(ct_, x); }
 
-  Value* call(const char* f32_name, const char* f64_name, Value* x) {
+  // A libm function of the compute type (f32_name or f64_name) on args, which are that type too.
+  Value* call(const char* f32_name, const char* f64_name, std::initializer_list<Value*> args) {
     const char* name = ct_->isDoubleTy() ? f64_name : f32_name;
-    FunctionCallee fn = m_.getOrInsertFunction(name, FunctionType::get(ct_, {ct_}, false));
+    const std::vector<Type*> types(args.size(), ct_);
+    FunctionCallee fn = m_.getOrInsertFunction(name, FunctionType::get(ct_, types, false));
     if (auto* decl = dyn_cast<Function>(fn.getCallee())) {
       decl->setDoesNotThrow();
       decl->setDoesNotAccessMemory();
     }
-    CallInst* ci = b_.CreateCall(fn, {x});
-    ci->setDoesNotAccessMemory();
-    ci->setDoesNotThrow();
-    return ci;
-  }
-  Value* call2(const char* f32_name, const char* f64_name, Value* x, Value* y) {
-    const char* name = ct_->isDoubleTy() ? f64_name : f32_name;
-    FunctionCallee fn = m_.getOrInsertFunction(name, FunctionType::get(ct_, {ct_, ct_}, false));
-    if (auto* decl = dyn_cast<Function>(fn.getCallee())) {
-      decl->setDoesNotThrow();
-      decl->setDoesNotAccessMemory();
-    }
-    CallInst* ci = b_.CreateCall(fn, {x, y});
+    CallInst* ci = b_.CreateCall(fn, args);
     ci->setDoesNotAccessMemory();
     ci->setDoesNotThrow();
     return ci;
@@ -333,8 +323,8 @@ class Emitter {
     if (o == "sqrt") return intrinsic(Intrinsic::sqrt, a[0]);
     if (o == "rsqrt") return b_.CreateFDiv(c(1), intrinsic(Intrinsic::sqrt, a[0]));
     if (o == "abs") return intrinsic(Intrinsic::fabs, a[0]);
-    if (o == "tanh") return call("tanhf", "tanh", a[0]);
-    if (o == "erf") return call("erff", "erf", a[0]);
+    if (o == "tanh") return call("tanhf", "tanh", {a[0]});
+    if (o == "erf") return call("erff", "erf", {a[0]});
     if (o == "sigmoid") return sigmoid(a[0]);
     if (o == "silu") return b_.CreateFDiv(a[0], b_.CreateFAdd(c(1), intrinsic(Intrinsic::exp, b_.CreateFNeg(a[0]))));
     if (o == "relu") {  // NaN stays NaN
@@ -346,9 +336,9 @@ class Emitter {
       if (s(0, 0) == 1) {
         Value* inner = b_.CreateFMul(c(0.7978845608028654),
                                      b_.CreateFAdd(x, b_.CreateFMul(c(0.044715), b_.CreateFMul(x, b_.CreateFMul(x, x)))));
-        return b_.CreateFMul(b_.CreateFMul(c(0.5), x), b_.CreateFAdd(c(1), call("tanhf", "tanh", inner)));
+        return b_.CreateFMul(b_.CreateFMul(c(0.5), x), b_.CreateFAdd(c(1), call("tanhf", "tanh", {inner})));
       }
-      return b_.CreateFMul(b_.CreateFMul(x, c(0.5)), b_.CreateFAdd(c(1), call("erff", "erf", b_.CreateFMul(x, c(0.70710678118654752440)))));
+      return b_.CreateFMul(b_.CreateFMul(x, c(0.5)), b_.CreateFAdd(c(1), call("erff", "erf", {b_.CreateFMul(x, c(0.70710678118654752440))})));
     }
     if (o == "maximum" || o == "minimum") {  // NaN wins, as in eager
       Value* pick = o == "maximum" ? b_.CreateFCmpOGT(a[0], a[1]) : b_.CreateFCmpOLT(a[0], a[1]);
@@ -412,7 +402,7 @@ class Emitter {
     Value* im2 = b_.CreateFDiv(b_.CreateFSub(b_.CreateFMul(a.im, r2), a.re), d2);
     return {b_.CreateSelect(wide, re1, re2), b_.CreateSelect(wide, im1, im2)};
   }
-  Value* cabs(Cx a) { return call2("hypotf", "hypot", a.re, a.im); }
+  Value* cabs(Cx a) { return call("hypotf", "hypot", {a.re, a.im}); }
 
   // An instruction with a complex argument (Note [Complex kernels]); the fuser admits only the
   // ops listed here.
@@ -448,7 +438,7 @@ class Emitter {
       return {b_.CreateSelect(zero, c(0), b_.CreateFDiv(a[0].re, m)), b_.CreateSelect(zero, c(0), b_.CreateFDiv(a[0].im, m))};
     }
     if (o == "abs") return {cabs(a[0]), nullptr};
-    if (o == "angle") return {call2("atan2f", "atan2", a[0].im, a[0].re), nullptr};
+    if (o == "angle") return {call("atan2f", "atan2", {a[0].im, a[0].re}), nullptr};
     if (o == "eq") return {flag(b_.CreateAnd(b_.CreateFCmpOEQ(a[0].re, a[1].re), b_.CreateFCmpOEQ(a[0].im, a[1].im))), nullptr};
     if (o == "ne") return {flag(b_.CreateOr(b_.CreateFCmpUNE(a[0].re, a[1].re), b_.CreateFCmpUNE(a[0].im, a[1].im))), nullptr};
     if (o == "where") {
