@@ -26,6 +26,7 @@
 #include "ember/nn/modules.h"
 #include "ember/nn/options.h"
 #include "ember/nn/utils.h"
+#include "ember/ops/config.h"
 #include "ember/ops/fft.h"
 #include "ember/ops/functions.h"
 #include "ember/ops/indexing.h"

@@ -78,6 +78,7 @@ struct CommandLine {
   CLI::App app{"ember: train a small CNN on the UCI 8x8 handwritten digits (data/digits)", "ember"};
   CLI::App* train = nullptr;
   CLI::App* run = nullptr;
+  CLI::App* config_cmd = nullptr;
   Config config;
   ember::distributed::LaunchOptions launch;
 
@@ -126,13 +127,15 @@ struct CommandLine {
         ->capture_default_str()
         ->check(sign_check<int>(false));
     run->prefix_command();  // the program and its arguments, untouched
+    config_cmd = app.add_subcommand("config", "print how this ember was built and the kernel instruction set in use");
   }
 
   // The parsed configuration, or the exit status of --help, --version or a usage error.
   std::variant<Config, int> parse(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != train->get_name() &&
-        std::string(argv[1]) != run->get_name()) {
-      std::cerr << "ember: unknown command '" << argv[1] << "' (commands: train, run)\nRun 'ember --help' for usage.\n";
+        std::string(argv[1]) != run->get_name() && std::string(argv[1]) != config_cmd->get_name()) {
+      std::cerr << "ember: unknown command '" << argv[1]
+                << "' (commands: train, run, config)\nRun 'ember --help' for usage.\n";
       return 2;
     }
     try {
@@ -415,6 +418,10 @@ int main(int argc, char** argv) {
   CommandLine command_line;
   const auto parsed = command_line.parse(argc, argv);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
+  if (command_line.config_cmd->parsed()) {  // as python -c 'import torch; print(torch.__config__.show())'
+    std::cout << torch::show_config();
+    return 0;
+  }
   if (command_line.run->parsed()) {
     ember::distributed::LaunchOptions& l = command_line.launch;
     l.command = command_line.run->remaining();

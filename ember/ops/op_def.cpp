@@ -1,6 +1,7 @@
 // The op registry and run-time choice of the CPU kernel instruction set.
 #include "ember/ops/op_def.h"
 
+#include "ember/ops/config.h"
 #include "ember/ops/dispatch.h"
 
 #include <cstdlib>
@@ -34,6 +35,7 @@ struct KernelTable {
   std::mutex mu;
   // (op, device) -> kernel per CPU capability
   std::map<std::pair<std::string, int>, std::array<void*, size_t(CpuCapability::NumCapabilities)>> fns;
+  std::array<bool, size_t(CpuCapability::NumCapabilities)> cpu_sets{};  // the sets this build compiled
 };
 KernelTable& kernel_table() {
   static KernelTable t;
@@ -45,6 +47,16 @@ void register_kernel(std::string_view op, DeviceType d, CpuCapability cap, void*
   auto& t = kernel_table();
   std::lock_guard<std::mutex> g(t.mu);
   t.fns[{std::string(op), int(d)}][size_t(cap)] = fn;
+  if (d == kCPU) t.cpu_sets[size_t(cap)] = true;
+}
+
+// The widest instruction set this CPU runs that this build compiled kernels for (config.h).
+int detail::cpu_kernel_set_in_use() {
+  auto& t = kernel_table();
+  std::lock_guard<std::mutex> g(t.mu);
+  int c = int(best_cpu_capability());
+  while (c > 0 && !t.cpu_sets[c]) --c;
+  return c;
 }
 
 void* lookup_kernel(std::string_view op, DeviceType d) {
@@ -54,14 +66,21 @@ void* lookup_kernel(std::string_view op, DeviceType d) {
   if (it == t.fns.end()) return nullptr;
   int best = d == kCPU ? int(best_cpu_capability()) : 0;
   for (int c = best; c >= 0; --c) if (it->second[c]) return it->second[c];
+  // Only wider sets than this CPU (or EMBER_CPU_CAPABILITY=default) allows: a build for another
+  // machine (EMBER_CPU_CAPABILITIES without "default", as `make test` builds on an AVX-512 one).
+  for (int c = best + 1; c < int(CpuCapability::NumCapabilities); ++c)
+    EMBER_CHECK(!it->second[c], op, ": this build has CPU kernels only for instruction sets this CPU does not run ",
+                "(or that EMBER_CPU_CAPABILITY=default excludes): rebuild with 'default' in EMBER_CPU_CAPABILITIES");
   return nullptr;
 }
 
 CpuCapability best_cpu_capability() {
   static const CpuCapability cap = [] {
-    // EMBER_CPU_CAPABILITY=default forces the portable kernels (for testing both paths).
-    if (const char* env = std::getenv("EMBER_CPU_CAPABILITY"))
-      if (std::strcmp(env, "default") == 0) return CpuCapability::Default;
+    // EMBER_CPU_CAPABILITY=default forces the portable kernels (for testing both paths), as
+    // PyTorch's ATEN_CPU_CAPABILITY=default does.
+    for (const char* name : {"EMBER_CPU_CAPABILITY", "ATEN_CPU_CAPABILITY"})
+      if (const char* env = std::getenv(name))
+        if (std::strcmp(env, "default") == 0) return CpuCapability::Default;
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ATen/Version.h>
 #include <c10/util/irange.h>
 
 #include <atomic>
@@ -322,4 +323,17 @@ TEST(MiscUsage, SpecialFunctions) {
   EXPECT_TRUE(sm.allclose(torch::tensor({0.5, 0.5})));
   EXPECT_NEAR(torch::special::logsumexp(torch::tensor({0.0, 0.0}, torch::kDouble), {0}, false).item<double>(), std::log(2.0), 1e-12);
   EXPECT_NEAR(torch::special::entr(torch::tensor({0.5}, torch::kDouble)).item<double>(), 0.5 * std::log(2.0), 1e-12);
+}
+
+// at::show_config() (<ATen/Version.h>, Python's torch.__config__.show()): the build described
+// one "  - " line per part, the CPU kernel instruction set in use among them.
+TEST(MiscUsage, ShowConfigDescribesTheBuild) {
+  const std::string config = at::show_config();
+  EXPECT_NE(config.find(" built with:\n"), std::string::npos) << config;
+  EXPECT_NE(config.find("\n  - CPU capability usage: "), std::string::npos) << config;
+  EXPECT_NE(config.find("\n  - OpenMP "), std::string::npos) << config;
+  EXPECT_NE(config.find("\n  - C++ Version: "), std::string::npos) << config;
+  EXPECT_NE(config.find("\n  - Build settings: "), std::string::npos) << config;
+  EXPECT_EQ(at::get_mkldnn_version().rfind("Intel(R) MKL-DNN v", 0), 0u) << at::get_mkldnn_version();
+  EXPECT_EQ(at::get_openmp_version().rfind("OpenMP ", 0), 0u) << at::get_openmp_version();
 }

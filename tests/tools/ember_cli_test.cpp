@@ -1,8 +1,13 @@
 // `ember train`, run as a user runs it: accuracy on the held-out digits, the last line's
 // format, bit-identical --resume, bfloat16 and channels-last runs, and usage errors.
 #include <sys/wait.h>
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -11,6 +16,7 @@
 
 #include "cli_run.h"
 #include "ember/cuda/cuda.h"
+#include "ember/ops/config.h"
 #include "test_util.h"
 
 namespace {
@@ -101,6 +107,50 @@ TEST_F(EmberCli, HelpListsTheCommandAndItsOptions) {
   r = run("--version");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.rfind("ember ", 0), 0u) << r.output;
+}
+
+// `ember config` (at::show_config): the kernel instruction set in use is the wide one (AVX-512 on
+// x86-64, SVE on AArch64) exactly when the CPU reports it (read here from its own feature bits)
+// and this build compiled it (the "compiled" line), and the baseline when an environment variable
+// asks for it (EMBER_CPU_CAPABILITY=default, or PyTorch's ATEN_CPU_CAPABILITY=default).
+TEST_F(EmberCli, ConfigNamesTheKernelSetInUse) {
+#if defined(__x86_64__)
+  const std::string wide = "avx512", wide_name = "AVX512";
+  __builtin_cpu_init();
+  const bool cpu_has_it = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#elif defined(__aarch64__)
+  const std::string wide = "sve", wide_name = "SVE";
+  const bool cpu_has_it = (::getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+#else
+  GTEST_SKIP() << "no wide kernel instruction set on this architecture";
+#endif
+  bool forced_here = false;  // this process was started with the baseline asked for
+  for (const char* var : {"EMBER_CPU_CAPABILITY", "ATEN_CPU_CAPABILITY"}) {
+    const char* v = std::getenv(var);
+    forced_here = forced_here || (v && std::string(v) == "default");
+    ::unsetenv(var);
+  }
+  Outcome r = run("config");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const size_t at = r.output.find("Kernel instruction sets compiled: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string compiled = r.output.substr(at, r.output.find('\n', at) - at);
+  EXPECT_NE(compiled.find("default ("), std::string::npos) << compiled;
+  const bool built = compiled.find(wide + " (") != std::string::npos;
+  const std::string expected = cpu_has_it && built ? wide_name : "DEFAULT";
+  EXPECT_NE(r.output.find("\n  - CPU capability usage: " + expected + "\n"), std::string::npos)
+      << "expected " << expected << " (CPU has " << wide << ": " << cpu_has_it << ", compiled: " << built << ")\n"
+      << r.output;
+  EXPECT_EQ(ember::get_cpu_capability(), forced_here ? "DEFAULT" : expected);  // the library in this process
+  if (!forced_here) EXPECT_EQ(r.output, ember::show_config());
+  for (const char* var : {"EMBER_CPU_CAPABILITY", "ATEN_CPU_CAPABILITY"}) {
+    ::setenv(var, "default", 1);
+    r = run("config");
+    ::unsetenv(var);
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("\n  - CPU capability usage: DEFAULT\n"), std::string::npos) << var << "\n" << r.output;
+  }
 }
 
 TEST_F(EmberCli, BadArgumentsAndDataAreClearErrors) {
