@@ -16,6 +16,8 @@ endif()
 get_filename_component(EMBER_ARM64_DEB_ROOT ${EMBER_ARM64_DEB_ROOT} ABSOLUTE)
 # Searched before /usr: the unpacked packages' headers and libraries (lib/aarch64-linux-gnu, lib).
 list(PREPEND CMAKE_PREFIX_PATH ${EMBER_ARM64_DEB_ROOT}/usr)
+# The JIT's code generator: arm64 LLVM 14 headers (llvm-14-dev, unpacked) and libLLVM (libllvm14:arm64).
+set(EMBER_LLVM_PREFIX ${EMBER_ARM64_DEB_ROOT}/usr/lib/llvm-14)
 # pkg-config (RE2) reads the arm64 .pc files only.
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} "")

@@ -13,15 +13,16 @@ demo_only=0
 # ---- the cross build for 64-bit Arm (issue 19; cmake/aarch64-linux-gnu.cmake) -----------------
 # Debian's arm64 packages install beside the host's (multiarch), except two whose headers differ
 # per architecture and so cannot share /usr/include with the amd64 ones the host build needs
-# (libdnnl-dev, libgloo-dev): those are unpacked into build-arm64-deps/ (ARM64_DEPS), where the
-# toolchain file looks first. The runtime libraries they need are installed normally.
+# (libdnnl-dev, libgloo-dev, llvm-14-dev): those are unpacked into build-arm64-deps/ (ARM64_DEPS),
+# where the toolchain file looks first. The runtime libraries they need are installed normally.
 if [[ "${1:-}" == "--arm64" ]]; then
   root=$(cd "$(dirname "$0")/.." && pwd)
   deps=${ARM64_DEPS:-$root/build-arm64-deps}
   sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   arm=(libopenblas-dev liblapacke-dev libdnnl2 libsleef-dev zlib1g-dev libgtest-dev libgmock-dev libarchive-dev
-       libcurl4-openssl-dev libssl-dev libre2-dev liblz4-dev libzstd-dev libhiredis0.14 libibverbs1)
+       libcurl4-openssl-dev libssl-dev libre2-dev liblz4-dev libzstd-dev libhiredis0.14 libibverbs1
+       libllvm14)
   packages=(build-essential cmake ninja-build ccache pkg-config libcli11-dev g++-aarch64-linux-gnu qemu-user-static)
   for p in "${arm[@]}"; do packages+=("$p:arm64"); done
   missing=()
@@ -33,14 +34,17 @@ if [[ "${1:-}" == "--arm64" ]]; then
     $sudo apt-get update -q
     $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
   fi
-  unpacked=(libdnnl-dev libgloo-dev libgloo0)
+  # llvm-14-dev: the JIT's code generator (libember_llvm.so) is built against its headers.
+  unpacked=(libdnnl-dev libgloo-dev libgloo0 llvm-14-dev)
   if [[ ! -f "$deps/.unpacked" ]] || [[ "$(cat "$deps/.unpacked")" != "${unpacked[*]}" ]]; then
     rm -rf "$deps"
     mkdir -p "$deps/debs"
     (cd "$deps/debs" && apt-get download "${unpacked[@]/%/:arm64}" </dev/null)
     for d in "$deps"/debs/*.deb; do dpkg-deb -x "$d" "$deps"; done
-    # The development link points at the runtime library installed above.
+    # The development links point at the runtime libraries installed above.
     ln -sf /usr/lib/aarch64-linux-gnu/libdnnl.so.2 "$deps/usr/lib/aarch64-linux-gnu/libdnnl.so"
+    ln -sf /usr/lib/aarch64-linux-gnu/libLLVM-14.so.1 "$deps/usr/lib/llvm-14/lib/libLLVM-14.so"
+    rm -f "$deps"/usr/lib/llvm-14/lib/*.a  # LLVM's static libraries (hundreds of MB): the build links libLLVM
     echo "${unpacked[*]}" >"$deps/.unpacked"
   fi
   exit 0

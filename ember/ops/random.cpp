@@ -690,6 +690,8 @@ bool fused_like_pytorch() {
 #if defined(__x86_64__)
   static const bool fused = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return fused;
+#elif defined(__aarch64__)
+  return true;  // every AArch64 CPU has FMA, and GCC contracts there by default (CMakeLists.txt)
 #else
   return false;
 #endif

@@ -16,9 +16,11 @@ namespace ember::sampling {
 // Note [Fused multiply-add in PyTorch's kernels]
 // Debian's PyTorch runs its CPU sampling kernels from the build for AVX2 (with FMA) when the
 // processor has both, and GCC contracted `x * span + from` and Box-Muller's `r * cos(t) * std
-// + mean` into fused multiply-adds there; elsewhere (no AVX2, or not x86) the kernels round
-// each step. ember chooses the same way at run time, so that values match to the bit on the
-// machine they run on (checked against python3-torch by tests/ops/random_golden_test).
+// + mean` into fused multiply-adds there; on x86-64 without AVX2 the kernels round each step.
+// On 64-bit Arm every CPU has FMA and GCC contracts by default, in PyTorch's kernels as in
+// ember's: fused. ember chooses the same way at run time, so that values match to the bit on the
+// machine they run on (checked against python3-torch by tests/ops/random_golden_test; on Arm
+// against the values x86-64 with FMA gives).
 bool fused_like_pytorch();
 
 // The type PyTorch computes a dtype's samples in (at::dist_acctype).

@@ -3,15 +3,15 @@
 // opens on first use (as it opens cuBLAS): a program that never fuses never loads LLVM.
 //
 // Note [LLVM backend]: LLVM 14, Debian's, because the sanitizer build's clang-14 already needs
-// it (one LLVM on the machine) and its ORC LLJIT, new pass manager and x86 AVX-512 code generation
-// are what the fuser needs. A kernel is TensorIterator's inner loop,
+// it (one LLVM on the machine) and its ORC LLJIT, new pass manager and x86 AVX-512 and AArch64
+// (NEON) code generation are what the fuser needs. A kernel is TensorIterator's inner loop,
 //   void kernel(char** data, const int64_t* strides, int64_t n)
 // with two bodies: every operand contiguous (typed loads and stores at i, which the loop
 // vectorizer widens to the machine's vectors) and any strides (byte offsets i * stride). Values
 // are computed in float (double when an operand is double): half and bfloat16 load widened and
 // store rounded to nearest even, as the eager kernels do per op; a fused group rounds only what it
 // stores. exp, log, sin, cos, tanh and erf call libm, which the vectorizer maps to glibc's libmvec
-// (the same functions, 8 or 16 lanes). The module is optimized at O3 for the host CPU (its
+// (the same functions, 8 or 16 lanes) on x86-64. The module is optimized at O3 for the host CPU (its
 // features, 512-bit vectors where AVX-512 is there), compiled to an object file and added to
 // ORC's JIT.
 //
@@ -28,6 +28,7 @@
 // ember/jit/kernel_cache.cpp); ember_llvm_host() says what they were compiled for.
 #include <dlfcn.h>
 
+#include <llvm/ADT/Triple.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -126,7 +127,10 @@ Jit& jit() {
 }
 
 // The vector variants glibc's libmvec offers beyond LLVM 14's own LIBMVEC-X86 list (tanh, erf).
-void add_libmvec(TargetLibraryInfoImpl& tli, bool avx512, bool avx2) {
+// x86-64 only: LLVM 14 knows no vector library for AArch64's libmvec (glibc 2.36 has a few AdvSIMD
+// functions), so on Arm the math calls stay scalar libm calls inside the vectorized loops.
+void add_libmvec(TargetLibraryInfoImpl& tli, const Triple& target, bool avx512, bool avx2) {
+  if (!target.isX86()) return;
   tli.addVectorizableFunctionsFromVecLib(TargetLibraryInfoImpl::LIBMVEC_X86);
   std::vector<VecDesc> extra;
   if (avx512) {
@@ -618,8 +622,9 @@ void optimize(Module& m, TargetMachine& tm) {
   pto.LoopVectorization = true;
   pto.SLPVectorization = true;
   PassBuilder pb(&tm, pto);
-  TargetLibraryInfoImpl tlii(Triple(m.getTargetTriple()));
-  add_libmvec(tlii, jit().avx512, jit().avx2);
+  const Triple target(m.getTargetTriple());
+  TargetLibraryInfoImpl tlii(target);
+  add_libmvec(tlii, target, jit().avx512, jit().avx2);
   fam.registerPass([&] { return TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
