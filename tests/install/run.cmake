@@ -5,8 +5,21 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/pre
 if(rc)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
+# A cross build (make test-arm64) configures the consumer with the same toolchain file; its
+# programs then run through binfmt_misc (scripts/arm64-binfmt.sh).
+# Its arm64 libraries that are not installed system-wide (Gloo's: build-arm64-deps/, see
+# scripts/install-deps.sh; TARGET_LIB_DIR, a colon-separated list) are found at link time by
+# -rpath-link and at run time by the library path.
+set(toolchain "")
+if(TOOLCHAIN)
+  set(toolchain -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN})
+  if(TARGET_LIB_DIR)
+    list(APPEND toolchain -DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,${TARGET_LIB_DIR})
+    set(ENV{LD_LIBRARY_PATH} ${TARGET_LIB_DIR})
+  endif()
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC}/tests/install/consumer -B ${WORK}/build -G Ninja
-                        -DCMAKE_PREFIX_PATH=${WORK}/prefix RESULT_VARIABLE rc)
+                        -DCMAKE_PREFIX_PATH=${WORK}/prefix ${toolchain} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer failed: ${rc}")
 endif()
