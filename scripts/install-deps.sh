@@ -75,6 +75,9 @@ if ((!demo_only)); then packages+=(
   # the tests that compare with PyTorch itself need python3-torch
   libtorch-dev python3-torch python3-numpy
 ); fi
+# The Arm smoke test in the suite (tests/arm64/smoke.cpp, scripts/arm64-smoke.sh): the cross
+# compiler and qemu alone, no arm64 packages (--arm64, for make test-arm64, adds those).
+if ((!demo_only)) && [[ $(uname -m) == x86_64 ]]; then packages+=(g++-aarch64-linux-gnu qemu-user-static); fi
 # Benchmarks (optional: EMBER_WITH_TORCH=1): bench/s3_bench.sh serves files with nginx.
 if [[ "${EMBER_WITH_TORCH:-0}" == 1 ]]; then
   packages+=(nginx-light)

@@ -10,8 +10,10 @@
 #include <climits>
 #include <complex>
 #include <mutex>
+#include <vector>
 
 #include "ember/core/parallel.h"
+#include "ember/ops/arm_bf16.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_def.h"
 
@@ -209,6 +211,27 @@ void bf16_gemm_via_float(const GemmArgs& g) {
       }
 }
 
+#if defined(__aarch64__)
+// The BF16 extension's product (arm_bf16.h), its two parts over the threads.
+void arm_bf16_gemm(const GemmArgs& g) {
+  arm::Bf16Gemm p;
+  p.m = g.m, p.n = g.n, p.k = g.k, p.batch = g.batch;
+  p.ta = g.ta != BlasTrans::N, p.tb = g.tb != BlasTrans::N;  // conjugation: none for real types
+  p.a = static_cast<const uint16_t*>(g.a), p.lda = g.lda, p.stride_a = g.stride_a;
+  p.b = static_cast<const uint16_t*>(g.b), p.ldb = g.ldb, p.stride_b = g.stride_b;
+  p.c = static_cast<uint16_t*>(g.c), p.ldc = g.ldc, p.stride_c = g.stride_c;
+  p.alpha = scalar_as<float>(g.alpha), p.beta = scalar_as<float>(g.beta);
+  std::vector<uint16_t> packed(static_cast<size_t>(p.packed_b_size()));
+  // Work items of at least ~32K element copies (a column tile: 8 k) and ~64K multiply-adds (a
+  // row tile: 64 k per column tile).
+  const int64_t k = std::max<int64_t>(g.k, 1), col_tiles_per_c = (g.n + 7) / 8;
+  parallel_for(0, p.col_tiles(), std::max<int64_t>(1, 4096 / k),
+               [&](int64_t t0, int64_t t1) { p.pack_b(packed.data(), t0, t1); });
+  parallel_for(0, p.row_tiles(), std::max<int64_t>(1, 1024 / (k * col_tiles_per_c)),
+               [&](int64_t t0, int64_t t1) { p.rows(packed.data(), t0, t1); });
+}
+#endif
+
 }  // namespace
 
 void cpu_gemm(const GemmArgs& g) {
@@ -247,6 +270,12 @@ void cpu_gemm(const GemmArgs& g) {
       return;
     case kBFloat16:
       if (blas::dnnl_gemm(g)) return;
+#if defined(__aarch64__)
+      if (arm::has_bf16()) {  // Debian's oneDNN has no bfloat16 on Arm: BFMMLA (arm_bf16.h)
+        arm_bf16_gemm(g);
+        return;
+      }
+#endif
       check_blas_int(g);
       bf16_gemm_via_float(g);
       return;

@@ -2,6 +2,7 @@
 #include "ember/ops/op_def.h"
 
 #include "ember/ops/config.h"
+#include "ember/ops/cpu_capability_env.h"
 #include "ember/ops/dispatch.h"
 
 #include <cstdlib>
@@ -76,11 +77,7 @@ void* lookup_kernel(std::string_view op, DeviceType d) {
 
 CpuCapability best_cpu_capability() {
   static const CpuCapability cap = [] {
-    // EMBER_CPU_CAPABILITY=default forces the portable kernels (for testing both paths), as
-    // PyTorch's ATEN_CPU_CAPABILITY=default does.
-    for (const char* name : {"EMBER_CPU_CAPABILITY", "ATEN_CPU_CAPABILITY"})
-      if (const char* env = std::getenv(name))
-        if (std::strcmp(env, "default") == 0) return CpuCapability::Default;
+    if (detail::cpu_capability_forced_default()) return CpuCapability::Default;
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

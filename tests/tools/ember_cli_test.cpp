@@ -143,12 +143,22 @@ TEST_F(EmberCli, ConfigNamesTheKernelSetInUse) {
       << r.output;
   EXPECT_EQ(ember::get_cpu_capability(), forced_here ? "DEFAULT" : expected);  // the library in this process
   if (!forced_here) EXPECT_EQ(r.output, ember::show_config());
+#if defined(__aarch64__)
+  // The BF16 extension's paths (ops/arm_bf16.h): exactly where the kernel reports the extension.
+  const bool bf16 = (::getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0;
+  EXPECT_NE(r.output.find(std::string("\n  - Arm BF16 extension (BFCVT, BFMMLA): ") + (bf16 ? "in use" : "not in use")),
+            std::string::npos)
+      << "CPU has BF16: " << bf16 << "\n" << r.output;
+#endif
   for (const char* var : {"EMBER_CPU_CAPABILITY", "ATEN_CPU_CAPABILITY"}) {
     ::setenv(var, "default", 1);
     r = run("config");
     ::unsetenv(var);
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("\n  - CPU capability usage: DEFAULT\n"), std::string::npos) << var << "\n" << r.output;
+#if defined(__aarch64__)
+    EXPECT_NE(r.output.find("\n  - Arm BF16 extension (BFCVT, BFMMLA): not in use\n"), std::string::npos) << var;
+#endif
   }
 }
 
