@@ -125,7 +125,7 @@ void Bf16Gemm::rows(const uint16_t* packed, int64_t t0, int64_t t1) const {
     pack(a + bi * stride_a, sl, sp, m, k, i0, apack.data());
     for (int64_t jt = 0; jt < nt; ++jt) {
       const int64_t j0 = jt * kTile, nj = std::min(kTile, n - j0);
-      tile_8x8(apack.data(), packed + (bi * nt + jt) * k4 * kGroup, k4, tile);
+      tile_8x8(apack.data(), packed + ((stride_b == 0 ? 0 : bi) * nt + jt) * k4 * kGroup, k4, tile);
       for (int64_t i = 0; i < mi; ++i) {
         uint16_t* cr = c + bi * stride_c + (i0 + i) * ldc + j0;
         for (int64_t j = 0; j < nj; ++j)

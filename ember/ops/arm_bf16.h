@@ -35,7 +35,8 @@ struct Bf16Gemm {
   int64_t ldc = 1, stride_c = 0;
   float alpha = 1.f, beta = 0.f;
 
-  int64_t col_tiles() const { return batch * ((n + 7) / 8); }  // pack_b's work items
+  // pack_b's work items (op(B) is packed once when all batch elements share it: stride_b 0).
+  int64_t col_tiles() const { return (stride_b == 0 ? 1 : batch) * ((n + 7) / 8); }
   int64_t row_tiles() const { return batch * ((m + 7) / 8); }  // rows' work items
   int64_t packed_b_size() const;                               // elements of pack_b's buffer
   // Packs column tiles [t0, t1) of every batch element's op(B) into packed (packed_b_size()).

@@ -109,8 +109,8 @@ std::string check_widen(Fn fn, bool half) {
 #if defined(__aarch64__)
 // arm::Bf16Gemm, run serially, against double-precision products of the same bfloat16 values:
 // every transpose pair, sizes around the 8 x 8 tile and k around its groups of 4, leading
-// dimensions wider than the matrices, two batch elements, alpha and beta (0 must not read C:
-// C starts as NaN there). Bound: C's own rounding (2^-8 relative) plus float accumulation (the
+// dimensions wider than the matrices, two batch elements (sharing one B in some cases: batch
+// stride 0), alpha and beta (0 must not read C: C starts as NaN there). Bound: C's own rounding (2^-8 relative) plus float accumulation (the
 // extension rounds partial sums to odd: 2^-22 relative per step, k steps) of sum |a| |b|.
 inline std::string check_bf16_gemm() {
   std::mt19937 rng(5);
@@ -122,11 +122,13 @@ inline std::string check_bf16_gemm() {
       for (int tb = 0; tb < 2; ++tb)
         for (float beta : {0.f, 0.5f}) {
           const int64_t m = s[0], n = s[1], k = s[2], batch = 2;
+          const bool shared_b = beta != 0.f && ta;  // every batch element multiplies one B
           arm::Bf16Gemm g;
           g.m = m, g.n = n, g.k = k, g.batch = batch, g.ta = ta, g.tb = tb, g.alpha = 1.5f, g.beta = beta;
           g.lda = (ta ? m : k) + 3, g.ldb = (tb ? k : n) + 2, g.ldc = n + 1;
-          g.stride_a = (ta ? k : m) * g.lda + 5, g.stride_b = (tb ? n : k) * g.ldb, g.stride_c = m * g.ldc + 7;
-          std::vector<uint16_t> A(size_t(batch * g.stride_a)), B(size_t(batch * g.stride_b)), C(size_t(batch * g.stride_c));
+          g.stride_a = (ta ? k : m) * g.lda + 5, g.stride_b = shared_b ? 0 : (tb ? n : k) * g.ldb, g.stride_c = m * g.ldc + 7;
+          std::vector<uint16_t> A(size_t(batch * g.stride_a)), B(size_t(shared_b ? (tb ? n : k) * g.ldb : batch * g.stride_b)),
+              C(size_t(batch * g.stride_c));
           for (auto& x : A) x = bf();
           for (auto& x : B) x = bf();
           for (auto& x : C) x = beta == 0.f ? uint16_t(0x7fc0) : bf();
