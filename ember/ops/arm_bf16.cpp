@@ -1,8 +1,6 @@
 // The BF16 extension's paths on 64-bit Arm (arm_bf16.h).
 #include "ember/ops/arm_bf16.h"
 
-#include "ember/ops/cpu_capability_env.h"
-
 #if defined(__aarch64__)
 #include <arm_neon.h>
 #include <sys/auxv.h>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "ember/core/half.h"
+#include "ember/ops/cpu_capability_env.h"
 #endif
 
 // Note [Arm BF16 paths]

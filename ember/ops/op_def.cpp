@@ -5,8 +5,6 @@
 #include "ember/ops/cpu_capability_env.h"
 #include "ember/ops/dispatch.h"
 
-#include <cstdlib>
-#include <cstring>
 #if defined(__aarch64__)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
